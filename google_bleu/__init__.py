@@ -1,0 +1,61 @@
+"""google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016) for MT and LLM evaluation.
+
+``import google_bleu`` is light: it needs numpy only. The evaluate metric class
+(``google_bleu.GoogleBleu``) and :func:`load` import evaluate when first used.
+
+Example:
+    >>> import google_bleu
+    >>> google_bleu.corpus_gleu([["the cat ate the mat".split()]], ["the cat sat on the mat".split()])
+    0.3333333333333333
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
+from .signature import signature
+from .stats import GleuStats
+from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
+from .validation import MAX_ORDER
+from .version import __version__
+
+#: The metric folder: ``evaluate.load(METRIC_PATH)`` loads this metric offline.
+METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
+
+__all__ = [
+    "GleuStats",
+    "GoogleBleu",
+    "MAX_ORDER",
+    "METRIC_PATH",
+    "SACREBLEU_TOKENIZERS",
+    "Tokenizer",
+    "__version__",
+    "corpus_gleu",
+    "get_tokenizer",
+    "gleu_stats",
+    "load",
+    "sentence_gleu",
+    "signature",
+    "text_stats",
+]
+
+
+def load(**kwargs: Any) -> Any:
+    """``evaluate.load`` of this installed metric, offline, from any directory.
+
+    Keyword arguments go to ``evaluate.load`` (``experiment_id``, ``num_process``, ...).
+    """
+    import evaluate
+
+    return evaluate.load(METRIC_PATH, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    # Heavy adapters are imported on first use only.
+    if name == "GoogleBleu":
+        from .google_bleu import GoogleBleu
+
+        return GoogleBleu
+    raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")

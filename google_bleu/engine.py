@@ -1,0 +1,198 @@
+"""The counting engine: per-segment GLEU statistics for token sequences, vectorised.
+
+How it works (all integer numpy work, no hashing that could collide):
+
+1. A chunk of segments is laid out as one token array: for each segment its
+   hypothesis, then its references. Tokens get chunk-local integer ids through a dict,
+   so any hashable token works and equal tokens (as Python compares them) share an id.
+2. Order 1: every position gets the key (segment, token id). Order n+1: a position p
+   whose n-gram and whose neighbour's n-gram (at p+1, same sentence) are both "live"
+   gets the key (group of p, group of p+1), which identifies its (n+1)-gram within
+   the segment exactly. The position is packed into the low bits of the key, so one
+   plain ``np.sort`` yields both the grouping and the permutation (an argsort costs
+   ten times more).
+3. Within a group, positions ascend, so the hypothesis's occurrences come first and
+   each reference's occurrences form one run. Clipped matches of a reference are
+   ``min(run length, hypothesis count)`` summed per reference.
+4. A group is live when it occurs in the hypothesis and in some reference; only live
+   n-grams can extend to longer matches, so later orders see ever fewer positions.
+
+N-gram totals per sentence follow from lengths alone. The reference kept for a
+segment is the first with the highest ``n_match / max(n_hyp, n_ref)``, as nltk's
+``max`` over ``(tp, n_all)`` pairs keeps it.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+
+import numpy as np
+
+#: Tokens per chunk (all sides together). Bounds temporary memory to a few hundred
+#: MB whatever the corpus size.
+CHUNK_TOKENS = 1 << 20
+#: Largest chunk the 63-bit sort keys can address: three fields of 21 bits.
+_MAX_CHUNK_TOKENS = 1 << 21
+
+
+def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
+    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths.
+
+    Example:
+        >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist()
+        [0, 1, 10, 18]
+    """
+    lengths = np.asarray(lengths, np.int64)
+    top = np.minimum(lengths, max_len)
+    terms = np.maximum(top - min_len + 1, 0)
+    # Arithmetic series from (L - min_len + 1) down to (L - top + 1).
+    return (terms * (2 * lengths - min_len - top + 2)) // 2
+
+
+def _encode(sentences: list) -> np.ndarray:
+    tokens = list(chain.from_iterable(sentences))
+    try:
+        vocabulary = dict.fromkeys(tokens)
+    except TypeError as error:
+        raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
+    vocabulary = dict(zip(vocabulary, range(len(vocabulary))))
+    return np.array(list(map(vocabulary.__getitem__, tokens)), dtype=np.int64)
+
+
+def _chunk_matches(sentences: list, n_refs: np.ndarray, min_len: int, max_len: int) -> tuple[np.ndarray, np.ndarray]:
+    """Clipped matches of every reference sentence in one chunk, and all sentence lengths.
+
+    ``sentences`` holds, per segment, the hypothesis followed by its ``n_refs`` references.
+    Returns ``(matches per sentence (0 for hypotheses), length per sentence)``.
+    """
+    n_segments = len(n_refs)
+    lengths = np.fromiter(map(len, sentences), np.int64, len(sentences))
+    n_sentences = len(sentences)
+    matches = np.zeros(n_sentences, np.int64)
+    ids = _encode(sentences)
+    n_pos = ids.size
+    if n_pos == 0:
+        return matches, lengths
+    is_hyp = np.zeros(n_sentences, bool)
+    is_hyp[np.concatenate(([0], np.cumsum(1 + n_refs)[:-1]))] = True
+    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+    same_sentence = sentence_of[1:] == sentence_of[:-1]
+
+    pos_bits = max(1, (n_pos - 1).bit_length())
+    pos_mask = (1 << pos_bits) - 1
+    vocab_bits = max(1, int(ids.max()).bit_length())
+    segment_of = np.repeat(np.arange(n_segments, dtype=np.int64), 1 + n_refs)[sentence_of]
+    keys = (((segment_of << vocab_bits) | ids) << pos_bits) | np.arange(n_pos, dtype=np.int64)
+    group = np.empty(0, np.int64)
+    n_groups = 0
+    for order in range(1, max_len + 1):
+        if order > 1:
+            live = group >= 0
+            candidates = np.flatnonzero(live[:-1] & live[1:] & same_sentence)
+            if candidates.size == 0:
+                break
+            group_bits = max(1, (n_groups - 1).bit_length())
+            keys = (((group[candidates] << group_bits) | group[candidates + 1]) << pos_bits) | candidates
+        keys.sort()
+        positions = keys & pos_mask
+        group_key = keys >> pos_bits
+        sentence = sentence_of[positions]
+        starts_group = np.empty(keys.size, bool)
+        starts_group[0] = True
+        np.not_equal(group_key[1:], group_key[:-1], out=starts_group[1:])
+        starts_run = starts_group.copy()
+        starts_run[1:] |= sentence[1:] != sentence[:-1]
+        run_start = np.flatnonzero(starts_run)
+        run_length = np.diff(np.append(run_start, keys.size))
+        run_sentence = sentence[run_start]
+        run_is_hyp = is_hyp[run_sentence]
+        group_of_run = np.cumsum(starts_group[run_start]) - 1
+        first_run = np.flatnonzero(starts_group[run_start])
+        last_run = np.append(first_run[1:], run_start.size) - 1
+        if order >= min_len:
+            hyp_count = np.where(run_is_hyp[first_run], run_length[first_run], 0)
+            ref_runs = ~run_is_hyp
+            clipped = np.minimum(run_length[ref_runs], hyp_count[group_of_run[ref_runs]])
+            matches += np.bincount(run_sentence[ref_runs], weights=clipped, minlength=n_sentences).astype(np.int64)
+        if order == max_len:
+            break
+        # Hypothesis occurrences come first in a group, references last.
+        live_group = run_is_hyp[first_run] & ~run_is_hyp[last_run]
+        n_groups = int(live_group.sum())
+        if n_groups == 0:
+            break
+        renumbered = np.where(live_group, np.cumsum(live_group) - 1, -1)
+        group = np.full(n_pos, -1, np.int64)
+        group[positions] = renumbered[np.cumsum(starts_group) - 1]
+    return matches, lengths
+
+
+def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> np.ndarray:
+    """Per-segment ``(n_match, n_hyp, n_ref, n_all)`` rows for validated token input.
+
+    Args:
+        hypotheses: Token sequences (already validated).
+        list_of_references: Per segment, a non-empty list of token sequences.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+
+    Returns:
+        ``int64`` array of shape ``(len(hypotheses), 4)``.
+    """
+    n_segments = len(hypotheses)
+    rows = np.zeros((n_segments, 4), np.int64)
+    if n_segments == 0:
+        return rows
+    hyp_lengths = np.fromiter(map(len, hypotheses), np.int64, n_segments)
+    n_refs = np.fromiter(map(len, list_of_references), np.int64, n_segments)
+    ref_tokens = np.fromiter((sum(map(len, references)) for references in list_of_references), np.int64, n_segments)
+    segment_tokens = hyp_lengths + ref_tokens
+    too_long = np.flatnonzero(segment_tokens > _MAX_CHUNK_TOKENS)
+    if too_long.size:
+        i = int(too_long[0])
+        raise ValueError(
+            f"segment {i} has {int(segment_tokens[i])} tokens over its hypothesis and references; "
+            f"the limit is {_MAX_CHUNK_TOKENS}"
+        )
+    ends = np.cumsum(segment_tokens)
+    start = 0
+    while start < n_segments:
+        offset = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, offset + CHUNK_TOKENS, side="right")), start + 1)
+        sentences: list = []
+        for hypothesis, references in zip(hypotheses[start:stop], list_of_references[start:stop]):
+            sentences.append(hypothesis)
+            sentences.extend(references)
+        chunk_refs = n_refs[start:stop]
+        matches, lengths = _chunk_matches(sentences, chunk_refs, min_len, max_len)
+        rows[start:stop] = _choose_references(matches, lengths, chunk_refs, min_len, max_len)
+        start = stop
+    return rows
+
+
+def _choose_references(
+    matches: np.ndarray, lengths: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int
+) -> np.ndarray:
+    """Keeps, per segment, nltk's reference: highest ``tp / n_all``, the first on a tie."""
+    n_segments = len(n_refs)
+    counts = ngram_counts(lengths, min_len, max_len)
+    hyp_index = np.concatenate(([0], np.cumsum(1 + n_refs)[:-1]))
+    ref_mask = np.ones(len(lengths), bool)
+    ref_mask[hyp_index] = False
+    ref_segment = np.repeat(np.arange(n_segments), n_refs)
+    n_hyp = counts[hyp_index]
+    ref_match = matches[ref_mask]
+    ref_count = counts[ref_mask]
+    ref_all = np.maximum(n_hyp[ref_segment], ref_count)
+    # References with n_all == 0 are not candidates (nltk skips them); -1 ranks below any ratio.
+    ratio = np.full(ref_all.size, -1.0)
+    np.divide(ref_match, ref_all, out=ratio, where=ref_all > 0)
+    first_ref = np.concatenate(([0], np.cumsum(n_refs)[:-1]))
+    best_ratio = np.maximum.reduceat(ratio, first_ref)
+    tied = np.flatnonzero(ratio == best_ratio[ref_segment])
+    keep = np.ones(tied.size, bool)
+    keep[1:] = ref_segment[tied[1:]] != ref_segment[tied[:-1]]
+    best = tied[keep]  # exactly one per segment, the first maximal reference
+    rows = np.stack([ref_match[best], n_hyp, ref_count[best], ref_all[best]], axis=1)
+    rows[best_ratio < 0] = 0  # every reference had n_all == 0: left out of the sums
+    return rows

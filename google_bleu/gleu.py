@@ -1,0 +1,135 @@
+"""Google-BLEU on token sequences: statistics, corpus score and sentence score.
+
+``corpus_gleu`` and ``sentence_gleu`` are drop-in replacements for nltk's functions of
+the same names (``nltk.translate.gleu_score``) and return exactly the same floats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+
+from .engine import segment_rows
+from .stats import GleuStats
+from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from .validation import check_orders, check_texts, check_tokens
+
+Tokens = Sequence[Hashable]
+
+
+def gleu_stats(
+    hypotheses: Sequence[Tokens],
+    list_of_references: Sequence[Sequence[Tokens]],
+    min_len: int = 1,
+    max_len: int = 4,
+) -> GleuStats:
+    """Per-segment sufficient statistics of Google-BLEU.
+
+    Args:
+        hypotheses: One token sequence per segment (lists of str, of int, or any
+            hashable tokens).
+        list_of_references: For each segment, one or more reference token sequences.
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4).
+
+    Returns:
+        A :class:`GleuStats` with one row per segment, in input order.
+
+    Raises:
+        TypeError: For a bare string where tokens are expected, or unhashable tokens.
+        ValueError: For mismatched counts, a segment without references, or bad orders.
+
+    Example:
+        >>> stats = gleu_stats(["the cat sat on the mat".split()], [["the cat ate the mat".split()]])
+        >>> stats.rows.tolist()
+        [[6, 18, 14, 18]]
+        >>> stats.score(), stats.precision(), stats.recall()
+        (0.3333333333333333, 0.3333333333333333, 0.42857142857142855)
+    """
+    min_len, max_len = check_orders(min_len, max_len)
+    hypotheses, list_of_references = check_tokens(hypotheses, list_of_references)
+    return GleuStats(segment_rows(hypotheses, list_of_references, min_len, max_len), min_len, max_len)
+
+
+def corpus_gleu(
+    list_of_references: Sequence[Sequence[Tokens]],
+    hypotheses: Sequence[Tokens],
+    min_len: int = 1,
+    max_len: int = 4,
+) -> float:
+    """Corpus-level GLEU, identical to ``nltk.translate.gleu_score.corpus_gleu``.
+
+    The corpus score sums matches and ``max(hypothesis n-grams, reference n-grams)``
+    over segments before dividing (it is not the mean of sentence scores). An empty
+    corpus, or one with no n-gram at all, scores 0.0 as in nltk.
+
+    Args:
+        list_of_references: For each hypothesis, one or more reference token sequences.
+        hypotheses: Token sequences.
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4).
+
+    Returns:
+        The corpus GLEU in ``[0, 1]``.
+
+    Example:
+        >>> hyp = "the cat sat on the mat".split()
+        >>> corpus_gleu([["the cat ate the mat".split()]], [hyp])
+        0.3333333333333333
+        >>> corpus_gleu([], [])
+        0.0
+    """
+    return gleu_stats(hypotheses, list_of_references, min_len, max_len).score()
+
+
+def sentence_gleu(
+    references: Sequence[Tokens],
+    hypothesis: Tokens,
+    min_len: int = 1,
+    max_len: int = 4,
+) -> float:
+    """Sentence-level GLEU, identical to ``nltk.translate.gleu_score.sentence_gleu``.
+
+    Args:
+        references: One or more reference token sequences.
+        hypothesis: The hypothesis token sequence.
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4).
+
+    Returns:
+        ``min(precision, recall)`` over the n-grams of the best reference.
+
+    Example:
+        >>> sentence_gleu(["the cat is on the mat".split()], "the the the the the the the".split())
+        0.09090909090909091
+    """
+    return corpus_gleu([references], [hypothesis], min_len, max_len)
+
+
+def text_stats(
+    predictions: Sequence[str],
+    references: Sequence[str | Sequence[str]],
+    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+    lowercase: bool = False,
+    min_len: int = 1,
+    max_len: int = 4,
+) -> GleuStats:
+    """Per-segment statistics for untokenized text: the entry every text surface shares.
+
+    Args:
+        predictions: One string per segment.
+        references: Per segment a string or a non-empty list of strings (counts may vary).
+        tokenizer: A tokenizer name (default ``"13a"``) or a callable ``str -> list[str]``.
+        lowercase: Lowercase before tokenizing.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+
+    Example:
+        >>> text_stats(["the cat sat on the mat"], ["the cat ate the mat"]).score()
+        0.3333333333333333
+    """
+    min_len, max_len = check_orders(min_len, max_len)
+    predictions, references = check_texts(predictions, references)
+    tokenize = get_tokenizer(tokenizer, lowercase)
+    hypotheses = tokenize.tokenize_all(predictions)
+    list_of_references = [tokenize.tokenize_all(refs) for refs in references]
+    return GleuStats(segment_rows(hypotheses, list_of_references, min_len, max_len), min_len, max_len)

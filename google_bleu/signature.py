@@ -1,0 +1,53 @@
+"""Reproducibility signatures, built from the same values the scoring used.
+
+Format follows sacrebleu: ``key:value`` fields joined by ``|``, e.g.
+``nrefs:1|case:mixed|tok:13a|ngram:1-4|version:0.1.0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .version import __version__
+
+
+def count_references(references: Sequence[Sequence[object]]) -> str:
+    """``"N"`` when every segment has N references, ``"var"`` when counts vary.
+
+    Example:
+        >>> count_references([["a"], ["b"]]), count_references([["a"], ["b", "c"]])
+        ('1', 'var')
+    """
+    counts = {len(refs) for refs in references}
+    if len(counts) == 1:
+        return str(counts.pop())
+    return "var" if counts else "0"
+
+
+def signature(
+    nrefs: str,
+    tokenizer: str,
+    lowercase: bool,
+    min_len: int,
+    max_len: int,
+    n_bootstrap: int | None = None,
+    seed: int | None = None,
+) -> str:
+    """The signature string for one setting.
+
+    Example:
+        >>> signature("1", "13a", False, 1, 4).rsplit("|", 1)[0]
+        'nrefs:1|case:mixed|tok:13a|ngram:1-4'
+        >>> "bs:1000|seed:12345" in signature("var", "custom", True, 2, 4, 1000, 12345)
+        True
+    """
+    fields = [
+        f"nrefs:{nrefs}",
+        f"case:{'lc' if lowercase else 'mixed'}",
+        f"tok:{tokenizer}",
+        f"ngram:{min_len}-{max_len}",
+    ]
+    if n_bootstrap is not None:
+        fields.append(f"bs:{n_bootstrap}|seed:{seed}")
+    fields.append(f"version:{__version__}")
+    return "|".join(fields)
