@@ -23,7 +23,7 @@ run: $(VENV)/.run-installed
 	$(PY) -m google_bleu $(SAMPLE)/ref0.txt -i $(SAMPLE)/sys_*.txt
 
 test: $(VENV)/.test-installed
-	$(PY) -m ruff check google_bleu tests app.py benchmarks
+	$(PY) -m ruff check .
 	$(PY) -m pytest
 
 clean:
