@@ -16,6 +16,7 @@ from typing import Any
 
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from .signature import signature
+from .significance import PairedResult, bootstrap_ci, bootstrap_scores, paired_test, paired_test_stats
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
 from .validation import MAX_ORDER
@@ -29,13 +30,18 @@ __all__ = [
     "GoogleBleu",
     "MAX_ORDER",
     "METRIC_PATH",
+    "PairedResult",
     "SACREBLEU_TOKENIZERS",
     "Tokenizer",
     "__version__",
+    "bootstrap_ci",
+    "bootstrap_scores",
     "corpus_gleu",
     "get_tokenizer",
     "gleu_stats",
     "load",
+    "paired_test",
+    "paired_test_stats",
     "sentence_gleu",
     "signature",
     "text_stats",
