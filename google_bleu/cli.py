@@ -232,7 +232,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
         for row in [header, *rows]
     ]
     lines.insert(1, "-+-".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = None) -> None:

@@ -145,7 +145,7 @@ def test_rejection_rate_under_simulated_null_is_nominal(full_stats):
     for p_values in (p_bs, p_ar):
         # 1000 trials: the rate's standard error at 5% is 0.7 points (seen: bs 5.4%, ar
         # 4.9%). sacrebleu 2.6's paired bootstrap rule (|delta*| centred on its mean,
-        # strict >) rejects 11% at 0.05 and 100% at 0.5 in this simulation.
+        # strict >) rejects 12% at 0.05 and 100% at 0.5 in this simulation.
         assert 0.03 <= np.mean(p_values <= 0.05) <= 0.075
         assert 0.42 <= np.mean(p_values <= 0.5) <= 0.58
         assert np.all((p_values > 0) & (p_values <= 1))
