@@ -22,7 +22,7 @@ the rejection rate under a simulated null on real WMT17 systems):
   (Efron & Tibshirani 1993, section 16.4; Berg-Kirkpatrick et al. 2012):
   ``c = #{ |delta*_b - delta| >= |delta| }``. sacrebleu centres the *absolute*
   differences on their mean, which compares the observed difference with one tail
-  only and rejects a true null about twice as often as the nominal level.
+  only and rejects a true null more than twice as often as the nominal level.
 
 The p-value is ``(c + 1) / (n + 1)`` in both tests, as in sacrebleu.
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import google_bleu
 from google_bleu import GleuStats, gleu_stats, text_stats
@@ -161,6 +163,43 @@ def test_real_difference_is_detected_on_small_subsets(full_stats):
         segments = rng.choice(len(a), 300, replace=False)
         rejected += paired_bootstrap_p(a[segments], b[segments], 300, seed=trial) <= 0.05
     assert rejected >= 36
+
+
+# -- properties on adversarial statistics -------------------------------------------
+
+
+@st.composite
+def paired_rows(draw):
+    """Two systems' rows on the same segments: small counts, zero rows (skipped segments) included."""
+    n = draw(st.integers(0, 12))
+    systems = []
+    for _ in range(2):
+        rows = []
+        for _ in range(n):
+            n_hyp, n_ref = draw(st.integers(0, 9)), draw(st.integers(0, 9))
+            n_match = draw(st.integers(0, min(n_hyp, n_ref)))
+            rows.append([n_match, n_hyp, n_ref, max(n_hyp, n_ref)])
+        systems.append(GleuStats(np.asarray(rows, np.int64).reshape(n, 4)))
+    return systems
+
+
+@settings(max_examples=150, deadline=None)
+@given(paired_rows(), st.integers(0, 2**32))
+def test_properties_on_random_statistics(pair, seed):
+    a, b = pair
+    scores = bootstrap_scores(a, 30, seed)
+    # Every resampled score is the exact score of the drawn corpus.
+    if len(a):
+        indices = np.random.default_rng(seed).integers(0, len(a), size=(30, len(a)))
+        assert scores.tolist() == [GleuStats(a.rows[i]).score() for i in indices]
+    low, high = bootstrap_ci(a, 30, seed)
+    assert 0.0 <= low <= high <= 1.0
+    # Two-sided tests: swapping baseline and system gives exactly the same p-value.
+    for test in (paired_bootstrap_p, paired_randomization_p):
+        p = test(a, b, 30, seed)
+        assert 1 / 31 <= p <= 1.0
+        assert test(b, a, 30, seed) == p
+        assert test(a, a, 30, seed) == 1.0
 
 
 # -- the text API -------------------------------------------------------------------
