@@ -26,6 +26,8 @@ from .version import __version__
 METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 
 __all__ = [
+    "ComputeMetrics",
+    "GleuColumns",
     "GleuStats",
     "GoogleBleu",
     "MAX_ORDER",
@@ -34,16 +36,19 @@ __all__ = [
     "SACREBLEU_TOKENIZERS",
     "Tokenizer",
     "__version__",
+    "all_reduce_stats",
     "bootstrap_ci",
     "bootstrap_scores",
     "corpus_gleu",
     "get_tokenizer",
     "gleu_stats",
     "load",
+    "make_compute_metrics",
     "paired_test",
     "paired_test_stats",
     "sentence_gleu",
     "signature",
+    "stats_from_columns",
     "text_stats",
 ]
 
@@ -58,10 +63,24 @@ def load(**kwargs: Any) -> Any:
     return evaluate.load(METRIC_PATH, **kwargs)
 
 
+# Training and scale adapters, by module; torch is imported only when all_reduce_stats runs.
+_LAZY = {
+    "make_compute_metrics": "training",
+    "ComputeMetrics": "training",
+    "all_reduce_stats": "distributed",
+    "GleuColumns": "distributed",
+    "stats_from_columns": "distributed",
+}
+
+
 def __getattr__(name: str) -> Any:
     # Heavy adapters are imported on first use only.
     if name == "GoogleBleu":
         from .google_bleu import GoogleBleu
 
         return GoogleBleu
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")
