@@ -141,7 +141,12 @@ class GleuColumns:
         if self._tokenize is None:
             self._tokenize = get_tokenizer(self.tokenizer, self.lowercase)
         return text_stats(
-            list(batch[self.predictions]), list(batch[self.references]), self._tokenize, False, self.min_len, self.max_len
+            list(batch[self.predictions]),
+            list(batch[self.references]),
+            self._tokenize,
+            False,
+            self.min_len,
+            self.max_len,
         )
 
     def __call__(self, batch: Mapping[str, Any]) -> dict[str, Any]:

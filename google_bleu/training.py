@@ -54,7 +54,9 @@ class ComputeMetrics:
             )
         pad_token_id = getattr(tokenizer, "pad_token_id", None)
         if pad_token_id is None:
-            raise ValueError("the tokenizer has no pad_token_id: set one (e.g. tokenizer.pad_token = tokenizer.eos_token)")
+            raise ValueError(
+                "the tokenizer has no pad_token_id: set one (e.g. tokenizer.pad_token = tokenizer.eos_token)"
+            )
         self.tokenizer = tokenizer
         self.pad_token_id = int(pad_token_id)
         # Built once here, never inside the hook.
