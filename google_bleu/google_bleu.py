@@ -186,6 +186,13 @@ class GoogleBleu(evaluate.Metric):
         """
         if predictions is not None or references is not None:
             predictions, references = check_texts(predictions, references)
+        if self.num_process > 1 and self.writer is None and not predictions:
+            # Process 0 would wait for this process's cache file until evaluate's timeout.
+            raise ValueError(
+                f"process {self.process_id} of {self.num_process} added no prediction: in evaluate's "
+                "distributed mode every process must add at least one before compute()"
+            )
+        if predictions is not None or references is not None:
             if not predictions and self.writer is None:
                 # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
                 return self._compute(predictions=[], references=[], **kwargs)

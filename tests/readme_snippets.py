@@ -7,8 +7,9 @@ A block is marked by an HTML comment ``<!-- test: NAME -->`` on the line before 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from tests.oracles import REPO
+REPO = Path(__file__).resolve().parent.parent
 
 _BLOCK = re.compile(r"<!-- test: (?P<name>[\w-]+) -->\n```python\n(?P<code>.*?)\n```", re.DOTALL)
 
