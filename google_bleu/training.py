@@ -91,7 +91,11 @@ class ComputeMetrics:
             )
         if not np.issubdtype(array.dtype, np.integer):
             raise TypeError(f"predicted token ids must be integers, got dtype {array.dtype}")
-        return np.where(array == IGNORE_INDEX, self.pad_token_id, array)
+        array = np.where(array == IGNORE_INDEX, self.pad_token_id, array)
+        if array.size and array.min() < 0:
+            # batch_decode would fail with an OverflowError deep inside the tokenizer.
+            raise ValueError(f"predicted token ids must be >= 0 (or -100 for padding), got {int(array.min())}")
+        return array
 
     def decode(self, token_ids: np.ndarray) -> list[str]:
         """``batch_decode(skip_special_tokens=True)``, stripped (``-100`` already replaced)."""

@@ -231,8 +231,13 @@ def test_bad_input(tokenizer, generated):
         compute_metrics((generated[:, 0], generated))
     with pytest.raises(TypeError, match="float"):
         compute_metrics((generated.astype(np.float32), generated))
+    with pytest.raises(ValueError, match=r">= 0 \(or -100 for padding\), got -1"):
+        compute_metrics((np.where(generated == PAD, -1, generated), generated))
+    with pytest.raises(ValueError, match=r"labels must be token ids \[batch, length\], got shape \(\)"):
+        compute_metrics(transformers.EvalPrediction(predictions=generated, label_ids=None))
 
 
+@pytest.mark.filterwarnings("ignore:'pin_memory' argument is set as true:UserWarning")
 def test_readme_trainer_recipe(model, tokenizer, eval_dataset, collator, tmp_path, texts, generated, capsys):
     namespace = {
         "tokenizer": tokenizer,
