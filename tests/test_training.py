@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -13,7 +16,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers, processors  # noqa: E4
 
 import google_bleu  # noqa: E402
 from google_bleu import make_compute_metrics, text_stats  # noqa: E402
-from tests.oracles import hf_google_bleu  # noqa: E402
+from tests.oracles import REPO, hf_google_bleu  # noqa: E402
 from tests.readme_snippets import readme_snippet  # noqa: E402
 
 WORDS = "the cat sat on mat dog ate a red big".split()
@@ -252,5 +255,12 @@ def test_readme_trainer_recipe(model, tokenizer, eval_dataset, collator, tmp_pat
     assert capsys.readouterr().out.split() == [repr(expected["google_bleu"]), repr(expected["gen_len"])]
 
 
-def test_lazy_export():
+def test_lazy_export_imports_nothing_heavy():
     assert google_bleu.make_compute_metrics is make_compute_metrics
+    code = (
+        "import sys, google_bleu\n"
+        "google_bleu.make_compute_metrics, google_bleu.all_reduce_stats, google_bleu.GleuColumns\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'evaluate', 'datasets') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]"
