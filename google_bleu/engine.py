@@ -24,7 +24,7 @@ segment is the first with the highest ``n_match / max(n_hyp, n_ref)``, as nltk's
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, count
 
 import numpy as np
 
@@ -49,14 +49,13 @@ def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
     return (terms * (2 * lengths - min_len - top + 2)) // 2
 
 
-def _encode(sentences: list) -> np.ndarray:
-    tokens = list(chain.from_iterable(sentences))
+def _encode(sentences: list, n_tokens: int) -> np.ndarray:
+    # One pass: a token's id is the position of its first occurrence (setdefault keeps it).
+    vocabulary: dict = {}
     try:
-        vocabulary = dict.fromkeys(tokens)
+        return np.fromiter(map(vocabulary.setdefault, chain.from_iterable(sentences), count()), np.int64, n_tokens)
     except TypeError as error:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
-    vocabulary = dict(zip(vocabulary, range(len(vocabulary))))
-    return np.array(list(map(vocabulary.__getitem__, tokens)), dtype=np.int64)
 
 
 def _chunk_matches(sentences: list, n_refs: np.ndarray, min_len: int, max_len: int) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +68,8 @@ def _chunk_matches(sentences: list, n_refs: np.ndarray, min_len: int, max_len: i
     lengths = np.fromiter(map(len, sentences), np.int64, len(sentences))
     n_sentences = len(sentences)
     matches = np.zeros(n_sentences, np.int64)
-    ids = _encode(sentences)
-    n_pos = ids.size
+    n_pos = int(lengths.sum())
+    ids = _encode(sentences, n_pos)
     if n_pos == 0:
         return matches, lengths
     is_hyp = np.zeros(n_sentences, bool)
