@@ -61,6 +61,7 @@ def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
 
 _PLAIN_SEQUENCES = (list, tuple)
 _PLAIN_TYPES = frozenset(_PLAIN_SEQUENCES)
+_STR = frozenset({str})
 
 
 def _is_sequence(value: Any) -> bool:
@@ -139,6 +140,24 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     return hypotheses, list_of_references
 
 
+def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
+    """Normalised references when every value has an exact plain type, else ``None``.
+
+    C-level passes over types only; anything unusual goes through the per-item checks
+    of :func:`check_texts`, which name the problem.
+    """
+    if not set(map(type, predictions)) <= _STR:
+        return None
+    kinds = set(map(type, references))
+    if kinds <= _STR:
+        return [[ref] for ref in references]
+    if not kinds <= _PLAIN_TYPES or not all(map(len, references)):
+        return None
+    if not set(map(type, chain.from_iterable(references))) <= _STR:
+        return None
+    return list(references) if kinds == {list} else list(map(list, references))
+
+
 def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
     """Validates untokenized input and normalises references to one list per prediction.
 
@@ -167,6 +186,9 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
     if len(predictions) != len(references):
         raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists")
     predictions = list(predictions)
+    fast = _plain_text_references(predictions, references)
+    if fast is not None:
+        return predictions, fast
     for i, prediction in enumerate(predictions):
         if not isinstance(prediction, str):
             raise TypeError(f"prediction {i} must be a str, got {_describe(prediction)}")
