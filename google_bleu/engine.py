@@ -65,64 +65,89 @@ def _chunk_matches(sentences: list, n_refs: np.ndarray, min_len: int, max_len: i
     Returns ``(matches per sentence (0 for hypotheses), length per sentence)``.
     """
     n_segments = len(n_refs)
-    lengths = np.fromiter(map(len, sentences), np.int64, len(sentences))
     n_sentences = len(sentences)
+    lengths = np.fromiter(map(len, sentences), np.int64, n_sentences)
     matches = np.zeros(n_sentences, np.int64)
     n_pos = int(lengths.sum())
-    ids = _encode(sentences, n_pos)
     if n_pos == 0:
         return matches, lengths
+    ids = _encode(sentences, n_pos)
+    per_segment = 1 + n_refs
     is_hyp = np.zeros(n_sentences, bool)
-    is_hyp[np.concatenate(([0], np.cumsum(1 + n_refs)[:-1]))] = True
-    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+    is_hyp[np.cumsum(per_segment) - per_segment] = True
+    # Positions, sentences and segments of a chunk fit in 32 bits (at most 2**21 tokens).
+    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int32), lengths)
     same_sentence = sentence_of[1:] == sentence_of[:-1]
 
     pos_bits = max(1, (n_pos - 1).bit_length())
     pos_mask = (1 << pos_bits) - 1
     vocab_bits = max(1, int(ids.max()).bit_length())
-    segment_of = np.repeat(np.arange(n_segments, dtype=np.int64), 1 + n_refs)[sentence_of]
-    keys = (((segment_of << vocab_bits) | ids) << pos_bits) | np.arange(n_pos, dtype=np.int64)
+    keys = np.repeat(np.repeat(np.arange(n_segments, dtype=np.int64), per_segment), lengths)
+    keys <<= vocab_bits
+    keys |= ids
+    keys <<= pos_bits
+    keys |= np.arange(n_pos, dtype=np.int64)
+    del ids
     group = np.empty(0, np.int64)
     n_groups = 0
     for order in range(1, max_len + 1):
         if order > 1:
             live = group >= 0
-            candidates = np.flatnonzero(live[:-1] & live[1:] & same_sentence)
+            live_pair = live[:-1]
+            live_pair &= live[1:]
+            live_pair &= same_sentence
+            candidates = np.flatnonzero(live_pair)
             if candidates.size == 0:
                 break
             group_bits = max(1, (n_groups - 1).bit_length())
-            keys = (((group[candidates] << group_bits) | group[candidates + 1]) << pos_bits) | candidates
+            keys = group[candidates]
+            keys <<= group_bits
+            keys |= group[candidates + 1]
+            keys <<= pos_bits
+            keys |= candidates
         keys.sort()
         positions = keys & pos_mask
-        group_key = keys >> pos_bits
+        keys >>= pos_bits  # now the n-gram's key alone
         sentence = sentence_of[positions]
-        starts_group = np.empty(keys.size, bool)
+        size = keys.size
+        starts_group = np.empty(size, bool)
         starts_group[0] = True
-        np.not_equal(group_key[1:], group_key[:-1], out=starts_group[1:])
-        starts_run = starts_group.copy()
-        starts_run[1:] |= sentence[1:] != sentence[:-1]
+        np.not_equal(keys[1:], keys[:-1], out=starts_group[1:])
+        starts_run = np.not_equal(sentence[1:], sentence[:-1])
+        starts_run |= starts_group[1:]
         run_start = np.flatnonzero(starts_run)
-        run_length = np.diff(np.append(run_start, keys.size))
+        run_start += 1
+        run_start = np.concatenate(([0], run_start))
+        run_length = np.diff(run_start, append=size)
         run_sentence = sentence[run_start]
         run_is_hyp = is_hyp[run_sentence]
-        group_of_run = np.cumsum(starts_group[run_start]) - 1
-        first_run = np.flatnonzero(starts_group[run_start])
-        last_run = np.append(first_run[1:], run_start.size) - 1
+        run_new_group = starts_group[run_start]
+        group_of_run = np.cumsum(run_new_group)
+        group_of_run -= 1
+        first_run = np.flatnonzero(run_new_group)
         if order >= min_len:
             hyp_count = np.where(run_is_hyp[first_run], run_length[first_run], 0)
-            ref_runs = ~run_is_hyp
+            ref_runs = np.flatnonzero(~run_is_hyp)
             clipped = np.minimum(run_length[ref_runs], hyp_count[group_of_run[ref_runs]])
             matches += np.bincount(run_sentence[ref_runs], weights=clipped, minlength=n_sentences).astype(np.int64)
         if order == max_len:
             break
-        # Hypothesis occurrences come first in a group, references last.
-        live_group = run_is_hyp[first_run] & ~run_is_hyp[last_run]
-        n_groups = int(live_group.sum())
+        # Hypothesis occurrences come first in a group, references last: an n-gram can
+        # extend to a longer match only when it occurs on both sides.
+        last_run = np.empty_like(first_run)
+        last_run[:-1] = first_run[1:]
+        last_run[-1] = run_start.size
+        last_run -= 1
+        live_group = run_is_hyp[first_run]
+        live_group &= ~run_is_hyp[last_run]
+        n_groups = int(np.count_nonzero(live_group))
         if n_groups == 0:
             break
-        renumbered = np.where(live_group, np.cumsum(live_group) - 1, -1)
+        renumbered = np.cumsum(live_group)
+        renumbered -= 1
+        renumbered[~live_group] = -1
         group = np.full(n_pos, -1, np.int64)
-        group[positions] = renumbered[np.cumsum(starts_group) - 1]
+        group[positions] = np.repeat(renumbered[group_of_run], run_length)
     return matches, lengths
 
 
