@@ -4,7 +4,7 @@ The input is built first; then the kernel's peak-RSS mark is reset (``/proc/self
 and the peak reached while scoring is read back from ``/proc/self/status``.
 Corpora above 100k pairs repeat a 100k-pair corpus (list repetition: the input costs
 little memory, while every segment is still counted; tokenization dedupes lines only
-within a chunk of about 8M characters, which holds no repeats).
+within a chunk of about 2M characters, which holds no repeats).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Tokens = Sequence[Hashable]
 
 #: Characters of text (predictions and references together) tokenized and counted at a
 #: time by :func:`text_stats`; bounds the memory of the token lists whatever the corpus size.
-TEXT_CHUNK_CHARS = 1 << 23
+TEXT_CHUNK_CHARS = 1 << 21
 
 
 def gleu_stats(
