@@ -26,5 +26,14 @@ test: $(VENV)/.test-installed
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
+# Anchors (nltk, sacrebleu, an HF-equivalent evaluate module) and ours on the same data;
+# writes benchmarks/results/{table.md,results.json,growth.png}. About 10 minutes on 2 cores.
+$(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $@
+
+bench: $(VENV)/.bench-installed
+	$(PY) -m benchmarks.run
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache

@@ -7,6 +7,9 @@ the same names (``nltk.translate.gleu_score``) and return exactly the same float
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from itertools import chain
+
+import numpy as np
 
 from .engine import segment_rows
 from .stats import GleuStats
@@ -14,6 +17,10 @@ from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .validation import check_orders, check_texts, check_tokens
 
 Tokens = Sequence[Hashable]
+
+#: Characters of text (predictions and references together) tokenized and counted at a
+#: time by :func:`text_stats`; bounds the memory of the token lists whatever the corpus size.
+TEXT_CHUNK_CHARS = 1 << 21
 
 
 def gleu_stats(
@@ -130,6 +137,36 @@ def text_stats(
     min_len, max_len = check_orders(min_len, max_len)
     predictions, references = check_texts(predictions, references)
     tokenize = get_tokenizer(tokenizer, lowercase)
-    hypotheses = tokenize.tokenize_all(predictions)
-    list_of_references = [tokenize.tokenize_all(refs) for refs in references]
-    return GleuStats(segment_rows(hypotheses, list_of_references, min_len, max_len), min_len, max_len)
+    parts = [
+        segment_rows(*_tokenize_segments(tokenize, predictions[start:stop], references[start:stop]), min_len, max_len)
+        for start, stop in _text_chunks(predictions, references)
+    ]
+    rows = np.concatenate(parts) if parts else np.zeros((0, 4), np.int64)
+    return GleuStats(rows, min_len, max_len)
+
+
+def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tuple[int, int]]:
+    """Segment ranges of about :data:`TEXT_CHUNK_CHARS` characters each (at least one segment)."""
+    n_segments = len(predictions)
+    sizes = np.fromiter(map(len, predictions), np.int64, n_segments)
+    sizes += np.fromiter((sum(map(len, refs)) for refs in references), np.int64, n_segments)
+    ends = np.cumsum(sizes)
+    ranges = []
+    start = 0
+    while start < n_segments:
+        offset = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, offset + TEXT_CHUNK_CHARS, side="right")), start + 1)
+        ranges.append((start, stop))
+        start = stop
+    return ranges
+
+
+def _tokenize_segments(
+    tokenize: Tokenizer, predictions: list[str], references: list[list[str]]
+) -> tuple[list[list[str]], list[list[list[str]]]]:
+    # Each distinct line is tokenized once (references shared by systems, repeated lines).
+    unique = list(dict.fromkeys(chain(predictions, chain.from_iterable(references))))
+    tokens_of = dict(zip(unique, tokenize.tokenize_all(unique)))
+    hypotheses = list(map(tokens_of.__getitem__, predictions))
+    list_of_references = [list(map(tokens_of.__getitem__, refs)) for refs in references]
+    return hypotheses, list_of_references

@@ -8,6 +8,7 @@ Nothing here imports evaluate, datasets or any I/O.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 #: Highest n-gram order accepted. nltk's ``everygrams`` with an unbounded order
@@ -59,6 +60,8 @@ def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
 
 
 _PLAIN_SEQUENCES = (list, tuple)
+_PLAIN_TYPES = frozenset(_PLAIN_SEQUENCES)
+_STR = frozenset({str})
 
 
 def _is_sequence(value: Any) -> bool:
@@ -66,6 +69,19 @@ def _is_sequence(value: Any) -> bool:
         return True
     # numpy arrays and torch tensors are not registered as Sequence but index like one.
     return isinstance(value, Sequence) or (hasattr(value, "__len__") and hasattr(value, "__getitem__"))
+
+
+def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
+    """Whether the input is lists/tuples all the way down, with a reference everywhere.
+
+    Looks at types with C-level passes (``set(map(type, ...))``); anything else goes
+    through the per-item checks below, which find and name the problem.
+    """
+    if not set(map(type, hypotheses)) <= _PLAIN_TYPES or not set(map(type, list_of_references)) <= _PLAIN_TYPES:
+        return False
+    if list_of_references and not all(map(len, list_of_references)):
+        return False
+    return set(map(type, chain.from_iterable(list_of_references))) <= _PLAIN_TYPES
 
 
 def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
@@ -98,6 +114,8 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
         raise ValueError(f"got {len(hypotheses)} hypotheses but {len(list_of_references)} reference lists")
     hypotheses = list(hypotheses)
     list_of_references = list(list_of_references)
+    if _plain_token_input(hypotheses, list_of_references):
+        return hypotheses, list_of_references
     for i, hypothesis in enumerate(hypotheses):
         if isinstance(hypothesis, (str, bytes)):
             raise TypeError(
@@ -120,6 +138,24 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
                     f"got {_describe(reference)}"
                 )
     return hypotheses, list_of_references
+
+
+def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
+    """Normalised references when every value has an exact plain type, else ``None``.
+
+    C-level passes over types only; anything unusual goes through the per-item checks
+    of :func:`check_texts`, which name the problem.
+    """
+    if not set(map(type, predictions)) <= _STR:
+        return None
+    kinds = set(map(type, references))
+    if kinds <= _STR:
+        return [[ref] for ref in references]
+    if not kinds <= _PLAIN_TYPES or not all(map(len, references)):
+        return None
+    if not set(map(type, chain.from_iterable(references))) <= _STR:
+        return None
+    return list(references) if kinds == {list} else list(map(list, references))
 
 
 def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
@@ -150,6 +186,9 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
     if len(predictions) != len(references):
         raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists")
     predictions = list(predictions)
+    fast = _plain_text_references(predictions, references)
+    if fast is not None:
+        return predictions, fast
     for i, prediction in enumerate(predictions):
         if not isinstance(prediction, str):
             raise TypeError(f"prediction {i} must be a str, got {_describe(prediction)}")

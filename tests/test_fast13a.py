@@ -1,0 +1,117 @@
+"""Our 13a gives exactly sacrebleu's Tokenizer13a tokens: real data, edge cases, fuzz."""
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+from google_bleu import get_tokenizer
+from google_bleu import tokenizers as tokenizers_module
+from google_bleu.tokenizers import tokenize_13a, tokenize_13a_batch
+from tests.oracles import SAMPLES, read_lines
+
+_ORACLE = Tokenizer13a()
+
+
+def oracle(text):
+    return _ORACLE(text).split()
+
+
+# Characters 13a treats specially, mixed with letters, digits, whitespace of every kind,
+# non-ASCII, lone surrogates and the characters the batch uses between lines.
+_SPECIAL = list(".,-&;<>\"'!?()[]{}/:@#$%*+=^_`|~\\") + ["\n", "-\n", "\t", "\r", "\x0b", "\x0c", "\x1c", "\x85"]
+_PIECES = _SPECIAL + [
+    "<skipped>",
+    "&quot;",
+    "&amp;",
+    "&lt;",
+    "&gt;",
+    "&amp;quot;",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\x00",
+    "\x01",
+    "\ue000",
+    "\ud800",
+    "é",
+    "ß",
+    "日本",
+    "–",
+    "—",
+    "…",
+]
+_piece = st.one_of(
+    st.sampled_from(_PIECES),
+    st.sampled_from(list("0123456789")),
+    st.sampled_from(list("abcXYZ ")),
+    st.text(max_size=3),
+)
+_line = st.lists(_piece, max_size=30).map("".join)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_line)
+@example("1.,.a")
+@example("a..,1")
+@example(",,,1,,,")
+@example("9-\n-1")
+@example("&amp;lt;")
+@example("<skip<skipped>ped>")
+def test_fuzz_one_line_equals_sacrebleu(text):
+    assert tokenize_13a(text) == oracle(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_line, max_size=12))
+def test_fuzz_batch_equals_sacrebleu(texts):
+    assert tokenize_13a_batch(texts) == [oracle(text) for text in texts]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_fuzz_arbitrary_unicode(text):
+    assert tokenize_13a(text) == oracle(text)
+
+
+def test_every_separator_taken_falls_back_to_one_line_at_a_time():
+    crowded = "".join(tokenizers_module._SEPARATORS) + " a.b, 1.5 x-1-"
+    texts = [crowded, "plain, text.", "3-4"]
+    assert tokenize_13a_batch(texts) == [oracle(text) for text in texts]
+
+
+def test_small_chunks_give_the_same_tokens(monkeypatch):
+    texts = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")[:300]
+    expected = tokenize_13a_batch(texts)
+    monkeypatch.setattr(tokenizers_module, "_13A_CHUNK_CHARS", 500)
+    assert tokenize_13a_batch(texts) == expected == [oracle(text) for text in texts]
+
+
+def test_lowercase_batch_equals_lowercase_one_by_one():
+    tokenize = get_tokenizer("13a", lowercase=True)
+    texts = ["ÄB, C.", "ΟΔΟΣ. ΟΔΟΣ", "İstanbul 3,5"]
+    assert tokenize.tokenize_all(texts) == [tokenize(text) for text in texts] == [oracle(t.lower()) for t in texts]
+
+
+def _all_shared_lines(shared):
+    for path in sorted(shared.glob("*/*.txt")):
+        if path.name.startswith(("PROVENANCE", "README")):
+            continue
+        yield path, read_lines(path)
+
+
+def test_every_line_of_shared_data_equals_sacrebleu(shared_data):
+    n_lines = 0
+    for path, lines in _all_shared_lines(shared_data):
+        got = tokenize_13a_batch(lines)
+        expected = [oracle(line) for line in lines]
+        assert got == expected, path
+        n_lines += len(lines)
+    assert n_lines > 50_000
+
+
+@pytest.mark.parametrize("pair", ["wmt17_en_de", "wmt22_en_ja"])
+def test_bundled_samples_equal_sacrebleu(pair):
+    for path in sorted((SAMPLES / pair).glob("*.txt")):
+        lines = read_lines(path)
+        assert tokenize_13a_batch(lines) == [oracle(line) for line in lines]
