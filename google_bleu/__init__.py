@@ -32,10 +32,13 @@ __all__ = [
     "SACREBLEU_TOKENIZERS",
     "Tokenizer",
     "__version__",
+    "batch_gleu_stats",
+    "batch_sentence_gleu",
     "corpus_gleu",
     "get_tokenizer",
     "gleu_stats",
     "load",
+    "make_gleu_reward",
     "sentence_gleu",
     "signature",
     "text_stats",
@@ -58,4 +61,12 @@ def __getattr__(name: str) -> Any:
         from .google_bleu import GoogleBleu
 
         return GoogleBleu
+    if name in ("batch_sentence_gleu", "batch_gleu_stats"):  # torch is imported when they are called
+        from . import batched
+
+        return getattr(batched, name)
+    if name == "make_gleu_reward":
+        from .rewards import make_gleu_reward
+
+        return make_gleu_reward
     raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")
