@@ -26,5 +26,12 @@ test: $(VENV)/.test-installed
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
+# Batched token-id GLEU (torch) against a loop of nltk sentence_gleu, in the same run.
+.PHONY: bench-batched
+bench-batched: $(VENV)/.test-installed
+	$(PY) benchmarks/bench_batched.py
+
+bench: bench-batched
+
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache

@@ -270,6 +270,10 @@ class _NumpyOps:
         return np.arange(n, dtype=np.int64)
 
     @staticmethod
+    def empty(n: int):
+        return np.empty(n, dtype=np.int64)
+
+    @staticmethod
     def repeat(values, counts):
         return np.repeat(values, counts)
 
@@ -290,28 +294,34 @@ class _NumpyOps:
         return np.concatenate(parts, axis=dim)
 
     @staticmethod
-    def unique_inverse(keys):
-        """``(sorted distinct keys, inverse)`` of non-negative int64 keys.
+    def compact(values):
+        """Dense ids ``0..k-1`` for the distinct values, in value order."""
+        return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64, copy=False)
 
-        The positions are packed into the low bits of the keys, so one plain sort yields
-        both the distinct keys and the inverse (an argsort costs several times more).
+    @staticmethod
+    def group(keys, positions, side, n_sides: int):
+        """The dictionary step: ``(distinct keys ascending, entry id, positions, side)``.
+
+        Each occurrence's position and side are packed into the low bits of its key, so
+        one plain sort groups the keys and carries both along (an argsort, or an inverse
+        scattered back into input order, costs several times more). The occurrences come
+        back in key order, which is all that later steps need.
         """
         n = keys.size
-        if n == 0:
-            return keys, keys
-        pos_bits = max(1, (n - 1).bit_length())
-        if int(keys.max()).bit_length() + pos_bits > 62:
+        side_bits = max(1, (n_sides - 1).bit_length())
+        low_bits = side_bits + max(1, int(positions.max()).bit_length())
+        if int(keys.max()).bit_length() + low_bits > 62:
             distinct, inverse = np.unique(keys, return_inverse=True)
-            return distinct, inverse.reshape(-1).astype(np.int64, copy=False)
-        packed = (keys << pos_bits) | np.arange(n, dtype=np.int64)
+            return distinct, inverse.reshape(-1).astype(np.int64, copy=False), positions, side
+        packed = (keys << low_bits) | (positions << side_bits) | side
         packed.sort()
-        sorted_keys = packed >> pos_bits
+        sorted_keys = packed >> low_bits
         new = np.empty(n, bool)
         new[0] = True
         np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
-        inverse = np.empty(n, np.int64)
-        inverse[packed & ((1 << pos_bits) - 1)] = np.cumsum(new) - 1
-        return sorted_keys[new], inverse
+        entry = np.cumsum(new) - 1
+        positions = (packed >> side_bits) & ((1 << (low_bits - side_bits)) - 1)
+        return sorted_keys[new], entry, positions, packed & ((1 << side_bits) - 1)
 
 
 class _TorchOps:
@@ -325,6 +335,9 @@ class _TorchOps:
 
     def arange(self, n: int):
         return self.torch.arange(n, device=self.device)
+
+    def empty(self, n: int):
+        return self.torch.empty(n, dtype=self.torch.int64, device=self.device)
 
     def repeat(self, values, counts):
         return self.torch.repeat_interleave(values, counts)
@@ -342,8 +355,12 @@ class _TorchOps:
     def concat(self, parts, dim: int = 0):
         return self.torch.cat(parts, dim=dim)
 
-    def unique_inverse(self, keys):
-        return self.torch.unique(keys, return_inverse=True)
+    def compact(self, values):
+        return self.torch.unique(values, return_inverse=True)[1]
+
+    def group(self, keys, positions, side, n_sides: int):
+        distinct, inverse = self.torch.unique(keys, return_inverse=True)
+        return distinct, inverse, positions, side
 
 
 def _ngram_totals(lengths, min_len: int, max_len: int):
@@ -361,23 +378,30 @@ def _count_matches(ops, tokens, lengths, seq_row, seq_side, n_rows: int, n_slots
     """
     n_tokens = int(tokens.shape[0])
     n_sides = n_slots + 1
+    n_sequences = int(lengths.shape[0])
     matches = ops.bincount(ops.arange(0), minlength=n_rows * n_slots).reshape(n_rows, n_slots)  # zeros
     if n_tokens == 0:
         return matches
-    seq_index = ops.repeat(ops.arange(int(lengths.shape[0])), lengths)
-    positions = ops.arange(n_tokens)
-    side = seq_side[seq_index]
-    remaining = lengths.cumsum(0)[seq_index] - positions  # tokens from p to the end of its sequence
 
     # Token ids as small non-negative integers: shifted when their range is small, else compacted.
     low, high = int(tokens.min()), int(tokens.max())
     if (high - low + 1) * max(n_rows, 1) < _KEY_LIMIT and high - low < n_tokens * 64:
         token_ids, vocab = tokens - low, high - low + 1
     else:
-        _, token_ids = ops.unique_inverse(tokens - low)
+        token_ids = ops.compact(tokens - low)
         vocab = int(token_ids.max()) + 1
+    # Each sequence is followed by a separator id of its own. An n-gram running into one
+    # is unique to its sequence, so it never matches and is never extended: no bounds
+    # checks are needed, and such n-grams add nothing (totals come from lengths).
+    sequence = ops.arange(n_sequences)
+    positions = ops.arange(n_tokens) + ops.repeat(sequence, lengths)
+    text = ops.empty(n_tokens + n_sequences)
+    text[positions] = token_ids
+    text[lengths.cumsum(0) + sequence] = vocab + sequence
+    vocab += n_sequences
 
-    keys = seq_row[seq_index] * vocab + token_ids
+    side = ops.repeat(seq_side, lengths)
+    keys = ops.repeat(seq_row, lengths) * vocab + token_ids
     entry_row = ngram = keys[:0]
     n_entries = 0
     for order in range(1, max_len + 1):
@@ -387,8 +411,8 @@ def _count_matches(ops, tokens, lengths, seq_row, seq_side, n_rows: int, n_slots
             if n_entries * vocab >= _KEY_LIMIT:
                 raise ValueError(f"batch too large for exact 63-bit n-gram keys ({n_tokens} tokens); split it")
             # The (n+1)-gram at p is the n-gram at p followed by the token at p+n.
-            keys = ngram * vocab + token_ids[positions + (order - 1)]
-        entry_keys, ngram = ops.unique_inverse(keys)
+            keys = ngram * vocab + text[positions + (order - 1)]
+        entry_keys, ngram, positions, side = ops.group(keys, positions, side, n_sides)
         n_entries = int(entry_keys.shape[0])
         # Row of each dictionary entry: order 1 has it in the key, later orders inherit it.
         # Keys ascend, and so do their rows: entries of one row are contiguous.
@@ -410,8 +434,8 @@ def _count_matches(ops, tokens, lengths, seq_row, seq_side, n_rows: int, n_slots
             matches = matches + (running[:, ends] - running[:, ends - per_row]).T
         if order == max_len or not int(shared.shape[0]):
             break
-        keep = ops.flatnonzero(live[ngram] & (remaining > order))
-        positions, ngram, side, remaining = positions[keep], ngram[keep], side[keep], remaining[keep]
+        keep = ops.flatnonzero(live[ngram])
+        positions, ngram, side = positions[keep], ngram[keep], side[keep]
     return matches
 
 
@@ -425,11 +449,17 @@ def _matches(batch: _Batch, min_len: int, max_len: int):
     seq_row = torch.cat([torch.arange(n_rows, device=device), ref_row])
     seq_side = torch.cat([torch.zeros(n_rows, dtype=torch.int64, device=device), ref_slot + 1])
     arrays = (batch.tokens, batch.lengths, seq_row, seq_side)
-    if device.type == "cpu":
-        arrays = tuple(array.numpy() for array in arrays)
-        matches = _count_matches(_NumpyOps, *arrays, n_rows, batch.n_slots, min_len, max_len)
-        return torch.from_numpy(np.ascontiguousarray(matches, dtype=np.int64))
-    return _count_matches(_TorchOps(device), *arrays, n_rows, batch.n_slots, min_len, max_len)
+    ops = _ops_for(device)
+    if ops is not _NumpyOps:
+        return _count_matches(ops, *arrays, n_rows, batch.n_slots, min_len, max_len)
+    arrays = tuple(array.numpy() for array in arrays)
+    matches = _count_matches(ops, *arrays, n_rows, batch.n_slots, min_len, max_len)
+    return torch.from_numpy(np.ascontiguousarray(matches, dtype=np.int64))
+
+
+def _ops_for(device) -> Any:
+    """numpy's operations for CPU tensors (zero-copy views), torch's on other devices."""
+    return _NumpyOps if device.type == "cpu" else _TorchOps(device)
 
 
 def _choose(batch: _Batch, matches, min_len: int, max_len: int):

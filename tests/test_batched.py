@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import google_bleu
-from google_bleu import gleu_stats
+from google_bleu import batched, gleu_stats
 from google_bleu.batched import batch_gleu_stats, batch_sentence_gleu, stats_scores, to_gleu_stats
 from google_bleu.stats import COLUMNS
 from tests.oracles import SAMPLES, nltk_sentence, read_lines, tokenize_13a
@@ -204,6 +204,24 @@ def test_padded_tensors_equal_nltk(rows, extra):
     # One reference per row as a 2-D tensor.
     first = [[rs[0]] for rs in refs]
     assert batch_sentence_gleu(hyp_t, ref_t[:, 0], pad_id=PAD).tolist() == nltk_scores(hyps, first)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=rows_strategy, order=orders)
+def test_torch_operations_used_on_gpus_equal_nltk_here_on_cpu(rows, order):
+    # CPU tensors are counted with numpy; GPUs use the same steps with torch's operations.
+    # Forcing torch's operations on CPU tests that path on a machine without a GPU.
+    min_len, max_len = order
+    hyps = [hyp for hyp, _ in rows]
+    refs = [r for _, r in rows]
+    original = batched._ops_for
+    batched._ops_for = batched._TorchOps
+    try:
+        got = batch_gleu_stats(hyps, refs, min_len=min_len, max_len=max_len)
+    finally:
+        batched._ops_for = original
+    assert got.tolist() == gleu_stats(hyps, refs, min_len, max_len).rows.tolist()
+    assert stats_scores(got).tolist() == nltk_scores(hyps, refs, min_len, max_len)
 
 
 @settings(max_examples=40, deadline=None)
