@@ -207,13 +207,13 @@ def test_padded_tensors_equal_nltk(rows, extra):
 
 
 @settings(max_examples=60, deadline=None)
-@given(rows=rows_strategy, order=orders)
-def test_torch_operations_used_on_gpus_equal_nltk_here_on_cpu(rows, order):
+@given(rows=rows_strategy, order=orders, offset=st.sampled_from([0, -(2**62), 2**62]))
+def test_torch_operations_used_on_gpus_equal_nltk_here_on_cpu(rows, order, offset):
     # CPU tensors are counted with numpy; GPUs use the same steps with torch's operations.
     # Forcing torch's operations on CPU tests that path on a machine without a GPU.
     min_len, max_len = order
-    hyps = [hyp for hyp, _ in rows]
-    refs = [r for _, r in rows]
+    hyps = [[t + offset for t in hyp] for hyp, _ in rows]
+    refs = [[[t + offset for t in r] for r in rs] for _, rs in rows]
     original = batched._ops_for
     batched._ops_for = batched._TorchOps
     try:
@@ -222,6 +222,21 @@ def test_torch_operations_used_on_gpus_equal_nltk_here_on_cpu(rows, order):
         batched._ops_for = original
     assert got.tolist() == gleu_stats(hyps, refs, min_len, max_len).rows.tolist()
     assert stats_scores(got).tolist() == nltk_scores(hyps, refs, min_len, max_len)
+
+
+@pytest.mark.parametrize("base", [0, 2**60])
+def test_dictionary_step_groups_keys_and_carries_positions_and_sides(base):
+    # Narrow keys take the packed sort; keys too wide to pack take np.unique. Either way
+    # each occurrence keeps its own position and side, and its entry names its key.
+    keys = np.array([base + 5, 3, base + 5, 3, 7, 3], dtype=np.int64)
+    positions = np.arange(10, 16, dtype=np.int64)
+    side = np.array([0, 1, 0, 2, 0, 1], dtype=np.int64)
+    distinct, entry, got_positions, got_side = batched._NumpyOps.group(keys, positions, side, 3)
+    assert distinct.tolist() == sorted({int(k) for k in keys})
+    original = got_positions - 10
+    assert (distinct[entry] == keys[original]).all()
+    assert (got_side == side[original]).all()
+    assert sorted(got_positions.tolist()) == positions.tolist()
 
 
 @settings(max_examples=40, deadline=None)
