@@ -4,18 +4,20 @@ GLEU was made as a sentence-level reward for reinforcement learning (Wu et al. 2
 GNMT). This module scores a whole batch of token-id sequences at once, on the device the
 ids live on, with each score equal to nltk's ``sentence_gleu`` on the same id lists.
 
-How it works, in the spirit of TensorBLEU (Filipek 2025, arXiv 2510.05485), which did
-this for BLEU:
+How it works, in the spirit of TensorBLEU (arXiv 2510.05485), which did this for BLEU:
 
 1. Padding is removed once: every hypothesis and reference becomes a run in one flat id
-   array (row-major, so token order is kept).
+   array (row-major, so token order is kept), each run followed by a separator id of
+   its own, so an n-gram that runs past its sequence is unique and never matches.
 2. Order 1: each position gets the exact integer key ``(row, token)``; one
-   ``torch.unique(return_inverse=True)`` turns the keys into a compact per-batch
-   dictionary of n-gram ids that are specific to a row (a hypothesis only meets its own
+   ``unique(return_inverse=True)`` turns the keys into a compact per-batch dictionary
+   of n-gram ids that are specific to a row (a hypothesis only meets its own
    references). Order n+1: the key ``(id of the n-gram at p, token at p+n)`` names the
    (n+1)-gram at p exactly; no hashing, nothing can collide. Only n-grams that occur in
    a row's hypothesis and in one of its references are extended, since nothing else can
-   lead to a longer match.
+   lead to a longer match. On GPUs this step is ``torch.unique``; on CPU the same steps
+   run with numpy on views of the tensors, with one sort of packed keys (torch's CPU
+   sort and gathers were several times slower).
 3. Per order, an offset ``bincount`` counts each dictionary entry in the hypothesis and
    in each reference slot; clipped matches ``min(hyp count, ref count)`` are summed per
    ``(row, reference)``.
