@@ -16,6 +16,7 @@ from typing import Any
 
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from .signature import signature
+from .significance import PairedResult, bootstrap_ci, bootstrap_scores, paired_test, paired_test_stats
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
 from .validation import MAX_ORDER
@@ -25,22 +26,32 @@ from .version import __version__
 METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 
 __all__ = [
+    "ComputeMetrics",
+    "GleuColumns",
     "GleuStats",
     "GoogleBleu",
     "MAX_ORDER",
     "METRIC_PATH",
+    "PairedResult",
     "SACREBLEU_TOKENIZERS",
     "Tokenizer",
     "__version__",
+    "all_reduce_stats",
     "batch_gleu_stats",
     "batch_sentence_gleu",
+    "bootstrap_ci",
+    "bootstrap_scores",
     "corpus_gleu",
     "get_tokenizer",
     "gleu_stats",
     "load",
+    "make_compute_metrics",
     "make_gleu_reward",
+    "paired_test",
+    "paired_test_stats",
     "sentence_gleu",
     "signature",
+    "stats_from_columns",
     "text_stats",
 ]
 
@@ -55,18 +66,28 @@ def load(**kwargs: Any) -> Any:
     return evaluate.load(METRIC_PATH, **kwargs)
 
 
+# Training, scale and RL adapters, by module; torch is imported only when all_reduce_stats
+# or the batched functions run.
+_LAZY = {
+    "make_compute_metrics": "training",
+    "ComputeMetrics": "training",
+    "all_reduce_stats": "distributed",
+    "GleuColumns": "distributed",
+    "stats_from_columns": "distributed",
+    "batch_sentence_gleu": "batched",
+    "batch_gleu_stats": "batched",
+    "make_gleu_reward": "rewards",
+}
+
+
 def __getattr__(name: str) -> Any:
     # Heavy adapters are imported on first use only.
     if name == "GoogleBleu":
         from .google_bleu import GoogleBleu
 
         return GoogleBleu
-    if name in ("batch_sentence_gleu", "batch_gleu_stats"):  # torch is imported when they are called
-        from . import batched
+    if name in _LAZY:
+        import importlib
 
-        return getattr(batched, name)
-    if name == "make_gleu_reward":
-        from .rewards import make_gleu_reward
-
-        return make_gleu_reward
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")

@@ -16,6 +16,7 @@ import evaluate
 from .engine import segment_rows
 from .gleu import text_stats
 from .signature import count_references, signature
+from .significance import DEFAULT_SEED, bootstrap_ci, check_n_samples, check_seed
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, get_tokenizer
 from .validation import check_texts
@@ -62,6 +63,9 @@ Args:
     max_len (int): highest n-gram order, default 4.
     lowercase (bool): lowercase before tokenizing, default False.
     return_sentence_scores (bool): also return one score per prediction, default False.
+    n_bootstrap (int): when given, add a 95% bootstrap confidence interval from this many
+        resamples of the segments' statistics (sacrebleu uses 1000), default None.
+    seed (int): seed of the bootstrap's local generator, default 12345 (None: fresh entropy).
 
 Returns:
     'google_bleu': corpus GLEU (0.0 for an empty corpus),
@@ -69,6 +73,8 @@ Returns:
     'recall': corpus n-gram recall against the chosen references,
     'signature': settings that determine the score,
     'sentence_scores': (only when asked) list of float, one per prediction, in order.
+    'ci_low', 'ci_high': (only with n_bootstrap) the 95% percentile bootstrap interval;
+        'google_bleu' stays the full-corpus score and the signature gains bs:N|seed:S.
 
 Examples:
     Example 1:
@@ -105,6 +111,11 @@ Examples:
         ...     references=[["the cat ate the mat"]], return_sentence_scores=True)
         >>> results["sentence_scores"], round(results["precision"], 4), round(results["recall"], 4)
         ([0.3333333333333333], 0.3333, 0.4286)
+
+    Confidence interval (bootstrap over segments, seeded):
+        >>> results = google_bleu.compute(predictions=predictions, references=references, n_bootstrap=1000)
+        >>> results["ci_low"] <= results["google_bleu"] <= results["ci_high"], results["signature"].split("|")[4:6]
+        (True, ['bs:1000', 'seed:12345'])
 """
 
 
@@ -112,6 +123,7 @@ def result(
     stats: GleuStats,
     sig: str,
     return_sentence_scores: bool = False,
+    interval: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """The output dict shared by every surface; optional keys only when asked for."""
     output: dict[str, Any] = {
@@ -122,6 +134,8 @@ def result(
     }
     if return_sentence_scores:
         output["sentence_scores"] = stats.sentence_scores().tolist()
+    if interval is not None:
+        output["ci_low"], output["ci_high"] = interval
     return output
 
 
@@ -172,6 +186,13 @@ class GoogleBleu(evaluate.Metric):
         """
         if predictions is not None or references is not None:
             predictions, references = check_texts(predictions, references)
+        if self.num_process > 1 and self.writer is None and not predictions:
+            # Process 0 would wait for this process's cache file until evaluate's timeout.
+            raise ValueError(
+                f"process {self.process_id} of {self.num_process} added no prediction: in evaluate's "
+                "distributed mode every process must add at least one before compute()"
+            )
+        if predictions is not None or references is not None:
             if not predictions and self.writer is None:
                 # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
                 return self._compute(predictions=[], references=[], **kwargs)
@@ -188,11 +209,19 @@ class GoogleBleu(evaluate.Metric):
         max_len: int = 4,
         lowercase: bool = False,
         return_sentence_scores: bool = False,
+        n_bootstrap: int | None = None,
+        seed: int | None = DEFAULT_SEED,
     ) -> dict[str, Any]:
         if not isinstance(return_sentence_scores, bool):
             raise TypeError(f"return_sentence_scores must be a bool, got {type(return_sentence_scores).__name__}")
+        if n_bootstrap is not None:
+            n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
+        seed = check_seed(seed)
         tokenize = get_tokenizer(tokenizer, lowercase)
         predictions, references = check_texts(predictions, references)
         stats = text_stats(predictions, references, tokenize, False, min_len, max_len)
-        sig = signature(count_references(references), tokenize.name, lowercase, stats.min_len, stats.max_len)
-        return result(stats, sig, return_sentence_scores)
+        sig = signature(
+            count_references(references), tokenize.name, lowercase, stats.min_len, stats.max_len, n_bootstrap, seed
+        )
+        interval = None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, seed)
+        return result(stats, sig, return_sentence_scores, interval)

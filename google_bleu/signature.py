@@ -32,14 +32,20 @@ def signature(
     max_len: int,
     n_bootstrap: int | None = None,
     seed: int | None = None,
+    n_randomization: int | None = None,
 ) -> str:
     """The signature string for one setting.
+
+    Resampling adds sacrebleu's fields: ``bs:N`` (bootstrap resamples), ``ar:N``
+    (approximate-randomization trials) and ``seed:S`` (``seed:none`` for fresh entropy).
 
     Example:
         >>> signature("1", "13a", False, 1, 4).rsplit("|", 1)[0]
         'nrefs:1|case:mixed|tok:13a|ngram:1-4'
         >>> "bs:1000|seed:12345" in signature("var", "custom", True, 2, 4, 1000, 12345)
         True
+        >>> signature("1", "13a", False, 1, 4, 1000, 12345, n_randomization=10000).split("|")[4:-1]
+        ['ar:10000', 'bs:1000', 'seed:12345']
     """
     fields = [
         f"nrefs:{nrefs}",
@@ -47,7 +53,11 @@ def signature(
         f"tok:{tokenizer}",
         f"ngram:{min_len}-{max_len}",
     ]
+    if n_randomization is not None:
+        fields.append(f"ar:{n_randomization}")
     if n_bootstrap is not None:
-        fields.append(f"bs:{n_bootstrap}|seed:{seed}")
+        fields.append(f"bs:{n_bootstrap}")
+    if n_randomization is not None or n_bootstrap is not None:
+        fields.append(f"seed:{str(seed).lower()}")
     fields.append(f"version:{__version__}")
     return "|".join(fields)
