@@ -315,15 +315,20 @@ class _NumpyOps:
         if int(keys.max()).bit_length() + low_bits > 62:
             distinct, inverse = np.unique(keys, return_inverse=True)
             return distinct, inverse.reshape(-1).astype(np.int64, copy=False), positions, side
-        packed = (keys << low_bits) | (positions << side_bits) | side
+        packed = keys << low_bits  # in place from here on: fewer temporaries
+        packed |= positions << side_bits
+        packed |= side
         packed.sort()
         sorted_keys = packed >> low_bits
         new = np.empty(n, bool)
         new[0] = True
         np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
-        entry = np.cumsum(new) - 1
-        positions = (packed >> side_bits) & ((1 << (low_bits - side_bits)) - 1)
-        return sorted_keys[new], entry, positions, packed & ((1 << side_bits) - 1)
+        entry = np.cumsum(new, dtype=np.int64)
+        entry -= 1
+        side = packed & ((1 << side_bits) - 1)
+        packed >>= side_bits
+        packed &= (1 << (low_bits - side_bits)) - 1
+        return sorted_keys[new], entry, packed, side
 
 
 class _TorchOps:
