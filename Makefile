@@ -27,13 +27,19 @@ test: $(VENV)/.test-installed
 	$(PY) -m pytest
 
 # Anchors (nltk, sacrebleu, an HF-equivalent evaluate module) and ours on the same data;
-# writes benchmarks/results/{table.md,results.json,growth.png}. About 10 minutes on 2 cores.
+# writes benchmarks/results/{table.md,results.json,growth.png}; then the batched token-id
+# GLEU (torch) against a loop of nltk sentence_gleu. About 12 minutes on 2 cores.
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $@
 
+.PHONY: bench-batched
+bench-batched: $(VENV)/.bench-installed
+	$(PY) benchmarks/bench_batched.py
+
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
+	$(MAKE) bench-batched
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache

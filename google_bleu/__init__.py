@@ -37,6 +37,8 @@ __all__ = [
     "Tokenizer",
     "__version__",
     "all_reduce_stats",
+    "batch_gleu_stats",
+    "batch_sentence_gleu",
     "bootstrap_ci",
     "bootstrap_scores",
     "corpus_gleu",
@@ -44,6 +46,7 @@ __all__ = [
     "gleu_stats",
     "load",
     "make_compute_metrics",
+    "make_gleu_reward",
     "paired_test",
     "paired_test_stats",
     "sentence_gleu",
@@ -63,13 +66,17 @@ def load(**kwargs: Any) -> Any:
     return evaluate.load(METRIC_PATH, **kwargs)
 
 
-# Training and scale adapters, by module; torch is imported only when all_reduce_stats runs.
+# Training, scale and RL adapters, by module; torch is imported only when all_reduce_stats
+# or the batched functions run.
 _LAZY = {
     "make_compute_metrics": "training",
     "ComputeMetrics": "training",
     "all_reduce_stats": "distributed",
     "GleuColumns": "distributed",
     "stats_from_columns": "distributed",
+    "batch_sentence_gleu": "batched",
+    "batch_gleu_stats": "batched",
+    "make_gleu_reward": "rewards",
 }
 
 
