@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .explain import Explanation, explain
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from .signature import signature
 from .stats import GleuStats
@@ -25,6 +26,7 @@ from .version import __version__
 METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 
 __all__ = [
+    "Explanation",
     "GleuStats",
     "GoogleBleu",
     "MAX_ORDER",
@@ -33,6 +35,7 @@ __all__ = [
     "Tokenizer",
     "__version__",
     "corpus_gleu",
+    "explain",
     "get_tokenizer",
     "gleu_stats",
     "load",
