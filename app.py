@@ -193,7 +193,7 @@ def score_card(output: dict, n_segments: int) -> str:
     return (
         f"## Google-BLEU {output['google_bleu']:.4f}\n"
         f"precision **{output['precision']:.4f}** · recall **{output['recall']:.4f}** · "
-        f"{n_segments:,} segments\n\n`{output['signature']}`"
+        f"{n_segments:,} segment{'s' if n_segments != 1 else ''}\n\n`{output['signature']}`"
     )
 
 
@@ -220,8 +220,8 @@ def segment_table(scored: Scored) -> pd.DataFrame:
             "prediction": scored.predictions,
             "chosen reference": [refs[j] for refs, j in zip(scored.references, chosen)],
             "ref": [j + 1 for j in chosen],
-            "matches": rows[:, 0],
-            "max n-grams": rows[:, 3],
+            "n_match": rows[:, 0],
+            "n_all": rows[:, 3],
         }
     )
 
@@ -251,11 +251,17 @@ def highlight(state: dict | None, segment: Any) -> tuple[Any, Any, str]:
     )
 
     def spans(tokens: tuple, orders: list[int]) -> list[tuple[str, str | None]]:
+        # Neighbouring tokens of the same colour form one span, with spaces between spans.
         out: list[tuple[str, str | None]] = []
         for token, order in zip(tokens, orders):
-            out.append((str(token), f"{order}-gram" if order else None))
-            out.append((" ", None))
-        return out[:-1] or [("(empty)", None)]
+            label = f"{order}-gram" if order else None
+            if out and out[-1][1] == label:
+                out[-1] = (f"{out[-1][0]} {token}", label)
+            else:
+                if out:
+                    out.append((" ", None))
+                out.append((str(token), label))
+        return out or [("(empty)", None)]
 
     e = explanation
     chosen = "" if len(references) == 1 else f" · reference {(e.reference_index or 0) + 1} of {len(references)} chosen"
@@ -268,16 +274,17 @@ def highlight(state: dict | None, segment: Any) -> tuple[Any, Any, str]:
         )
     else:
         arithmetic = "no n-gram on either side: GLEU 0, and the segment adds nothing to the corpus sums"
-    info = f"**Segment {index + 1}**{chosen}. {arithmetic}. A token is coloured by the longest matched n-gram it is part of."
+    info = f"**Segment {index + 1}**{chosen}. {arithmetic}. Each token is coloured by the longest matched n-gram it belongs to."
     return spans(e.hypothesis, e.hypothesis_orders()), spans(e.reference, e.reference_orders()), info
 
 
 def run(predictions: Any, references: Any, tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> tuple:
-    """The Compute button: every output of the page, or a message and nothing else changed."""
+    """The Compute button: every output of the page, or a message and the results cleared."""
     try:
         scored = score(predictions, references, tokenizer, min_len, max_len, lowercase)
     except InputError as error:
-        return (_message(str(error)),) + (gr.skip(),) * 9
+        # Nothing of an earlier result stays on the page to be mistaken for this input's.
+        return (_message(str(error)), "", None, None, None, None, gr.update(value=1), None, None, "")
     output = result(scored.stats, scored.signature, return_sentence_scores=True)
     state = {
         "predictions": scored.predictions,
@@ -389,7 +396,7 @@ def examples() -> tuple[list[list[Any]], list[str]]:
 
 CSS = """
 #score h2 { font-size: 2.2rem; margin-bottom: 0.2rem; }
-#message { color: #b91c1c; }
+#message, #message * { color: #b91c1c !important; }
 """
 
 # System fonts: the page loads nothing from outside the Space.
@@ -443,16 +450,25 @@ def build() -> gr.Blocks:
                 segment = gr.Number(1, label="Segment (or click a row of the table)", precision=0, minimum=1)
                 info = gr.Markdown(elem_id="segment-info")
                 hyp_text = gr.HighlightedText(
-                    label="Prediction: matched n-grams", color_map=ORDER_COLORS, elem_id="highlight-prediction"
+                    label="Prediction: matched n-grams",
+                    color_map=ORDER_COLORS,
+                    show_legend=True,
+                    show_inline_category=False,
+                    elem_id="highlight-prediction",
                 )
                 ref_text = gr.HighlightedText(
-                    label="Chosen reference: matched n-grams", color_map=ORDER_COLORS, elem_id="highlight-reference"
+                    label="Chosen reference: matched n-grams",
+                    color_map=ORDER_COLORS,
+                    show_legend=True,
+                    show_inline_category=False,
+                    elem_id="highlight-reference",
                 )
             with gr.Tab("Segments"):
                 table = gr.Dataframe(
                     label="Sentence scores (click a column header to sort, a row to explain it)",
                     interactive=False,
                     wrap=True,
+                    column_widths=["5%", "7%", "34%", "34%", "5%", "7%", "8%"],
                     max_height=520,
                     elem_id="segments",
                 )
