@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE := google_bleu/samples/wmt17_en_de
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean app browser
 
 $(VENV)/.run-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,13 +16,13 @@ $(VENV)/.test-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(VENV)/.run-installed $@
+	touch $(VENV)/.run-installed $(VENV)/.app-installed $@
 
 # Scores the bundled real WMT17 sample (4 systems against the human reference) as JSON.
 run: $(VENV)/.run-installed
 	$(PY) -m google_bleu $(SAMPLE)/ref0.txt -i $(SAMPLE)/sys_*.txt
 
-test: $(VENV)/.test-installed
+test: $(VENV)/.test-installed browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
@@ -40,6 +40,27 @@ bench-batched: $(VENV)/.bench-installed
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
 	$(MAKE) bench-batched
+
+
+$(VENV)/.app-installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[app]'
+	touch $@
+
+# The Space on http://127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it).
+app: $(VENV)/.app-installed
+	GRADIO_ANALYTICS_ENABLED=False $(PY) app.py
+
+# Debian's chromium for the browser test (never a downloaded browser build). Installed as
+# root when missing; otherwise the test skips with the reason (and fails under CI=true).
+browser:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium for the browser test"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/tmp/google-bleu-chromium.log 2>&1 \
+			|| echo "could not install chromium (see /tmp/google-bleu-chromium.log); the browser test will skip"; \
+	else echo "chromium not found and not root: the browser test will skip"; fi
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .explain import Explanation, explain
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from .signature import signature
 from .significance import PairedResult, bootstrap_ci, bootstrap_scores, paired_test, paired_test_stats
@@ -28,6 +29,7 @@ METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 __all__ = [
     "ComputeMetrics",
     "GleuColumns",
+    "Explanation",
     "GleuStats",
     "GoogleBleu",
     "MAX_ORDER",
@@ -42,6 +44,7 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_scores",
     "corpus_gleu",
+    "explain",
     "get_tokenizer",
     "gleu_stats",
     "load",

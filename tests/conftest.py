@@ -16,3 +16,12 @@ def shared_data():
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real WMT data not found at {SHARED_DATA} (../shared/data beside the clone)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def app_url():
+    """The Space app (app.py) served on a free port of 127.0.0.1 for the whole session."""
+    from tests.app_server import serve
+
+    with serve() as url:
+        yield url
