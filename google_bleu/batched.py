@@ -44,20 +44,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .stats import COLUMNS, GleuStats
-from .validation import check_orders
+from .validation import check_orders, describe
 
 if TYPE_CHECKING:
     import torch
 
 # Largest key the packed integer keys may reach (they stay below 2**62 to leave room).
 _KEY_LIMIT = 1 << 62
-
-
-def _describe(value: Any) -> str:
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
 
 
 class _Batch:
@@ -80,7 +73,7 @@ def _check_pad_id(pad_id: Any) -> int | None:
     if pad_id is None:
         return None
     if isinstance(pad_id, bool) or not hasattr(pad_id, "__index__"):
-        raise TypeError(f"pad_id must be an integer or None, got {_describe(pad_id)}")
+        raise TypeError(f"pad_id must be an integer or None, got {describe(pad_id)}")
     return int(pad_id)
 
 
@@ -95,7 +88,7 @@ def _lengths_tensor(torch, name: str, lengths: Any, shape: tuple[int, ...], size
         try:
             lengths = torch.as_tensor(np.asarray(lengths))
         except (TypeError, ValueError):
-            raise TypeError(f"{name} must be integers, got {_describe(lengths)}") from None
+            raise TypeError(f"{name} must be integers, got {describe(lengths)}") from None
     _check_integer_tensor(torch, name, lengths)
     if tuple(lengths.shape) != shape:
         raise ValueError(f"{name} must have shape {list(shape)}, got {list(lengths.shape)}")
@@ -125,16 +118,16 @@ def _flatten_padded(torch, matrix, pad_id: int | None, lengths):
 def _as_id_array(name: str, sequence: Any) -> np.ndarray:
     """One id sequence (list of ints, 1-D array or tensor) as int64 numpy."""
     if isinstance(sequence, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of integer token ids, got {_describe(sequence)}")
+        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
     if hasattr(sequence, "detach"):  # a torch tensor, possibly on a GPU
         sequence = sequence.detach().cpu().numpy()
     try:
         array = np.asarray(sequence)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a sequence of integer token ids, got {_describe(sequence)}") from None
+        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}") from None
     if array.ndim != 1:
         if array.ndim == 0:
-            raise TypeError(f"{name} must be a sequence of integer token ids, got {_describe(sequence)}")
+            raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
         raise ValueError(f"{name} must be one sequence of ids (1-D), got shape {list(array.shape)}")
     if array.size and array.dtype.kind not in "iu":
         raise TypeError(f"{name} must hold integer token ids, got {array.dtype} values such as {array[0]!r}")
@@ -149,7 +142,7 @@ def _is_tensor(value: Any) -> bool:
 
 def _check_sequence(name: str, value: Any) -> None:
     if isinstance(value, (str, bytes, dict)) or not (hasattr(value, "__len__") and hasattr(value, "__getitem__")):
-        raise TypeError(f"{name} must be a sequence, got {_describe(value)}")
+        raise TypeError(f"{name} must be a sequence, got {describe(value)}")
 
 
 def _list_sides(name: str, rows: Sequence, pad_id: int | None) -> list[np.ndarray]:
@@ -236,7 +229,7 @@ def _prepare(
         for i, refs in enumerate(references):
             if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
                 raise TypeError(
-                    f"references[{i}] must be a list of references (each a sequence of ids), got {_describe(refs)}"
+                    f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
                 )
             if len(refs) == 0:
                 raise ValueError(f"row {i} has no reference; every hypothesis needs at least one")
@@ -244,7 +237,7 @@ def _prepare(
             if isinstance(first, (int, np.integer)) or (_is_tensor(first) and first.dim() == 0):
                 raise TypeError(
                     f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
-                    f"{_describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
+                    f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
                 )
             row = _list_sides(f"references[{i}]", refs, pad_id)
             arrays.extend(row)
@@ -630,7 +623,7 @@ def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> Gle
         ([[3, 3, 3, 3], [1, 3, 3, 3]], 0.6666666666666666)
     """
     if not _is_tensor(rows):
-        raise TypeError(f"rows must be a torch tensor from batch_gleu_stats, got {_describe(rows)}")
+        raise TypeError(f"rows must be a torch tensor from batch_gleu_stats, got {describe(rows)}")
     if rows.dim() != 2 or rows.shape[1] != len(COLUMNS):
         raise ValueError(f"rows must have shape [B, {len(COLUMNS)}], got {list(rows.shape)}")
     return GleuStats(rows.detach().cpu().numpy(), min_len, max_len)

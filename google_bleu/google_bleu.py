@@ -186,17 +186,14 @@ class GoogleBleu(evaluate.Metric):
         """
         if predictions is not None or references is not None:
             predictions, references = check_texts(predictions, references)
-        if self.num_process > 1 and self.writer is None and not predictions:
-            # Process 0 would wait for this process's cache file until evaluate's timeout.
-            raise ValueError(
-                f"process {self.process_id} of {self.num_process} added no prediction: in evaluate's "
-                "distributed mode every process must add at least one before compute()"
-            )
-        if predictions is not None or references is not None:
-            if not predictions and self.writer is None:
-                # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
-                return self._compute(predictions=[], references=[], **kwargs)
-        elif self.writer is None:
+        if self.writer is None and not predictions:
+            if self.num_process > 1:
+                # Process 0 would wait for this process's cache file until evaluate's timeout.
+                raise ValueError(
+                    f"process {self.process_id} of {self.num_process} added no prediction: in evaluate's "
+                    "distributed mode every process must add at least one before compute()"
+                )
+            # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
             return self._compute(predictions=[], references=[], **kwargs)
         return super().compute(predictions=predictions, references=references, **kwargs)
 
@@ -218,7 +215,7 @@ class GoogleBleu(evaluate.Metric):
             n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
         seed = check_seed(seed)
         tokenize = get_tokenizer(tokenizer, lowercase)
-        predictions, references = check_texts(predictions, references)
+        # Stored inputs were checked by add/add_batch; text_stats checks its own input again.
         stats = text_stats(predictions, references, tokenize, False, min_len, max_len)
         sig = signature(
             count_references(references), tokenize.name, lowercase, stats.min_len, stats.max_len, n_bootstrap, seed

@@ -17,16 +17,9 @@ from typing import Any
 
 from .gleu import text_stats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_orders
+from .validation import check_orders, describe
 
 RewardFunction = Callable[..., "list[float]"]
-
-
-def _describe(value: Any) -> str:
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
 
 
 def _message_text(content: Any, index: int) -> str:
@@ -37,7 +30,7 @@ def _message_text(content: Any, index: int) -> str:
     if isinstance(content, list):  # multimodal content parts: keep the text ones
         parts = [part.get("text", "") for part in content if isinstance(part, dict) and part.get("type") == "text"]
         return "".join(parts)
-    raise TypeError(f"completion {index}: message content must be a str, got {_describe(content)}")
+    raise TypeError(f"completion {index}: message content must be a str, got {describe(content)}")
 
 
 def completion_text(completion: Any, index: int = 0) -> str:
@@ -61,7 +54,7 @@ def completion_text(completion: Any, index: int = 0) -> str:
             return _message_text(assistant[-1].get("content"), index)
     raise TypeError(
         f"completion {index} must be a str or a list of messages like "
-        f'[{{"role": "assistant", "content": "..."}}], got {_describe(completion)}'
+        f'[{{"role": "assistant", "content": "..."}}], got {describe(completion)}'
     )
 
 
@@ -104,7 +97,7 @@ def make_gleu_reward(
     """
     min_len, max_len = check_orders(min_len, max_len)
     if not isinstance(reference_key, str):
-        raise TypeError(f"reference_key must be a str naming a dataset column, got {_describe(reference_key)}")
+        raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
     tokenize = get_tokenizer(tokenizer, lowercase)  # built once; bad names fail here, not mid-training
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list[float]:
@@ -115,7 +108,7 @@ def make_gleu_reward(
                 f"the trainer passed {columns}"
             )
         if isinstance(completions, (str, bytes)) or not isinstance(completions, Sequence):
-            raise TypeError(f"completions must be a list, got {_describe(completions)}")
+            raise TypeError(f"completions must be a list, got {describe(completions)}")
         texts = [completion_text(completion, i) for i, completion in enumerate(completions)]
         stats = text_stats(texts, kwargs[reference_key], tokenizer=tokenize, min_len=min_len, max_len=max_len)
         return stats.sentence_scores().tolist()

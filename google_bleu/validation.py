@@ -17,7 +17,13 @@ from typing import Any
 MAX_ORDER = 100
 
 
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
+    """A value's type and a short repr, for error messages.
+
+    Example:
+        >>> describe([1, 2])
+        'list [1, 2]'
+    """
     text = repr(value)
     if len(text) > 60:
         text = text[:57] + "..."
@@ -48,7 +54,7 @@ def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
     """
     for name, value in (("min_len", min_len), ("max_len", max_len)):
         if isinstance(value, bool) or not hasattr(value, "__index__"):
-            raise TypeError(f"{name} must be an integer, got {_describe(value)}")
+            raise TypeError(f"{name} must be an integer, got {describe(value)}")
     min_len, max_len = int(min_len), int(max_len)
     if min_len < 1:
         raise ValueError(f"min_len must be >= 1, got min_len={min_len}")
@@ -109,7 +115,7 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     """
     for name, value in (("hypotheses", hypotheses), ("list_of_references", list_of_references)):
         if isinstance(value, (str, bytes)) or not _is_sequence(value):
-            raise TypeError(f"{name} must be a sequence with one entry per segment, got {_describe(value)}")
+            raise TypeError(f"{name} must be a sequence with one entry per segment, got {describe(value)}")
     if len(hypotheses) != len(list_of_references):
         raise ValueError(f"got {len(hypotheses)} hypotheses but {len(list_of_references)} reference lists")
     hypotheses = list(hypotheses)
@@ -120,14 +126,14 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
         if isinstance(hypothesis, (str, bytes)):
             raise TypeError(
                 f"hypothesis {i} is a {type(hypothesis).__name__}, not a token sequence; "
-                f"split it first (e.g. text.split()): {_describe(hypothesis)}"
+                f"split it first (e.g. text.split()): {describe(hypothesis)}"
             )
         if not _is_sequence(hypothesis):
-            raise TypeError(f"hypothesis {i} must be a sequence of tokens, got {_describe(hypothesis)}")
+            raise TypeError(f"hypothesis {i} must be a sequence of tokens, got {describe(hypothesis)}")
     for i, references in enumerate(list_of_references):
         if isinstance(references, (str, bytes)) or not _is_sequence(references):
             raise TypeError(
-                f"references of segment {i} must be a sequence of token sequences, got {_describe(references)}"
+                f"references of segment {i} must be a sequence of token sequences, got {describe(references)}"
             )
         if len(references) == 0:
             raise ValueError(f"segment {i} has no reference; every hypothesis needs at least one")
@@ -135,7 +141,7 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
             if isinstance(reference, (str, bytes)) or not _is_sequence(reference):
                 raise TypeError(
                     f"reference {j} of segment {i} must be a token sequence (e.g. text.split()), "
-                    f"got {_describe(reference)}"
+                    f"got {describe(reference)}"
                 )
     return hypotheses, list_of_references
 
@@ -182,7 +188,7 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
     """
     for name, value in (("predictions", predictions), ("references", references)):
         if isinstance(value, (str, bytes)) or not _is_sequence(value):
-            raise TypeError(f"{name} must be a list with one entry per segment, got {_describe(value)}")
+            raise TypeError(f"{name} must be a list with one entry per segment, got {describe(value)}")
     if len(predictions) != len(references):
         raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists")
     predictions = list(predictions)
@@ -191,19 +197,19 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
         return predictions, fast
     for i, prediction in enumerate(predictions):
         if not isinstance(prediction, str):
-            raise TypeError(f"prediction {i} must be a str, got {_describe(prediction)}")
+            raise TypeError(f"prediction {i} must be a str, got {describe(prediction)}")
     normalized: list[list[str]] = []
     for i, refs in enumerate(references):
         if isinstance(refs, str):
             normalized.append([refs])
             continue
         if not _is_sequence(refs):
-            raise TypeError(f"references of prediction {i} must be a str or a list of str, got {_describe(refs)}")
+            raise TypeError(f"references of prediction {i} must be a str or a list of str, got {describe(refs)}")
         refs = list(refs)
         if not refs:
             raise ValueError(f"prediction {i} has no reference; every prediction needs at least one")
         for j, ref in enumerate(refs):
             if not isinstance(ref, str):
-                raise TypeError(f"reference {j} of prediction {i} must be a str, got {_describe(ref)}")
+                raise TypeError(f"reference {j} of prediction {i} must be a str, got {describe(ref)}")
         normalized.append(refs)
     return predictions, normalized
