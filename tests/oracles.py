@@ -13,6 +13,25 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 
 _13A = Tokenizer13a()
 
+# The inputs of the metric card's examples (HF google_bleu's card: 0.44 with one reference,
+# 0.61 / 0.53 / 0.4 with several).
+CARD_PREDICTIONS = [
+    "It is a guide to action which ensures that the rubber duck always disobeys the commands of the cat",
+    "he read the book because he was interested in world history",
+]
+CARD_ONE_REF = [
+    ["It is the guiding principle which guarantees the rubber duck forces never being under the command of the cat"],
+    ["he was interested in world history because he read the book"],
+]
+CARD_REFERENCES = [
+    [
+        "It is the guiding principle which guarantees the rubber duck forces never being under the command of the cat",
+        "It is a guide to action that ensures that the rubber duck will never heed the cat commands",
+        "It is the practical guide for the rubber duck army never to heed the directions of the cat",
+    ],
+    ["he was interested in world history because he read the book"],
+]
+
 
 def tokenize_13a(line: str) -> list[str]:
     """sacrebleu's 13a, split: token-identical to the copy vendored in HF's google_bleu."""

@@ -19,20 +19,7 @@ from gradio_client.exceptions import AppError
 
 import app
 from google_bleu import explain, get_tokenizer, text_stats
-from tests.oracles import REPO, SAMPLES, read_lines
-
-CARD_PREDICTIONS = [
-    "It is a guide to action which ensures that the rubber duck always disobeys the commands of the cat",
-    "he read the book because he was interested in world history",
-]
-CARD_REFERENCES = [
-    [
-        "It is the guiding principle which guarantees the rubber duck forces never being under the command of the cat",
-        "It is a guide to action that ensures that the rubber duck will never heed the cat commands",
-        "It is the practical guide for the rubber duck army never to heed the directions of the cat",
-    ],
-    ["he was interested in world history because he read the book"],
-]
+from tests.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO, SAMPLES, read_lines
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.oracles import REPO
-from tests.test_app import CARD_PREDICTIONS, CARD_REFERENCES, as_text
+from tests.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO
+from tests.test_app import as_text
 
 # CHROMIUM_PATH points at another Debian chromium binary (or at none, to check the skip).
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"

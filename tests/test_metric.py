@@ -7,24 +7,19 @@ import evaluate
 import pytest
 
 import google_bleu
-from tests.oracles import REPO, SAMPLES, hf_google_bleu, nltk_sentence, read_lines, tokenize_13a
+from tests.oracles import (
+    CARD_ONE_REF,
+    CARD_PREDICTIONS,
+    CARD_REFERENCES,
+    REPO,
+    SAMPLES,
+    hf_google_bleu,
+    nltk_sentence,
+    read_lines,
+    tokenize_13a,
+)
 
-PREDICTIONS = [
-    "It is a guide to action which ensures that the rubber duck always disobeys the commands of the cat",
-    "he read the book because he was interested in world history",
-]
-ONE_REF = [
-    ["It is the guiding principle which guarantees the rubber duck forces never being under the command of the cat"],
-    ["he was interested in world history because he read the book"],
-]
-THREE_REFS = [
-    [
-        "It is the guiding principle which guarantees the rubber duck forces never being under the command of the cat",
-        "It is a guide to action that ensures that the rubber duck will never heed the cat commands",
-        "It is the practical guide for the rubber duck army never to heed the directions of the cat",
-    ],
-    ["he was interested in world history because he read the book"],
-]
+PREDICTIONS, ONE_REF, THREE_REFS = CARD_PREDICTIONS, CARD_ONE_REF, CARD_REFERENCES
 
 
 @pytest.fixture(scope="module")
