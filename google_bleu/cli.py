@@ -266,18 +266,20 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
             _print_sentences(systems[0], args, stdout)
             return
         n_bootstrap = args.confidence_n if args.confidence and not paired else None
+        n_samples = args.paired_n or (DEFAULT_N_BOOTSTRAP if paired == "bs" else DEFAULT_N_RANDOMIZATION)
+        # Paired tests always resample (bs: the test's own samples; ar: intervals by bootstrap).
+        sig_bootstrap = (n_samples if paired == "bs" else args.confidence_n) if paired else n_bootstrap
+        sig = signature(
+            str(len(ref_files)),
+            tokenize.name,
+            args.lowercase,
+            systems[0].min_len,
+            systems[0].max_len,
+            sig_bootstrap,
+            args.seed,
+            n_samples if paired == "ar" else None,
+        )
         if paired:
-            n_samples = args.paired_n or (DEFAULT_N_BOOTSTRAP if paired == "bs" else DEFAULT_N_RANDOMIZATION)
-            sig = signature(
-                str(len(ref_files)),
-                tokenize.name,
-                args.lowercase,
-                systems[0].min_len,
-                systems[0].max_len,
-                n_samples if paired == "bs" else args.confidence_n,
-                args.seed,
-                n_samples if paired == "ar" else None,
-            )
             # Each comparison depends only on the baseline and that system, so testing
             # pair by pair equals one call on all systems and lets the bar advance.
             results = []
@@ -288,15 +290,6 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
             intervals: list[tuple[float, float] | None] = [(r.ci_low, r.ci_high) for r in results]
             p_values = [r.p_value for r in results]
         else:
-            sig = signature(
-                str(len(ref_files)),
-                tokenize.name,
-                args.lowercase,
-                systems[0].min_len,
-                systems[0].max_len,
-                n_bootstrap,
-                args.seed,
-            )
             intervals = []
             for path, stats in zip(paths, systems):
                 intervals.append(None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, args.seed))
