@@ -1,18 +1,19 @@
 """The counting engine: per-segment GLEU statistics for token sequences, vectorised.
 
-How it works (all integer numpy work, no hashing that could collide):
+How it works (integer numpy work; where a hash is used, its result is checked):
 
 1. A chunk of segments is laid out as one token array: the hypotheses of its
-   segments, then their references (segment by segment), joined with C-level
-   iterators. Tokens get chunk-local integer ids through a dict, so any hashable
-   token works and equal tokens (as Python compares them) share an id.
-2. Order 1: every position gets the key (segment, token id). Order n+1: a position p
-   whose n-gram and whose neighbour's n-gram (at p+1, same sentence) are both "live"
-   gets the key (group of p, group of p+1), which identifies its (n+1)-gram within
-   the segment exactly. The position is packed into the low bits of the key, so one
-   plain ``np.sort`` yields both the grouping and the permutation (an argsort costs
-   ten times more).
-3. Within a group, positions ascend, so the hypothesis's occurrences come first and
+   segments, then their references (segment by segment).
+2. Order 1: every position gets a key for (segment, token) such that equal keys mean
+   equal pairs. For ``str`` tokens the key comes from their UTF-8 bytes, joined into one
+   buffer at C speed (see :func:`_str_token_keys`); other hashable tokens get ids from a
+   dict, so any token works and equal tokens (as Python compares them) match.
+   Order n+1: a position p whose n-gram and whose neighbour's n-gram (at p+1, same
+   sentence) are both "live" gets the key (group of p, group of p+1), which
+   identifies its (n+1)-gram within the segment exactly.
+3. The position is packed into the low bits of the key, so one plain ``np.sort``
+   yields both the grouping and the permutation (an argsort costs several times more).
+   Within a group, positions ascend, so the hypothesis's occurrences come first and
    each reference's occurrences form one run. Clipped matches of a reference are
    ``min(run length, hypothesis count)`` summed per reference.
 4. A group is live when it occurs in the hypothesis and in some reference; only live
@@ -26,7 +27,7 @@ segment is the first with the highest ``n_match / max(n_hyp, n_ref)``, as nltk's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from itertools import chain, count
+from itertools import chain, compress, count
 
 import numpy as np
 
@@ -36,6 +37,13 @@ import numpy as np
 CHUNK_TOKENS = 1 << 16
 #: Largest chunk the 63-bit sort keys can address: three fields of 21 bits.
 _MAX_CHUNK_TOKENS = 1 << 21
+#: Bytes of a token that its first word holds exactly; longer tokens are hashed.
+_WORD = 8
+#: ``_WORD_MASKS[k]`` keeps the low ``k`` bytes of a little-endian word (k = 0..8).
+_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1], np.uint64)
+#: Odd 64-bit multipliers for hashing (Fibonacci hashing, word mixing).
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
 def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
@@ -52,7 +60,26 @@ def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
     return (terms * (2 * lengths - min_len - top + 2)) // 2
 
 
-def _encode(tokens: Iterable, n_tokens: int) -> np.ndarray:
+def _sorted_token_keys(sentences: list, lengths: np.ndarray, segment_of: np.ndarray, pos_bits: int) -> np.ndarray:
+    """Sorted ``key << pos_bits | position`` for every token of the sentences.
+
+    ``segment_of`` holds each position's segment. Keys are equal exactly when the
+    (segment, token) pairs are equal, so after the sort the positions of each pair are
+    contiguous and ascending.
+    """
+    n_tokens = segment_of.size
+    keys = _str_token_keys(compress(sentences, lengths.tolist()), segment_of, pos_bits)
+    if keys is None:
+        ids = _token_ids(chain.from_iterable(sentences), n_tokens)
+        keys = segment_of << max(1, int(ids.max()).bit_length())
+        keys |= ids
+        keys <<= pos_bits
+        keys |= np.arange(n_tokens, dtype=np.int64)
+        keys.sort()
+    return keys
+
+
+def _token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
     # One pass: a token's id is the position of its first occurrence (setdefault keeps it).
     vocabulary: dict = {}
     try:
@@ -61,13 +88,134 @@ def _encode(tokens: Iterable, n_tokens: int) -> np.ndarray:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
 
 
-def _chunk_matches(tokens: Iterable, lengths: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
+def _str_token_keys(sentences: Iterable, segment_of: np.ndarray, pos_bits: int) -> np.ndarray | None:
+    """Sorted keys (see :func:`_sorted_token_keys`) of ``str`` tokens from their UTF-8
+    bytes, without a Python call per token; None when the dictionary path must do it.
+
+    The (non-empty) sentences' tokens are joined with NUL into one buffer. A token of at
+    most 8 bytes is its own word (zero-padded: exact, as no token here holds NUL); a
+    longer one gets a 64-bit hash of its length and words. The sort key is a hash of
+    (word, segment) above the position. After the sort, every token is checked against
+    its predecessor with the same hash (equal segment, length, word, and for long
+    tokens every word), so a collision never merges two tokens: it sends the chunk to
+    the dictionary path instead, as do tokens that are not ``str`` or contain NUL.
+    ``str`` subclasses are compared by their text.
+    """
+    n = segment_of.size
+    try:
+        text = "\0".join(map("\0".join, sentences))
+    except TypeError:
+        return None
+    data = text.encode("utf-8", "surrogatepass")  # injective, lone surrogates included
+    size = len(data)
+    buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
+    buffer[:size] = np.frombuffer(data, np.uint8)
+    aligned = buffer.view("<u8").astype(np.uint64, copy=False)  # a view on little-endian hosts
+    ends = np.flatnonzero(buffer[:size] == 0)
+    if ends.size != n - 1:
+        return None  # some token holds a NUL character
+    starts = np.empty(n, np.int64)
+    starts[0] = 0
+    starts[1:] = ends
+    starts[1:] += 1
+    lengths = np.empty(n, np.int64)
+    lengths[:-1] = ends
+    lengths[-1] = size
+    lengths -= starts
+    words = _words_at(aligned, starts, lengths)
+    long = np.flatnonzero(lengths > _WORD)
+    if long.size:
+        words[long] = _hash_long(aligned, np.take(starts, long), np.take(lengths, long), np.take(words, long))
+    packed = segment_of.astype(np.uint64)
+    packed *= _MIX
+    packed ^= words
+    packed *= _GOLDEN
+    packed >>= np.uint64(pos_bits)
+    packed <<= np.uint64(pos_bits)
+    packed |= np.arange(n, dtype=np.uint64)
+    packed.sort()
+    order = (packed & np.uint64((1 << pos_bits) - 1)).view(np.int64)
+    hashes = packed >> np.uint64(pos_bits)
+    same = hashes[1:] == hashes[:-1]  # same hash as the token before it in sorted order
+    # Every token against its predecessor in the same hash group.
+    differs = _neighbours_differ(words, order)
+    differs |= _neighbours_differ(lengths, order)
+    differs |= _neighbours_differ(segment_of, order)
+    differs &= same
+    if differs.any():
+        return None
+    pair = np.flatnonzero(same & (np.take(lengths, order[1:]) > _WORD))
+    if pair.size and not _long_tokens_equal(aligned, starts, lengths, np.take(order, pair), np.take(order, pair + 1)):
+        return None
+    return packed.view(np.int64)
+
+
+def _neighbours_differ(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    ordered = np.take(values, order)
+    return ordered[1:] != ordered[:-1]
+
+
+def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The bytes ``starts[i] .. starts[i] + min(lengths[i], 8)`` as little-endian words.
+
+    Two aligned reads and shifts per token (unaligned fancy indexing is several times slower).
+    """
+    index = starts >> 3
+    shift = ((starts & 7) << 3).astype(np.uint64)
+    words = np.take(aligned, index)
+    words >>= shift
+    index += 1
+    high = np.take(aligned, index)
+    high <<= np.uint64(1)
+    high <<= np.uint64(63) - shift  # two steps: a shift by 64 is not defined
+    words |= high
+    words &= np.take(_WORD_MASKS, np.minimum(lengths, _WORD))
+    return words
+
+
+def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """64-bit hashes of tokens longer than one word (their length and every word)."""
+    hashed = lengths.astype(np.uint64)
+    hashed *= _MIX
+    hashed ^= first
+    hashed *= _GOLDEN
+    active = np.arange(starts.size)
+    offset = _WORD
+    while active.size:
+        mixed = np.take(hashed, active)
+        mixed ^= _words_at(aligned, np.take(starts, active) + offset, np.take(lengths, active) - offset)
+        mixed ^= mixed >> np.uint64(29)
+        mixed *= _MIX
+        hashed[active] = mixed
+        offset += _WORD
+        active = active[np.take(lengths, active) > offset]
+    hashed ^= hashed >> np.uint64(32)
+    return hashed
+
+
+def _long_tokens_equal(
+    aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, a: np.ndarray, b: np.ndarray
+) -> bool:
+    """Whether tokens ``a[i]`` and ``b[i]`` (of equal lengths) have equal bytes."""
+    offset = 0
+    while a.size:
+        rest = np.take(lengths, a) - offset
+        if not np.array_equal(
+            _words_at(aligned, np.take(starts, a) + offset, rest), _words_at(aligned, np.take(starts, b) + offset, rest)
+        ):
+            return False
+        offset += _WORD
+        keep = rest > _WORD
+        a, b = a[keep], b[keep]
+    return True
+
+
+def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
     """Clipped matches of every reference sentence in one chunk.
 
     The chunk's sentences are its segments' hypotheses, then all their references
-    (segment by segment, in order); ``tokens`` iterates over their tokens in that order
-    and ``lengths`` holds one length per sentence. Returns the matches per sentence
-    (0 for hypotheses).
+    (segment by segment, in order), as listed in ``sentences``; ``lengths`` holds
+    one length per sentence. Returns the matches per sentence (0 for hypotheses).
     """
     n_segments = len(n_refs)
     n_sentences = lengths.size
@@ -75,27 +223,14 @@ def _chunk_matches(tokens: Iterable, lengths: np.ndarray, n_refs: np.ndarray, mi
     n_pos = int(lengths.sum())
     if n_pos == 0:
         return matches
-    ids = _encode(tokens, n_pos)
-    is_hyp = np.zeros(n_sentences, bool)
-    is_hyp[:n_segments] = True
+    pos_bits = max(1, (n_pos - 1).bit_length())
+    pos_mask = (1 << pos_bits) - 1
     segment_of_sentence = np.concatenate(
         (np.arange(n_segments, dtype=np.int64), np.repeat(np.arange(n_segments, dtype=np.int64), n_refs))
     )
-    # Positions, sentences and segments of a chunk fit in 32 bits (at most 2**21 tokens).
-    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int32), lengths)
+    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+    keys = _sorted_token_keys(sentences, lengths, np.take(segment_of_sentence, sentence_of), pos_bits)
     same_sentence = sentence_of[1:] == sentence_of[:-1]
-
-    pos_bits = max(1, (n_pos - 1).bit_length())
-    pos_mask = (1 << pos_bits) - 1
-    vocab_bits = max(1, int(ids.max()).bit_length())
-    # A segment's hypothesis positions come before its references', so within a group
-    # (sorted by position) the hypothesis occurrences come first, then each reference's.
-    keys = np.repeat(segment_of_sentence, lengths)
-    keys <<= vocab_bits
-    keys |= ids
-    keys <<= pos_bits
-    keys |= np.arange(n_pos, dtype=np.int64)
-    del ids
     group = np.empty(0, np.int64)
     n_groups = 0
     for order in range(1, max_len + 1):
@@ -108,54 +243,67 @@ def _chunk_matches(tokens: Iterable, lengths: np.ndarray, n_refs: np.ndarray, mi
             if candidates.size == 0:
                 break
             group_bits = max(1, (n_groups - 1).bit_length())
-            keys = group[candidates]
+            keys = np.take(group, candidates)
             keys <<= group_bits
-            keys |= group[candidates + 1]
+            keys |= np.take(group, candidates + 1)
             keys <<= pos_bits
             keys |= candidates
-        keys.sort()
+            keys.sort()
         positions = keys & pos_mask
         keys >>= pos_bits  # now the n-gram's key alone
-        sentence = sentence_of[positions]
+        sentence = np.take(sentence_of, positions)
         size = keys.size
         starts_group = np.empty(size, bool)
         starts_group[0] = True
         np.not_equal(keys[1:], keys[:-1], out=starts_group[1:])
-        starts_run = np.not_equal(sentence[1:], sentence[:-1])
+        # Runs: one per (n-gram, sentence); a group's hypothesis run comes first.
+        starts_run = sentence[1:] != sentence[:-1]
         starts_run |= starts_group[1:]
-        run_start = np.flatnonzero(starts_run)
-        run_start += 1
-        run_start = np.concatenate(([0], run_start))
-        run_length = np.diff(run_start, append=size)
-        run_sentence = sentence[run_start]
-        run_is_hyp = is_hyp[run_sentence]
-        run_new_group = starts_group[run_start]
-        group_of_run = np.cumsum(run_new_group)
-        group_of_run -= 1
+        bounds = np.empty(int(np.count_nonzero(starts_run)) + 2, np.int64)
+        bounds[0] = 0
+        bounds[-1] = size
+        bounds[1:-1] = np.flatnonzero(starts_run)
+        bounds[1:-1] += 1
+        run_start = bounds[:-1]
+        run_length = bounds[1:] - run_start
+        run_sentence = np.take(sentence, run_start)
+        run_is_hyp = run_sentence < n_segments
+        run_new_group = np.take(starts_group, run_start)
         first_run = np.flatnonzero(run_new_group)
         if order >= min_len:
-            hyp_count = np.where(run_is_hyp[first_run], run_length[first_run], 0)
+            group_of_run = np.empty(run_start.size, np.int64)
+            np.cumsum(run_new_group, out=group_of_run)
+            group_of_run -= 1
+            hyp_count = np.take(run_length, first_run)
+            hyp_count *= np.take(run_is_hyp, first_run)
             ref_runs = np.flatnonzero(~run_is_hyp)
-            clipped = np.minimum(run_length[ref_runs], hyp_count[group_of_run[ref_runs]])
-            matches += np.bincount(run_sentence[ref_runs], weights=clipped, minlength=n_sentences).astype(np.int64)
+            clipped = np.minimum(np.take(run_length, ref_runs), np.take(hyp_count, np.take(group_of_run, ref_runs)))
+            # float64 sums of small counts are exact
+            matches += np.bincount(
+                np.take(run_sentence, ref_runs), weights=clipped.astype(np.float64), minlength=n_sentences
+            ).astype(np.int64)
         if order == max_len:
             break
         # Hypothesis occurrences come first in a group, references last: an n-gram can
         # extend to a longer match only when it occurs on both sides.
+        live_group = np.take(run_is_hyp, first_run)
         last_run = np.empty_like(first_run)
         last_run[:-1] = first_run[1:]
         last_run[-1] = run_start.size
         last_run -= 1
-        live_group = run_is_hyp[first_run]
-        live_group &= ~run_is_hyp[last_run]
+        live_group &= ~np.take(run_is_hyp, last_run)
         n_groups = int(np.count_nonzero(live_group))
         if n_groups == 0:
             break
-        renumbered = np.cumsum(live_group)
+        renumbered = np.empty(live_group.size, np.int64)
+        np.cumsum(live_group, out=renumbered)
         renumbered -= 1
         renumbered[~live_group] = -1
+        group_of_key = np.empty(size, np.int64)
+        np.cumsum(starts_group, out=group_of_key)
+        group_of_key -= 1
         group = np.full(n_pos, -1, np.int64)
-        group[positions] = np.repeat(renumbered[group_of_run], run_length)
+        group[positions] = np.take(renumbered, group_of_key)
     return matches
 
 
@@ -196,11 +344,9 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
         ref_start = int(first_ref[start])
         ref_stop = ref_start + int(chunk_refs.sum())
         lengths = np.concatenate((hyp_lengths[start:stop], ref_lengths[ref_start:ref_stop]))
-        tokens = chain(
-            chain.from_iterable(hypotheses[start:stop]),
-            chain.from_iterable(chain.from_iterable(list_of_references[start:stop])),
-        )
-        matches = _chunk_matches(tokens, lengths, chunk_refs, min_len, max_len)
+        sentences = hypotheses[start:stop]
+        sentences += chain.from_iterable(list_of_references[start:stop])
+        matches = _chunk_matches(sentences, lengths, chunk_refs, min_len, max_len)
         rows[start:stop] = _choose_references(matches, lengths, chunk_refs, min_len, max_len)
         start = stop
     return rows

@@ -159,3 +159,100 @@ def test_lowercase_batch_path_equals_per_line():
     stats = text_stats(predictions, references, lowercase=True)
     tok_refs = [[tokenize(r) for r in rs] for rs in references]
     assert stats.score() == nltk_corpus(tok_refs, [tokenize(p) for p in predictions])
+
+
+# -- the str path of the engine: tokens as UTF-8 bytes in numpy ----------------------
+class Word(str):
+    """A str subclass: compared by its text on the str path, as by str.__eq__."""
+
+
+# Short and long tokens (8 bytes is the exact-word limit) sharing prefixes, empty tokens,
+# non-ASCII, lone surrogates and a subclass instance equal to a plain token.
+TRICKY = [
+    "",
+    "a",
+    "ab",
+    "abcdefg",
+    "abcdefgh",
+    "abcdefghi",
+    "abcdefghij",
+    "abcdefghabcdefgh",
+    "abcdefghabcdefghX",
+    "é",
+    "ée",
+    "日本語のテキスト",
+    "日本語のテキストだ",
+    "\ud800",
+    "\ud83d\ude00",
+    "😀",
+    Word("ab"),
+    Word("abcdefghi"),
+]
+str_tokens = st.sampled_from(TRICKY)
+str_sentence = st.lists(str_tokens, max_size=10)
+str_segment = st.tuples(str_sentence, st.lists(str_sentence, min_size=1, max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(str_segment, max_size=10), st.integers(1, 3), st.integers(0, 3))
+def test_str_path_equals_nltk_on_tricky_tokens(segments, min_len, extra):
+    hyps = [h for h, _ in segments]
+    refs = [r for _, r in segments]
+    assert corpus_gleu(refs, hyps, min_len, min_len + extra) == nltk_corpus(refs, hyps, min_len, min_len + extra)
+    stats = gleu_stats(hyps, refs, min_len, min_len + extra)
+    assert stats.sentence_scores().tolist() == [nltk_sentence(r, h, min_len, min_len + extra) for h, r in segments]
+
+
+def _str_keys(sentences, pos_bits=None):
+    lengths = np.array([len(s) for s in sentences], np.int64)
+    n = int(lengths.sum())
+    segment_of = np.zeros(n, np.int64)
+    bits = pos_bits if pos_bits is not None else max(1, (n - 1).bit_length())
+    return engine._str_token_keys(
+        [s for s in sentences if s], segment_of, bits
+    )  # the engine passes the non-empty sentences
+
+
+def test_str_path_groups_equal_tokens_only():
+    sentences = [TRICKY, TRICKY[::-1], ["abcdefghi", "abcdefgh", "abcdefghi"]]
+    keys = _str_keys(sentences)
+    assert keys is not None
+    flat = [t for s in sentences for t in s]
+    pos_bits = max(1, (len(flat) - 1).bit_length())
+    positions = (keys & ((1 << pos_bits) - 1)).tolist()
+    groups = (keys >> pos_bits).tolist()
+    assert sorted(positions) == list(range(len(flat)))
+    key_of = dict(zip(positions, groups))
+    for i, a in enumerate(flat):
+        for j, b in enumerate(flat):
+            assert (key_of[i] == key_of[j]) == (a == b), (a, b)
+
+
+@pytest.mark.parametrize(
+    "sentences",
+    [
+        [["a", "b\x00c"]],  # a NUL inside a token would split it
+        [["a", 1]],  # not str
+        [["a"], [("a",)]],  # a tuple token
+    ],
+)
+def test_str_path_declines_what_it_cannot_encode(sentences):
+    assert _str_keys(sentences) is None
+
+
+def test_hash_collisions_fall_back_to_the_dictionary():
+    # With 62 position bits only two hash bits are left, so distinct tokens collide.
+    assert _str_keys([["a", "b", "c", "d", "e", "abcdefghijk", "abcdefghijl"]], pos_bits=62) is None
+    # Equal tokens still group, whatever the bits left.
+    assert _str_keys([["a", "a", "a"]], pos_bits=62) is not None
+
+
+def test_forced_collisions_give_the_same_scores(monkeypatch):
+    # A zero multiplier hashes every token alike: each chunk is checked, rejected and
+    # counted through the dictionary instead, with equal results.
+    hyps = [["a", "b", "abcdefghij", "é"], ["x", "y"], []]
+    refs = [[["a", "abcdefghij", "b"], ["é"]], [["y", "x", "y"]], [["z"]]]
+    expected = gleu_stats(hyps, refs)
+    monkeypatch.setattr(engine, "_GOLDEN", np.uint64(0))
+    assert gleu_stats(hyps, refs) == expected
+    assert expected.score() == nltk_corpus(refs, hyps)
