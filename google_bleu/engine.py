@@ -61,18 +61,19 @@ def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
 
 
 def _sorted_token_keys(sentences: list, lengths: np.ndarray, segment_of: np.ndarray, pos_bits: int) -> np.ndarray:
-    """Sorted ``key << pos_bits | position`` for every token of the sentences.
+    """Sorted ``(segment, token key, position)`` packed in 63 bits, one per token.
 
-    ``segment_of`` holds each position's segment. Keys are equal exactly when the
-    (segment, token) pairs are equal, so after the sort the positions of each pair are
+    ``segment_of`` holds each position's segment. The token key takes the bits that the
+    segment and the position leave; token keys of one segment are equal exactly when
+    the tokens are, so after the sort the positions of each (segment, token) pair are
     contiguous and ascending.
     """
     n_tokens = segment_of.size
-    keys = _str_token_keys(compress(sentences, lengths.tolist()), segment_of, pos_bits)
+    key_bits = 63 - pos_bits - max(1, int(segment_of.max()).bit_length())
+    keys = _str_token_keys(compress(sentences, lengths.tolist()), segment_of, key_bits, pos_bits)
     if keys is None:
-        ids = _token_ids(chain.from_iterable(sentences), n_tokens)
-        keys = segment_of << max(1, int(ids.max()).bit_length())
-        keys |= ids
+        keys = segment_of << key_bits  # ids (below 2**pos_bits) always fit in key_bits
+        keys |= _token_ids(chain.from_iterable(sentences), n_tokens)
         keys <<= pos_bits
         keys |= np.arange(n_tokens, dtype=np.int64)
         keys.sort()
@@ -88,17 +89,17 @@ def _token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
 
 
-def _str_token_keys(sentences: Iterable, segment_of: np.ndarray, pos_bits: int) -> np.ndarray | None:
+def _str_token_keys(sentences: Iterable, segment_of: np.ndarray, key_bits: int, pos_bits: int) -> np.ndarray | None:
     """Sorted keys (see :func:`_sorted_token_keys`) of ``str`` tokens from their UTF-8
     bytes, without a Python call per token; None when the dictionary path must do it.
 
     The (non-empty) sentences' tokens are joined with NUL into one buffer. A token of at
     most 8 bytes is its own word (zero-padded: exact, as no token here holds NUL); a
-    longer one gets a 64-bit hash of its length and words. The sort key is a hash of
-    (word, segment) above the position. After the sort, every token is checked against
-    its predecessor with the same hash (equal segment, length, word, and for long
-    tokens every word), so a collision never merges two tokens: it sends the chunk to
-    the dictionary path instead, as do tokens that are not ``str`` or contain NUL.
+    longer one gets a 64-bit hash of its length and words. The token key is a
+    ``key_bits`` hash of the word. After the sort, every token is checked against its
+    predecessor with the same segment and key (equal word; for long tokens equal length
+    and bytes), so a collision never merges two tokens: it sends the chunk to the
+    dictionary path instead, as do tokens that are not ``str`` or contain NUL.
     ``str`` subclasses are compared by their text.
     """
     n = segment_of.size
@@ -126,33 +127,24 @@ def _str_token_keys(sentences: Iterable, segment_of: np.ndarray, pos_bits: int) 
     long = np.flatnonzero(lengths > _WORD)
     if long.size:
         words[long] = _hash_long(aligned, np.take(starts, long), np.take(lengths, long), np.take(words, long))
-    packed = segment_of.astype(np.uint64)
-    packed *= _MIX
-    packed ^= words
-    packed *= _GOLDEN
-    packed >>= np.uint64(pos_bits)
+    packed = words * _GOLDEN  # Fibonacci hashing: the top key_bits
+    packed >>= np.uint64(64 - key_bits)
+    packed |= segment_of.astype(np.uint64) << np.uint64(key_bits)
     packed <<= np.uint64(pos_bits)
     packed |= np.arange(n, dtype=np.uint64)
+    packed = packed.view(np.int64)
     packed.sort()
-    order = (packed & np.uint64((1 << pos_bits) - 1)).view(np.int64)
-    hashes = packed >> np.uint64(pos_bits)
-    same = hashes[1:] == hashes[:-1]  # same hash as the token before it in sorted order
-    # Every token against its predecessor in the same hash group.
-    differs = _neighbours_differ(words, order)
-    differs |= _neighbours_differ(lengths, order)
-    differs |= _neighbours_differ(segment_of, order)
-    differs &= same
-    if differs.any():
+    order = packed & ((1 << pos_bits) - 1)
+    group = packed >> pos_bits
+    same = group[1:] == group[:-1]  # same segment and key as the token before it
+    ordered = np.take(words, order)
+    if np.any(same & (ordered[1:] != ordered[:-1])):
         return None
-    pair = np.flatnonzero(same & (np.take(lengths, order[1:]) > _WORD))
-    if pair.size and not _long_tokens_equal(aligned, starts, lengths, np.take(order, pair), np.take(order, pair + 1)):
+    is_long = np.take(lengths, order) > _WORD
+    pair = np.flatnonzero(same & (is_long[1:] | is_long[:-1]))
+    if pair.size and not _tokens_equal(aligned, starts, lengths, np.take(order, pair), np.take(order, pair + 1)):
         return None
-    return packed.view(np.int64)
-
-
-def _neighbours_differ(values: np.ndarray, order: np.ndarray) -> np.ndarray:
-    ordered = np.take(values, order)
-    return ordered[1:] != ordered[:-1]
+    return packed
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -193,10 +185,10 @@ def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fir
     return hashed
 
 
-def _long_tokens_equal(
-    aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, a: np.ndarray, b: np.ndarray
-) -> bool:
-    """Whether tokens ``a[i]`` and ``b[i]`` (of equal lengths) have equal bytes."""
+def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether every token ``a[i]`` has the same bytes as token ``b[i]``."""
+    if not np.array_equal(np.take(lengths, a), np.take(lengths, b)):
+        return False
     offset = 0
     while a.size:
         rest = np.take(lengths, a) - offset
@@ -232,7 +224,7 @@ def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min
     keys = _sorted_token_keys(sentences, lengths, np.take(segment_of_sentence, sentence_of), pos_bits)
     same_sentence = sentence_of[1:] == sentence_of[:-1]
     group = np.empty(0, np.int64)
-    n_groups = 0
+    group_bits = 0
     for order in range(1, max_len + 1):
         if order > 1:
             live = group >= 0
@@ -242,7 +234,6 @@ def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min
             candidates = np.flatnonzero(live_pair)
             if candidates.size == 0:
                 break
-            group_bits = max(1, (n_groups - 1).bit_length())
             keys = np.take(group, candidates)
             keys <<= group_bits
             keys |= np.take(group, candidates + 1)
@@ -256,6 +247,10 @@ def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min
         starts_group = np.empty(size, bool)
         starts_group[0] = True
         np.not_equal(keys[1:], keys[:-1], out=starts_group[1:])
+        group_of_key = np.empty(size, np.int64)
+        np.cumsum(starts_group, out=group_of_key)
+        group_of_key -= 1
+        n_groups = int(group_of_key[-1]) + 1
         # Runs: one per (n-gram, sentence); a group's hypothesis run comes first.
         starts_run = sentence[1:] != sentence[:-1]
         starts_run |= starts_group[1:]
@@ -266,21 +261,18 @@ def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min
         bounds[1:-1] += 1
         run_start = bounds[:-1]
         run_length = bounds[1:] - run_start
-        run_sentence = np.take(sentence, run_start)
-        run_is_hyp = run_sentence < n_segments
-        run_new_group = np.take(starts_group, run_start)
-        first_run = np.flatnonzero(run_new_group)
+        run_is_hyp = np.take(sentence, run_start)
+        run_is_hyp = run_is_hyp < n_segments
+        first_run = np.flatnonzero(np.take(starts_group, run_start))  # one per group, in group order
         if order >= min_len:
-            group_of_run = np.empty(run_start.size, np.int64)
-            np.cumsum(run_new_group, out=group_of_run)
-            group_of_run -= 1
             hyp_count = np.take(run_length, first_run)
             hyp_count *= np.take(run_is_hyp, first_run)
             ref_runs = np.flatnonzero(~run_is_hyp)
-            clipped = np.minimum(np.take(run_length, ref_runs), np.take(hyp_count, np.take(group_of_run, ref_runs)))
-            # float64 sums of small counts are exact
+            ref_starts = np.take(run_start, ref_runs)
+            clipped = np.minimum(np.take(run_length, ref_runs), np.take(hyp_count, np.take(group_of_key, ref_starts)))
+            # float64 sums of counts this small are exact
             matches += np.bincount(
-                np.take(run_sentence, ref_runs), weights=clipped.astype(np.float64), minlength=n_sentences
+                np.take(sentence, ref_starts), weights=clipped.astype(np.float64), minlength=n_sentences
             ).astype(np.int64)
         if order == max_len:
             break
@@ -292,18 +284,15 @@ def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min
         last_run[-1] = run_start.size
         last_run -= 1
         live_group &= ~np.take(run_is_hyp, last_run)
-        n_groups = int(np.count_nonzero(live_group))
-        if n_groups == 0:
+        if not live_group.any():
             break
-        renumbered = np.empty(live_group.size, np.int64)
-        np.cumsum(live_group, out=renumbered)
-        renumbered -= 1
-        renumbered[~live_group] = -1
-        group_of_key = np.empty(size, np.int64)
-        np.cumsum(starts_group, out=group_of_key)
-        group_of_key -= 1
+        label = np.arange(n_groups, dtype=np.int64)  # a live group keeps its number, others get -1
+        label *= live_group
+        label += live_group
+        label -= 1
+        group_bits = max(1, (n_groups - 1).bit_length())
         group = np.full(n_pos, -1, np.int64)
-        group[positions] = np.take(renumbered, group_of_key)
+        group[positions] = np.take(label, group_of_key)
     return matches
 
 

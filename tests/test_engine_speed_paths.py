@@ -203,14 +203,12 @@ def test_str_path_equals_nltk_on_tricky_tokens(segments, min_len, extra):
     assert stats.sentence_scores().tolist() == [nltk_sentence(r, h, min_len, min_len + extra) for h, r in segments]
 
 
-def _str_keys(sentences, pos_bits=None):
-    lengths = np.array([len(s) for s in sentences], np.int64)
-    n = int(lengths.sum())
-    segment_of = np.zeros(n, np.int64)
-    bits = pos_bits if pos_bits is not None else max(1, (n - 1).bit_length())
-    return engine._str_token_keys(
-        [s for s in sentences if s], segment_of, bits
-    )  # the engine passes the non-empty sentences
+def _str_keys(sentences, key_bits=None):
+    # As the engine calls it: one segment, the non-empty sentences.
+    n = sum(map(len, sentences))
+    pos_bits = max(1, (n - 1).bit_length())
+    key_bits = 62 - pos_bits if key_bits is None else key_bits
+    return engine._str_token_keys([s for s in sentences if s], np.zeros(n, np.int64), key_bits, pos_bits)
 
 
 def test_str_path_groups_equal_tokens_only():
@@ -241,10 +239,11 @@ def test_str_path_declines_what_it_cannot_encode(sentences):
 
 
 def test_hash_collisions_fall_back_to_the_dictionary():
-    # With 62 position bits only two hash bits are left, so distinct tokens collide.
-    assert _str_keys([["a", "b", "c", "d", "e", "abcdefghijk", "abcdefghijl"]], pos_bits=62) is None
+    # With two key bits, distinct tokens collide.
+    assert _str_keys([["a", "b", "c", "d", "e", "abcdefghijk", "abcdefghijl"]], key_bits=2) is None
+    assert _str_keys([["abcdefghijk", "abcdefghijl", "abcdefghijm", "abcdefghijn", "abcdefghijo"]], key_bits=2) is None
     # Equal tokens still group, whatever the bits left.
-    assert _str_keys([["a", "a", "a"]], pos_bits=62) is not None
+    assert _str_keys([["a", "a", "a"], ["abcdefghijk", "abcdefghijk"]], key_bits=2) is not None
 
 
 def test_forced_collisions_give_the_same_scores(monkeypatch):
