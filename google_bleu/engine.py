@@ -44,6 +44,7 @@ _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) -
 #: Odd 64-bit multipliers for hashing (Fibonacci hashing, word mixing).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = np.uint64(0xBF58476D1CE4E5B9)
+_SPACE = ord(" ")
 
 
 def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
@@ -60,20 +61,31 @@ def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
     return (terms * (2 * lengths - min_len - top + 2)) // 2
 
 
-def _sorted_token_keys(sentences: list, lengths: np.ndarray, segment_of: np.ndarray, pos_bits: int) -> np.ndarray:
+def _sorted_token_keys(
+    sentences: list, lengths: np.ndarray, spaced: bool, segment_of: np.ndarray, pos_bits: int
+) -> np.ndarray:
     """Sorted ``(segment, token key, position)`` packed in 63 bits, one per token.
 
-    ``segment_of`` holds each position's segment. The token key takes the bits that the
-    segment and the position leave; token keys of one segment are equal exactly when
-    the tokens are, so after the sort the positions of each (segment, token) pair are
-    contiguous and ascending.
+    ``sentences`` are token sequences, or with ``spaced`` texts whose tokens are
+    separated by ASCII spaces (see :func:`spaced_segment_rows`); ``lengths`` are their
+    token counts. ``segment_of`` holds each position's segment. The token key takes the
+    bits that the segment and the position leave; token keys of one segment are equal
+    exactly when the tokens are, so after the sort the positions of each (segment,
+    token) pair are contiguous and ascending.
     """
     n_tokens = segment_of.size
     key_bits = 63 - pos_bits - max(1, int(segment_of.max()).bit_length())
-    keys = _str_token_keys(compress(sentences, lengths.tolist()), segment_of, key_bits, pos_bits)
+    non_empty = compress(sentences, lengths.tolist())
+    try:
+        text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
+    except TypeError:  # some token is not a str
+        keys = None
+    else:
+        keys = _str_token_keys(text, spaced, segment_of, key_bits, pos_bits)
     if keys is None:
+        tokens = chain.from_iterable(map(str.split, sentences) if spaced else sentences)
         keys = segment_of << key_bits  # ids (below 2**pos_bits) always fit in key_bits
-        keys |= _token_ids(chain.from_iterable(sentences), n_tokens)
+        keys |= _token_ids(tokens, n_tokens)
         keys <<= pos_bits
         keys |= np.arange(n_tokens, dtype=np.int64)
         keys.sort()
@@ -89,11 +101,12 @@ def _token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
 
 
-def _str_token_keys(sentences: Iterable, segment_of: np.ndarray, key_bits: int, pos_bits: int) -> np.ndarray | None:
+def _str_token_keys(text: str, spaced: bool, segment_of: np.ndarray, key_bits: int, pos_bits: int) -> np.ndarray | None:
     """Sorted keys (see :func:`_sorted_token_keys`) of ``str`` tokens from their UTF-8
     bytes, without a Python call per token; None when the dictionary path must do it.
 
-    The (non-empty) sentences' tokens are joined with NUL into one buffer. A token of at
+    ``text`` holds the (non-empty) sentences joined with NUL: their tokens joined with
+    NUL too, or with ``spaced`` separated by runs of ASCII spaces. A token of at
     most 8 bytes is its own word (zero-padded: exact, as no token here holds NUL); a
     longer one gets a 64-bit hash of its length and words. The token key is a
     ``key_bits`` hash of the word. After the sort, every token is checked against its
@@ -103,26 +116,27 @@ def _str_token_keys(sentences: Iterable, segment_of: np.ndarray, key_bits: int, 
     ``str`` subclasses are compared by their text.
     """
     n = segment_of.size
-    try:
-        text = "\0".join(map("\0".join, sentences))
-    except TypeError:
-        return None
     data = text.encode("utf-8", "surrogatepass")  # injective, lone surrogates included
     size = len(data)
     buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
     buffer[:size] = np.frombuffer(data, np.uint8)
     aligned = buffer.view("<u8").astype(np.uint64, copy=False)  # a view on little-endian hosts
-    ends = np.flatnonzero(buffer[:size] == 0)
-    if ends.size != n - 1:
-        return None  # some token holds a NUL character
-    starts = np.empty(n, np.int64)
-    starts[0] = 0
-    starts[1:] = ends
-    starts[1:] += 1
-    lengths = np.empty(n, np.int64)
-    lengths[:-1] = ends
-    lengths[-1] = size
-    lengths -= starts
+    if spaced:
+        starts, lengths = _spaced_tokens(buffer[: size + 1])
+        if starts.size != n:
+            return None  # some token holds a NUL character
+    else:
+        ends = np.flatnonzero(buffer[:size] == 0)
+        if ends.size != n - 1:
+            return None  # some token holds a NUL character
+        starts = np.empty(n, np.int64)
+        starts[0] = 0
+        starts[1:] = ends
+        starts[1:] += 1
+        lengths = np.empty(n, np.int64)
+        lengths[:-1] = ends
+        lengths[-1] = size
+        lengths -= starts
     words = _words_at(aligned, starts, lengths)
     long = np.flatnonzero(lengths > _WORD)
     if long.size:
@@ -145,6 +159,19 @@ def _str_token_keys(sentences: Iterable, segment_of: np.ndarray, key_bits: int, 
     if pair.size and not _tokens_equal(aligned, starts, lengths, np.take(order, pair), np.take(order, pair + 1)):
         return None
     return packed
+
+
+def _spaced_tokens(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and lengths of the runs of bytes other than space and NUL (``codes`` ends with NUL)."""
+    gap = codes == _SPACE
+    gap |= codes == 0
+    edge = gap[1:] != gap[:-1]  # a token starts after a gap and ends before one
+    bounds = np.flatnonzero(edge)
+    bounds += 1
+    if not gap[0]:
+        bounds = np.concatenate(([0], bounds))
+    starts = bounds[0::2]
+    return starts, bounds[1::2] - starts
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -202,12 +229,15 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
     return True
 
 
-def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
+def _chunk_matches(
+    sentences: list, lengths: np.ndarray, spaced: bool, n_refs: np.ndarray, min_len: int, max_len: int
+) -> np.ndarray:
     """Clipped matches of every reference sentence in one chunk.
 
     The chunk's sentences are its segments' hypotheses, then all their references
-    (segment by segment, in order), as listed in ``sentences``; ``lengths`` holds
-    one length per sentence. Returns the matches per sentence (0 for hypotheses).
+    (segment by segment, in order), as listed in ``sentences`` (token sequences, or
+    spaced texts with ``spaced``); ``lengths`` holds one length per sentence. Returns
+    the matches per sentence (0 for hypotheses).
     """
     n_segments = len(n_refs)
     n_sentences = lengths.size
@@ -221,7 +251,7 @@ def _chunk_matches(sentences: list, lengths: np.ndarray, n_refs: np.ndarray, min
         (np.arange(n_segments, dtype=np.int64), np.repeat(np.arange(n_segments, dtype=np.int64), n_refs))
     )
     sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
-    keys = _sorted_token_keys(sentences, lengths, np.take(segment_of_sentence, sentence_of), pos_bits)
+    keys = _sorted_token_keys(sentences, lengths, spaced, np.take(segment_of_sentence, sentence_of), pos_bits)
     same_sentence = sentence_of[1:] == sentence_of[:-1]
     group = np.empty(0, np.int64)
     group_bits = 0
@@ -309,12 +339,45 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
         ``int64`` array of shape ``(len(hypotheses), 4)``.
     """
     n_segments = len(hypotheses)
-    rows = np.zeros((n_segments, 4), np.int64)
-    if n_segments == 0:
-        return rows
     hyp_lengths = np.fromiter(map(len, hypotheses), np.int64, n_segments)
     n_refs = np.fromiter(map(len, list_of_references), np.int64, n_segments)
     ref_lengths = np.fromiter(map(len, chain.from_iterable(list_of_references)), np.int64, int(n_refs.sum()))
+    return _rows(hypotheses, list_of_references, False, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+
+
+def spaced_segment_rows(
+    hypotheses: list[str],
+    list_of_references: list[list[str]],
+    hyp_lengths: np.ndarray,
+    ref_lengths: np.ndarray,
+    min_len: int,
+    max_len: int,
+) -> np.ndarray:
+    """:func:`segment_rows` for tokenized text kept as text.
+
+    Each sentence is a ``str`` whose tokens are separated by ASCII spaces only, so that
+    ``sentence.split()`` gives them (as from :func:`google_bleu.tokenizers.spaced_13a_batch`);
+    ``hyp_lengths`` and ``ref_lengths`` (references flattened in order) are the token
+    counts. No token objects are made.
+    """
+    n_refs = np.fromiter(map(len, list_of_references), np.int64, len(hypotheses))
+    return _rows(hypotheses, list_of_references, True, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+
+
+def _rows(
+    hypotheses: list,
+    list_of_references: list,
+    spaced: bool,
+    hyp_lengths: np.ndarray,
+    n_refs: np.ndarray,
+    ref_lengths: np.ndarray,
+    min_len: int,
+    max_len: int,
+) -> np.ndarray:
+    n_segments = len(hypotheses)
+    rows = np.zeros((n_segments, 4), np.int64)
+    if n_segments == 0:
+        return rows
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     too_long = np.flatnonzero(segment_tokens > _MAX_CHUNK_TOKENS)
@@ -335,7 +398,7 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
         lengths = np.concatenate((hyp_lengths[start:stop], ref_lengths[ref_start:ref_stop]))
         sentences = hypotheses[start:stop]
         sentences += chain.from_iterable(list_of_references[start:stop])
-        matches = _chunk_matches(sentences, lengths, chunk_refs, min_len, max_len)
+        matches = _chunk_matches(sentences, lengths, spaced, chunk_refs, min_len, max_len)
         rows[start:stop] = _choose_references(matches, lengths, chunk_refs, min_len, max_len)
         start = stop
     return rows

@@ -11,7 +11,7 @@ from itertools import chain
 
 import numpy as np
 
-from .engine import segment_rows
+from .engine import segment_rows, spaced_segment_rows
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .validation import check_orders, check_texts, check_tokens
@@ -138,7 +138,7 @@ def text_stats(
     predictions, references = check_texts(predictions, references)
     tokenize = get_tokenizer(tokenizer, lowercase)
     parts = [
-        segment_rows(*_tokenize_segments(tokenize, predictions[start:stop], references[start:stop]), min_len, max_len)
+        _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len)
         for start, stop in _text_chunks(predictions, references)
     ]
     rows = np.concatenate(parts) if parts else np.zeros((0, 4), np.int64)
@@ -161,12 +161,23 @@ def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tu
     return ranges
 
 
-def _tokenize_segments(
-    tokenize: Tokenizer, predictions: list[str], references: list[list[str]]
-) -> tuple[list[list[str]], list[list[list[str]]]]:
+def _text_rows(
+    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int
+) -> np.ndarray:
     # Each distinct line is tokenized once (references shared by systems, repeated lines).
     unique = list(dict.fromkeys(chain(predictions, chain.from_iterable(references))))
-    tokens_of = dict(zip(unique, tokenize.tokenize_all(unique)))
-    hypotheses = list(map(tokens_of.__getitem__, predictions))
-    list_of_references = [list(map(tokens_of.__getitem__, refs)) for refs in references]
-    return hypotheses, list_of_references
+    spaced = tokenize.spaced_all(unique)
+    if spaced is None:
+        tokens_of = dict(zip(unique, tokenize.tokenize_all(unique)))
+        hypotheses = list(map(tokens_of.__getitem__, predictions))
+        list_of_references = [list(map(tokens_of.__getitem__, refs)) for refs in references]
+        return segment_rows(hypotheses, list_of_references, min_len, max_len)
+    # Tokens kept as text (no token objects): each line and its token count.
+    line_of = dict(zip(unique, spaced.lines))
+    count_of = dict(zip(unique, spaced.counts.tolist()))
+    hypotheses = list(map(line_of.__getitem__, predictions))
+    list_of_references = [list(map(line_of.__getitem__, refs)) for refs in references]
+    n_refs = sum(map(len, references))
+    hyp_lengths = np.fromiter(map(count_of.__getitem__, predictions), np.int64, len(predictions))
+    ref_lengths = np.fromiter(map(count_of.__getitem__, chain.from_iterable(references)), np.int64, n_refs)
+    return spaced_segment_rows(hypotheses, list_of_references, hyp_lengths, ref_lengths, min_len, max_len)

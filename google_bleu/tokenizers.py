@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -44,6 +44,14 @@ EXTRAS = {
 DEFAULT_TOKENIZER = "13a"
 
 
+class SpacedLines(NamedTuple):
+    """Tokenized lines kept as text: the tokens of ``lines[i]`` are separated by ASCII
+    spaces only (``lines[i].split()`` gives them) and number ``counts[i]``."""
+
+    lines: list[str]
+    counts: np.ndarray
+
+
 class Tokenizer:
     """A text-to-tokens function with a name for signatures.
 
@@ -61,7 +69,7 @@ class Tokenizer:
         ['hello', ',', 'world', '!']
     """
 
-    __slots__ = ("name", "function", "checked", "lowercase", "batch")
+    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spaced")
 
     def __init__(
         self,
@@ -70,6 +78,7 @@ class Tokenizer:
         checked: bool,
         lowercase: bool = False,
         batch: Callable[[list[str]], list[list[str]]] | None = None,
+        spaced: Callable[[list[str]], SpacedLines] | None = None,
     ) -> None:
         self.name = name
         self.function = function
@@ -77,6 +86,8 @@ class Tokenizer:
         self.lowercase = lowercase
         #: Optional ``list[str] -> list[list[str]]`` doing the same as ``function`` on many texts at once.
         self.batch = batch
+        #: Optional ``list[str] -> SpacedLines``: the same tokens, kept as text (no token objects).
+        self.spaced = spaced
 
     def __call__(self, text: str) -> list[str]:
         if self.lowercase:
@@ -98,6 +109,19 @@ class Tokenizer:
         if self.lowercase:
             texts = [text.lower() for text in texts]
         return self.batch(texts)
+
+    def spaced_all(self, texts: list[str]) -> SpacedLines | None:
+        """Tokenizes many texts into :class:`SpacedLines`, or None if this tokenizer can't.
+
+        Example:
+            >>> get_tokenizer("13a").spaced_all(["Hi, you.", "3.5-4"]).lines[0].split()
+            ['Hi', ',', 'you', '.']
+        """
+        if self.spaced is None:
+            return None
+        if self.lowercase:
+            texts = [text.lower() for text in texts]
+        return self.spaced(texts)
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.name!r}, lowercase={self.lowercase})"
@@ -158,7 +182,12 @@ def get_tokenizer(
         raise TypeError(f"lowercase must be a bool, got {type(lowercase).__name__} {lowercase!r}")
     if isinstance(tokenizer, Tokenizer):
         return Tokenizer(
-            tokenizer.name, tokenizer.function, tokenizer.checked, lowercase or tokenizer.lowercase, tokenizer.batch
+            tokenizer.name,
+            tokenizer.function,
+            tokenizer.checked,
+            lowercase or tokenizer.lowercase,
+            tokenizer.batch,
+            tokenizer.spaced,
         )
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
@@ -167,7 +196,14 @@ def get_tokenizer(
                 f"unknown tokenizer {tokenizer!r}; choose one of {names}, or pass a callable str -> list[str]"
             )
         if tokenizer == "13a":
-            return Tokenizer("13a", tokenize_13a, checked=False, lowercase=lowercase, batch=tokenize_13a_batch)
+            return Tokenizer(
+                "13a",
+                tokenize_13a,
+                checked=False,
+                lowercase=lowercase,
+                batch=tokenize_13a_batch,
+                spaced=spaced_13a_batch,
+            )
         return Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), checked=False, lowercase=lowercase)
     if callable(tokenizer):
         return Tokenizer("custom", tokenizer, checked=True, lowercase=lowercase)
@@ -193,14 +229,32 @@ def get_tokenizer(
 # its neighbours, so a whole batch of lines is done with a few numpy passes over UTF-8
 # bytes (multi-byte characters have bytes >= 0x80: never digits or punctuation).
 _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
-_13A_SPLIT = np.zeros(256, bool)
-_13A_SPLIT[list(_13A_PUNCTUATION.encode("ascii"))] = True
-_DIGIT = np.zeros(256, bool)
-_DIGIT[ord("0") : ord("9") + 1] = True
+#: The punctuation above but the space (spaces around a space change no token), as byte
+#: ranges (first, last): range tests beat a table lookup.
+_13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
 _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
 #: Characters that can stand between lines of a batch: not whitespace for str.split, not
 #: touched by any 13a step. The first one absent from the batch is used.
 _SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
+#: Whitespace for str.split other than the space itself.
+_OTHER_WHITESPACE_CHARS = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + ("\u2028\u2029\u202f\u205f\u3000")
+)
+
+
+def _whitespace_tails() -> dict[int, list[bytes]]:
+    """Non-ASCII whitespace as UTF-8: lead byte -> the tail bytes of each such character."""
+    tails: dict[int, list[bytes]] = {}
+    for char in _OTHER_WHITESPACE_CHARS:
+        if ord(char) >= 0x80:
+            encoded = char.encode("utf-8")
+            tails.setdefault(encoded[0], []).append(encoded[1:])
+    return tails
+
+
+_WHITESPACE_TAILS = _whitespace_tails()
 #: Characters per vectorised pass; bounds the temporaries (about 20 bytes a character).
 _13A_CHUNK_CHARS = 1 << 22
 
@@ -215,8 +269,20 @@ def _unescape_13a(text: str) -> str:
 def _space_13a(text: str) -> str:
     """Steps 1-4 of 13a on ``text`` (which starts and ends with a space), as spaces inserted."""
     codes = np.frombuffer(text.encode("utf-8", "surrogatepass"), np.uint8)
-    digit = _DIGIT[codes]
-    split = _13A_SPLIT[codes]
+    return _space_13a_codes(codes).tobytes().decode("utf-8", "surrogatepass")
+
+
+def _in_range(codes: np.ndarray, first: int, last: int) -> np.ndarray:
+    shifted = codes - np.uint8(first)  # wraps around below ``first``
+    return shifted <= np.uint8(last - first)
+
+
+def _space_13a_codes(codes: np.ndarray) -> np.ndarray:
+    """:func:`_space_13a` on UTF-8 bytes."""
+    digit = _in_range(codes, ord("0"), ord("9"))
+    split = _in_range(codes, *_13A_RANGES[0])
+    for first, last in _13A_RANGES[1:]:
+        split |= _in_range(codes, first, last)
     marks = np.flatnonzero((codes == _PERIOD) | (codes == _COMMA))
     if marks.size:
         run_starts = np.ones(marks.size, bool)
@@ -231,24 +297,63 @@ def _space_13a(text: str) -> str:
         split[dashes[digit[dashes - 1]]] = True
     n_split = int(np.count_nonzero(split))
     if n_split == 0:
-        return text
-    # Each split character moves right by one space before it and two per earlier split.
-    shift = np.cumsum(split, dtype=np.int64)
-    shift *= 2
-    shift -= split
-    shift += np.arange(codes.size)
-    out = np.full(codes.size + 2 * n_split, _SPACE, np.uint8)
-    out[shift] = codes
-    return out.tobytes().decode("utf-8", "surrogatepass")
+        return codes
+    # Each split character is written three times, the outer copies then become spaces;
+    # the first copy lands two bytes further right per earlier split character.
+    copies = split.astype(np.intp)
+    copies *= 2
+    copies += 1
+    out = np.repeat(codes, copies)
+    first = np.flatnonzero(split)
+    first += np.arange(0, 2 * n_split, 2)
+    out[first] = _SPACE
+    first += 2
+    out[first] = _SPACE
+    return out
 
 
-def _batch_13a(texts: list[str]) -> list[list[str]]:
+def _blank_whitespace(codes: np.ndarray) -> None:
+    """Overwrites every byte of each whitespace character other than the space with spaces.
+
+    str.split splits at all of them as at a space, and no 13a step tells them apart (each
+    is a non-digit that is not a period, comma or dash), so the tokens stay the same
+    while the lines keep ASCII spaces only.
+    """
+    np.putmask(codes, _in_range(codes, 0x09, 0x0D) | _in_range(codes, 0x1C, 0x1F), _SPACE)
+    for lead, tails in _WHITESPACE_TAILS.items():
+        at = np.flatnonzero(codes == lead)  # few: the lead bytes of some non-ASCII characters
+        if at.size == 0:
+            continue
+        for tail in tails:  # a valid UTF-8 lead byte is always followed by its tail bytes
+            match = np.ones(at.size, bool)
+            for k, byte in enumerate(tail, 1):
+                match &= codes[at + k] == byte
+            hit = at[match]
+            for k in range(len(tail) + 1):
+                codes[hit + k] = _SPACE
+
+
+def _batch_13a(texts: list[str]) -> SpacedLines:
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is None:  # every candidate occurs in the text: one line at a time
-        return [_space_13a(f" {_unescape_13a(text)} ").split() for text in texts]
-    spaced = _space_13a(f" {_unescape_13a(f' {separator} '.join(texts))} ")
-    return [part.split() for part in spaced.split(separator)]
+        tokens = [_space_13a(f" {_unescape_13a(text)} ").split() for text in texts]
+        return SpacedLines([" ".join(line) for line in tokens], np.fromiter(map(len, tokens), np.int64, len(texts)))
+    text = _unescape_13a(f" {separator} ".join(texts))
+    codes = np.frombuffer(f" {text} ".encode("utf-8", "surrogatepass"), np.uint8).copy()
+    _blank_whitespace(codes)
+    codes = _space_13a_codes(codes)
+    # Tokens start where a space is followed by anything else; the separators start too.
+    is_space = codes == _SPACE
+    starts = np.flatnonzero(is_space[:-1] & ~is_space[1:])
+    starts += 1
+    mark = separator.encode("utf-8")
+    boundary = codes[starts] == mark[0]
+    for k in range(1, len(mark)):  # a multi-byte separator: the following bytes too
+        boundary &= codes[np.minimum(starts + k, codes.size - 1)] == mark[k]
+    line_of_start = np.cumsum(boundary)
+    counts = np.bincount(line_of_start[~boundary], minlength=len(texts))
+    return SpacedLines(codes.tobytes().decode("utf-8", "surrogatepass").split(separator), counts)
 
 
 def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
@@ -258,18 +363,33 @@ def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
         >>> tokenize_13a_batch(["Hello, world!", "It costs 1,000.50 &amp; 5-6 days."])
         [['Hello', ',', 'world', '!'], ['It', 'costs', '1,000.50', '&', '5', '-', '6', 'days', '.']]
     """
-    if not texts:
-        return []
-    out: list[list[str]] = []
+    return [line.split() for line in spaced_13a_batch(texts).lines]
+
+
+def spaced_13a_batch(texts: list[str]) -> SpacedLines:
+    """13a tokenization of many lines, kept as text: ``lines[i].split()`` is sacrebleu's
+    ``Tokenizer13a`` split of ``texts[i]``, and ``counts[i]`` its length.
+
+    Example:
+        >>> spaced = spaced_13a_batch(["Hello, world!", "3.5-4\tdays"])
+        >>> [line.split() for line in spaced.lines], spaced.counts.tolist()
+        ([['Hello', ',', 'world', '!'], ['3.5', '-', '4', 'days']], [4, 4])
+    """
+    lines: list[str] = []
+    counts: list[np.ndarray] = []
     start, size = 0, 0
     for stop, text in enumerate(texts, 1):
         size += len(text) + 3
         if size >= _13A_CHUNK_CHARS:
-            out += _batch_13a(texts[start:stop])
+            part = _batch_13a(texts[start:stop])
+            lines += part.lines
+            counts.append(part.counts)
             start, size = stop, 0
     if start < len(texts):
-        out += _batch_13a(texts[start:])
-    return out
+        part = _batch_13a(texts[start:])
+        lines += part.lines
+        counts.append(part.counts)
+    return SpacedLines(lines, np.concatenate(counts) if counts else np.zeros(0, np.int64))
 
 
 def tokenize_13a(text: str) -> list[str]:

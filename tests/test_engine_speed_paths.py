@@ -203,12 +203,14 @@ def test_str_path_equals_nltk_on_tricky_tokens(segments, min_len, extra):
     assert stats.sentence_scores().tolist() == [nltk_sentence(r, h, min_len, min_len + extra) for h, r in segments]
 
 
-def _str_keys(sentences, key_bits=None):
-    # As the engine calls it: one segment, the non-empty sentences.
-    n = sum(map(len, sentences))
+def _str_keys(sentences, key_bits=None, spaced=False):
+    # As the engine calls it: one segment, the non-empty sentences joined.
+    n = sum(len(s.split()) if spaced else len(s) for s in sentences)
     pos_bits = max(1, (n - 1).bit_length())
     key_bits = 62 - pos_bits if key_bits is None else key_bits
-    return engine._str_token_keys([s for s in sentences if s], np.zeros(n, np.int64), key_bits, pos_bits)
+    non_empty = [s for s in sentences if s]
+    text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
+    return engine._str_token_keys(text, spaced, np.zeros(n, np.int64), key_bits, pos_bits)
 
 
 def test_str_path_groups_equal_tokens_only():
@@ -226,16 +228,21 @@ def test_str_path_groups_equal_tokens_only():
             assert (key_of[i] == key_of[j]) == (a == b), (a, b)
 
 
-@pytest.mark.parametrize(
-    "sentences",
-    [
-        [["a", "b\x00c"]],  # a NUL inside a token would split it
-        [["a", 1]],  # not str
-        [["a"], [("a",)]],  # a tuple token
-    ],
-)
-def test_str_path_declines_what_it_cannot_encode(sentences):
-    assert _str_keys(sentences) is None
+def test_spaced_text_gives_the_keys_of_its_tokens():
+    tokens = [[t for t in TRICKY if t], ["abcdefghi", "x"], [], ["日本語のテキスト", "a"]]
+    spaced = ["  ".join(tokens[0]) + " ", " abcdefghi x", "", "日本語のテキスト a"]
+    assert [s.split() for s in spaced] == tokens
+    expected = _str_keys(tokens)
+    assert expected is not None
+    assert np.array_equal(_str_keys(spaced, spaced=True), expected)
+
+
+def test_str_path_declines_tokens_holding_nul():
+    # A NUL inside a token would split it: the dictionary path counts such chunks.
+    assert _str_keys([["a", "b\x00c"]]) is None
+    assert _str_keys(["a b\x00c"], spaced=True) is None
+    hyps, refs = [["a", "b\x00c"]], [[["b\x00c", "a"]]]
+    assert corpus_gleu(refs, hyps) == nltk_corpus(refs, hyps)
 
 
 def test_hash_collisions_fall_back_to_the_dictionary():

@@ -7,7 +7,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from google_bleu import get_tokenizer
 from google_bleu import tokenizers as tokenizers_module
-from google_bleu.tokenizers import tokenize_13a, tokenize_13a_batch
+from google_bleu.tokenizers import spaced_13a_batch, tokenize_13a, tokenize_13a_batch
 from tests.oracles import SAMPLES, read_lines
 
 _ORACLE = Tokenizer13a()
@@ -65,7 +65,12 @@ def test_fuzz_one_line_equals_sacrebleu(text):
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_line, max_size=12))
 def test_fuzz_batch_equals_sacrebleu(texts):
-    assert tokenize_13a_batch(texts) == [oracle(text) for text in texts]
+    expected = [oracle(text) for text in texts]
+    assert tokenize_13a_batch(texts) == expected
+    # Kept as text: the same tokens, separated by ASCII spaces only, and their counts.
+    spaced = spaced_13a_batch(texts)
+    assert [[token for token in line.split(" ") if token] for line in spaced.lines] == expected
+    assert spaced.counts.tolist() == list(map(len, expected))
 
 
 @settings(max_examples=200, deadline=None)
@@ -75,9 +80,13 @@ def test_fuzz_arbitrary_unicode(text):
 
 
 def test_every_separator_taken_falls_back_to_one_line_at_a_time():
-    crowded = "".join(tokenizers_module._SEPARATORS) + " a.b, 1.5 x-1-"
+    crowded = "".join(tokenizers_module._SEPARATORS) + " a.b, 1.5 x-1-\t\u3000y"
     texts = [crowded, "plain, text.", "3-4"]
-    assert tokenize_13a_batch(texts) == [oracle(text) for text in texts]
+    expected = [oracle(text) for text in texts]
+    assert tokenize_13a_batch(texts) == expected
+    spaced = spaced_13a_batch(texts)
+    assert [line.split(" ") for line in spaced.lines] == expected
+    assert spaced.counts.tolist() == list(map(len, expected))
 
 
 def test_small_chunks_give_the_same_tokens(monkeypatch):
@@ -115,3 +124,13 @@ def test_bundled_samples_equal_sacrebleu(pair):
     for path in sorted((SAMPLES / pair).glob("*.txt")):
         lines = read_lines(path)
         assert tokenize_13a_batch(lines) == [oracle(line) for line in lines]
+
+
+def test_byte_classes_match_the_13a_definitions():
+    # The split ranges are 13a's regex-1 punctuation without the space; the whitespace
+    # blanked is exactly what str.split splits at, besides the space.
+    ranges = tokenizers_module._13A_RANGES
+    split = "".join(chr(b) for first, last in ranges for b in range(first, last + 1))
+    assert sorted(split) == sorted(tokenizers_module._13A_PUNCTUATION.replace(" ", ""))
+    whitespace = [chr(c) for c in range(0x110000) if len(f"a{chr(c)}b".split()) == 2 and c != 0x20]
+    assert sorted(tokenizers_module._OTHER_WHITESPACE_CHARS) == whitespace
