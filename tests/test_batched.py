@@ -332,6 +332,59 @@ def test_device_results_stay_on_the_device_and_equal_nltk(device):
     assert batch_sentence_gleu(hyps, refs, device=device).device.type == device
 
 
+needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+
+
+@needs_cuda
+@settings(max_examples=200, deadline=None)
+@given(rows=rows_strategy, order=orders, offset=st.sampled_from([0, -(2**62), 2**62]), extra=st.integers(0, 3))
+def test_cuda_ragged_and_padded_equal_nltk(rows, order, offset, extra):
+    # The GPU path (torch.unique, bincount on the device) against nltk on the same ids.
+    min_len, max_len = order
+    hyps = [[t + offset for t in hyp] for hyp, _ in rows]
+    refs = [[[t + offset for t in r] for r in rs] for _, rs in rows]
+    expected_rows = gleu_stats(hyps, refs, min_len, max_len).rows.tolist()
+    expected = nltk_scores(hyps, refs, min_len, max_len)
+    got = batch_gleu_stats(hyps, refs, min_len=min_len, max_len=max_len, device="cuda")
+    assert got.device.type == "cuda" and got.tolist() == expected_rows
+    assert stats_scores(got).cpu().tolist() == expected
+    # Padded [B, R, L] on the device, with lengths (the padding value is a real token).
+    n_refs = max(len(rs) for rs in refs)
+    width = max(len(s) for hyp, rs in zip(hyps, refs) for s in [hyp, *rs]) + extra
+    full = [rs + [rs[0]] * (n_refs - len(rs)) for rs in refs]  # a repeated reference changes no score
+    hyp_t = pad_rows(hyps, width, offset).cuda()
+    ref_t = padded_references(full, width, offset).cuda()
+    scores = batch_sentence_gleu(
+        hyp_t,
+        ref_t,
+        min_len=min_len,
+        max_len=max_len,
+        hypothesis_lengths=torch.tensor([len(h) for h in hyps], device="cuda"),
+        reference_lengths=torch.tensor([[len(r) for r in rs] for rs in full], device="cuda"),
+    )
+    assert scores.device.type == "cuda" and scores.cpu().tolist() == expected
+
+
+@needs_cuda
+def test_cuda_real_wmt_systems_equal_the_core():
+    folder = SAMPLES / "wmt17_en_de"
+    refs_text = read_lines(folder / "ref0.txt")
+    vocabulary: dict[str, int] = {}
+
+    def encode(line):
+        return [vocabulary.setdefault(token, len(vocabulary)) for token in tokenize_13a(line)]
+
+    refs = [[encode(line)] for line in refs_text]
+    for system in sorted(folder.glob("sys_*.txt")):
+        hyps = [encode(line) for line in read_lines(system)]
+        width = max(len(s) for s in hyps + [r[0] for r in refs])
+        hyp_t = pad_rows(hyps, width, PAD).cuda()
+        ref_t = padded_references(refs, width, PAD).cuda()
+        core = gleu_stats(hyps, refs)
+        assert batch_gleu_stats(hyp_t, ref_t, pad_id=PAD).cpu().tolist() == core.rows.tolist()
+        assert batch_sentence_gleu(hyp_t, ref_t, pad_id=PAD).cpu().tolist() == core.sentence_scores().tolist()
+
+
 # -- bad input ---------------------------------------------------------------------------
 
 
