@@ -88,20 +88,33 @@ class Report:
 def bench_core(report: Report, n_pairs: int, repeat: int) -> None:
     from nltk.translate import gleu_score
 
-    from google_bleu import corpus_gleu
+    from google_bleu import corpus_gleu, get_tokenizer
 
+    corpora = []
     for n_refs in (1, 4):
         hyps, refs = token_corpus(n_pairs, n_refs)
+        corpora.append((hyps, refs, f"{n_pairs:,} pairs, {n_refs} ref{'s' if n_refs > 1 else ''}, synthetic"))
+    # Real data: every line tokenized on its own (13a), so no two token objects are shared.
+    tokenize = get_tokenizer("13a")
+    predictions, references = _wmt17_pairs()
+    hyps = [tokenize(line) for line in predictions]
+    refs = [[tokenize(line) for line in lines] for lines in references]
+    corpora.append((hyps, refs, f"{len(hyps):,} pairs, WMT17 en-de, 13a tokens"))
+    for hyps, refs, data in corpora:
         nltk_s, expected = timed(lambda h=hyps, r=refs: gleu_score.corpus_gleu(r, h), repeat)
         ours_s, got = timed(lambda h=hyps, r=refs: corpus_gleu(r, h), repeat)
-        report.add(
-            "corpus_gleu on token lists",
-            f"{n_pairs:,} pairs, {n_refs} ref{'s' if n_refs > 1 else ''}, synthetic",
-            "nltk corpus_gleu",
-            nltk_s,
-            ours_s,
-            got == expected,
-        )
+        report.add("corpus_gleu on token lists", data, "nltk corpus_gleu", nltk_s, ours_s, got == expected)
+
+
+def _wmt17_pairs() -> tuple[list[str], list[list[str]]]:
+    """Every WMT17 en-de system output with its reference (the bundled sample without ../shared)."""
+    wmt = SHARED_DATA / "wmt17_en_de" if SHARED_DATA.is_dir() else SAMPLE
+    refs = read_lines(wmt / "ref0.txt")
+    predictions, references = [], []
+    for system in sorted(wmt.glob("sys_*.txt")):
+        predictions += read_lines(system)
+        references += [[ref] for ref in refs]
+    return predictions, references
 
 
 # -- 13a tokenizer ------------------------------------------------------------------
@@ -143,12 +156,7 @@ def bench_end_to_end(report: Report, n_pairs: int, repeat: int) -> None:
     hf = evaluate.load(str(HF_MODULE))
     predictions, references = text_corpus(n_pairs)
     datasets_ = [(predictions, references, f"{n_pairs:,} string pairs, synthetic")]
-    wmt = SHARED_DATA / "wmt17_en_de" if SHARED_DATA.is_dir() else SAMPLE
-    refs = read_lines(wmt / "ref0.txt")
-    real_predictions, real_references = [], []
-    for system in sorted(wmt.glob("sys_*.txt")):
-        real_predictions += read_lines(system)
-        real_references += [[ref] for ref in refs]
+    real_predictions, real_references = _wmt17_pairs()
     datasets_.append((real_predictions, real_references, f"{len(real_predictions):,} pairs, WMT17 en-de systems"))
     for preds, refs_, data in datasets_:
         hf_s, expected = timed(lambda p=preds, r=refs_: hf.compute(predictions=p, references=r)["google_bleu"], repeat)

@@ -203,59 +203,105 @@ def test_str_path_equals_nltk_on_tricky_tokens(segments, min_len, extra):
     assert stats.sentence_scores().tolist() == [nltk_sentence(r, h, min_len, min_len + extra) for h, r in segments]
 
 
-def _str_keys(sentences, key_bits=None, spaced=False):
-    # As the engine calls it: one segment, the non-empty sentences joined.
+def _groups(sentences, spaced=False, segments=None):
+    """The engine's order-1 groups of one chunk: a representative position per token."""
+    lengths = np.array([len(s.split()) if spaced else len(s) for s in sentences], np.int64)
+    segment_of = np.zeros(int(lengths.sum()), np.int64) if segments is None else np.repeat(segments, lengths)
+    return engine._token_groups(sentences, lengths, spaced, segment_of)
+
+
+def _str_words(sentences, spaced=False):
     n = sum(len(s.split()) if spaced else len(s) for s in sentences)
-    pos_bits = max(1, (n - 1).bit_length())
-    key_bits = 62 - pos_bits if key_bits is None else key_bits
     non_empty = [s for s in sentences if s]
     text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
-    return engine._str_token_keys(text, spaced, np.zeros(n, np.int64), key_bits, pos_bits)
+    return engine._str_token_words(text, spaced, n)
 
 
-def test_str_path_groups_equal_tokens_only():
-    sentences = [TRICKY, TRICKY[::-1], ["abcdefghi", "abcdefgh", "abcdefghi"]]
-    keys = _str_keys(sentences)
-    assert keys is not None
-    flat = [t for s in sentences for t in s]
-    pos_bits = max(1, (len(flat) - 1).bit_length())
-    positions = (keys & ((1 << pos_bits) - 1)).tolist()
-    groups = (keys >> pos_bits).tolist()
-    assert sorted(positions) == list(range(len(flat)))
-    key_of = dict(zip(positions, groups))
+def _no_dictionary(monkeypatch):
+    def refuse(tokens, n_tokens):
+        raise AssertionError("the dictionary path was taken")
+
+    monkeypatch.setattr(engine, "_token_ids", refuse)
+
+
+def _same_partition(rep, flat):
     for i, a in enumerate(flat):
         for j, b in enumerate(flat):
-            assert (key_of[i] == key_of[j]) == (a == b), (a, b)
+            assert (rep[i] == rep[j]) == (a == b), (a, b)
 
 
-def test_spaced_text_gives_the_keys_of_its_tokens():
+def test_str_path_groups_equal_tokens_only(monkeypatch):
+    sentences = [TRICKY, TRICKY[::-1], ["abcdefghi", "abcdefgh", "abcdefghi"]]
+    _no_dictionary(monkeypatch)
+    rep = _groups(sentences)
+    flat = [t for s in sentences for t in s]
+    assert (np.take(rep, rep) == rep).all()  # a representative represents itself
+    _same_partition(rep.tolist(), flat)
+
+
+def test_equal_tokens_in_other_segments_are_other_groups(monkeypatch):
+    _no_dictionary(monkeypatch)
+    rep = _groups([["a", "abcdefghij"], ["abcdefghij", "a"], ["a"]], segments=np.array([0, 0, 1]))
+    assert rep[0] == rep[3] != rep[1] == rep[2]
+    assert rep[4] == 4  # "a" of segment 1 is alone in its group
+
+
+def test_spaced_text_gives_the_groups_of_its_tokens(monkeypatch):
     tokens = [[t for t in TRICKY if t], ["abcdefghi", "x"], [], ["日本語のテキスト", "a"]]
     spaced = ["  ".join(tokens[0]) + " ", " abcdefghi x", "", "日本語のテキスト a"]
     assert [s.split() for s in spaced] == tokens
-    expected = _str_keys(tokens)
-    assert expected is not None
-    assert np.array_equal(_str_keys(spaced, spaced=True), expected)
+    _no_dictionary(monkeypatch)
+    assert np.array_equal(_groups(spaced, spaced=True), _groups(tokens))
+
+
+def test_long_token_words_never_equal_short_ones():
+    words, _ = _str_words([["abcdefghi", "abcdefghij", "a", "abcdefgh", ""]])
+    assert (words[:2] & 0xFF == 0).all() and (words[:2] != 0).all()
+    assert (words[2:4] & 0xFF != 0).all() and words[4] == 0
 
 
 def test_str_path_declines_tokens_holding_nul():
     # A NUL inside a token would split it: the dictionary path counts such chunks.
-    assert _str_keys([["a", "b\x00c"]]) is None
-    assert _str_keys(["a b\x00c"], spaced=True) is None
+    assert _str_words([["a", "b\x00c"]]) is None
+    assert _str_words(["a b\x00c"], spaced=True) is None
     hyps, refs = [["a", "b\x00c"]], [[["b\x00c", "a"]]]
     assert corpus_gleu(refs, hyps) == nltk_corpus(refs, hyps)
 
 
-def test_hash_collisions_fall_back_to_the_dictionary():
-    # With two key bits, distinct tokens collide.
-    assert _str_keys([["a", "b", "c", "d", "e", "abcdefghijk", "abcdefghijl"]], key_bits=2) is None
-    assert _str_keys([["abcdefghijk", "abcdefghijl", "abcdefghijm", "abcdefghijn", "abcdefghijo"]], key_bits=2) is None
-    # Equal tokens still group, whatever the bits left.
-    assert _str_keys([["a", "a", "a"], ["abcdefghijk", "abcdefghijk"]], key_bits=2) is not None
+def test_long_token_hash_collisions_fall_back_to_the_dictionary(monkeypatch):
+    # Every long token hashed alike: the byte check finds the collision, and the chunk is
+    # counted with exact ids from the dictionary instead.
+    monkeypatch.setattr(engine, "_hash_long", lambda aligned, starts, lengths, first: np.zeros(starts.size, np.uint64))
+    calls = []
+    token_ids = engine._token_ids
+    monkeypatch.setattr(engine, "_token_ids", lambda *args: calls.append(1) or token_ids(*args))
+    flat = ["abcdefghijk", "abcdefghijl", "abcdefghijk", "a", "abcdefghijkl"]
+    _same_partition(_groups([flat]).tolist(), flat)
+    assert calls
+    calls.clear()
+    # Equal long tokens pass the check: no fallback.
+    _groups([["abcdefghijk", "a", "abcdefghijk"]])
+    assert not calls
+    hyps, refs = [["abcdefghijk", "abcdefghijl", "x"]], [[["abcdefghijl", "x", "abcdefghijm"]]]
+    assert corpus_gleu(refs, hyps) == nltk_corpus(refs, hyps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3)), max_size=60), st.integers(1, 4))
+def test_group_is_exact_whatever_the_hash(pairs, buckets):
+    # Hashes with only a few distinct values (many collisions, and equal hashes that
+    # rehash alike): the rounds still give equal elements one representative, unequal never.
+    a = np.array([x for x, _ in pairs], np.int64)
+    b = np.array([y for _, y in pairs], np.int64)
+    hashed = ((a + b) % buckets).astype(np.uint64) << np.uint64(60)
+    rep = engine._group(hashed, (a, b))
+    assert (np.take(rep, rep) == rep).all() if pairs else rep.size == 0
+    _same_partition(rep.tolist(), pairs)
 
 
 def test_forced_collisions_give_the_same_scores(monkeypatch):
-    # A zero multiplier hashes every token alike: each chunk is checked, rejected and
-    # counted through the dictionary instead, with equal results.
+    # A zero multiplier hashes every key alike, at every order: every element starts in
+    # one slot and the rounds sort them out, with equal results.
     hyps = [["a", "b", "abcdefghij", "é"], ["x", "y"], []]
     refs = [[["a", "abcdefghij", "b"], ["é"]], [["y", "x", "y"]], [["z"]]]
     expected = gleu_stats(hyps, refs)
