@@ -13,11 +13,11 @@ How it works, in the spirit of TensorBLEU (arXiv 2510.05485), which did this for
    ``unique(return_inverse=True)`` turns the keys into a compact per-batch dictionary
    of n-gram ids that are specific to a row (a hypothesis only meets its own
    references). Order n+1: the key ``(id of the n-gram at p, token at p+n)`` names the
-   (n+1)-gram at p exactly; no hashing, nothing can collide. Only n-grams that occur in
-   a row's hypothesis and in one of its references are extended, since nothing else can
-   lead to a longer match. On GPUs this step is ``torch.unique``; on CPU the same steps
-   run with numpy on views of the tensors, with one sort of packed keys (torch's CPU
-   sort and gathers were several times slower).
+   (n+1)-gram at p exactly. Only n-grams that occur in a row's hypothesis and in one of
+   its references are extended, since nothing else can lead to a longer match. On GPUs
+   this step is ``torch.unique``; on CPU the same steps run with numpy on views of the
+   tensors (torch's CPU sort and gathers were several times slower), grouping the exact
+   keys with the engine's verified hash table instead of a sort.
 3. Per order, an offset ``bincount`` counts each dictionary entry in the hypothesis and
    in each reference slot; clipped matches ``min(hyp count, ref count)`` are summed per
    ``(row, reference)``.
@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .engine import _GOLDEN, _group
 from .stats import COLUMNS, GleuStats
 from .validation import check_orders, describe
 
@@ -285,43 +286,33 @@ class _NumpyOps:
         return np.minimum(a, b)
 
     @staticmethod
-    def concat(parts, dim: int = 0):
-        return np.concatenate(parts, axis=dim)
-
-    @staticmethod
     def compact(values):
         """Dense ids ``0..k-1`` for the distinct values, in value order."""
         return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64, copy=False)
 
     @staticmethod
     def group(keys, positions, side, n_sides: int):
-        """The dictionary step: ``(distinct keys ascending, entry id, positions, side)``.
+        """The dictionary step: ``(distinct keys, entry id, positions, side)``.
 
-        Each occurrence's position and side are packed into the low bits of its key, so
-        one plain sort groups the keys and carries both along (an argsort, or an inverse
-        scattered back into input order, costs several times more). The occurrences come
-        back in key order, which is all that later steps need.
+        The engine's verified hash grouping (:func:`google_bleu.engine._group`): one pass
+        of scatters and gathers, no sort (numpy's sort is several times slower on some
+        processors, AMD Zen 4 among them). Entries come in no particular order, and the
+        occurrences keep theirs.
         """
-        n = keys.size
-        side_bits = max(1, (n_sides - 1).bit_length())
-        low_bits = side_bits + max(1, int(positions.max()).bit_length())
-        if int(keys.max()).bit_length() + low_bits > 62:
-            distinct, inverse = np.unique(keys, return_inverse=True)
-            return distinct, inverse.reshape(-1).astype(np.int64, copy=False), positions, side
-        packed = keys << low_bits  # in place from here on: fewer temporaries
-        packed |= positions << side_bits
-        packed |= side
-        packed.sort()
-        sorted_keys = packed >> low_bits
-        new = np.empty(n, bool)
-        new[0] = True
-        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=new[1:])
-        entry = np.cumsum(new, dtype=np.int64)
-        entry -= 1
-        side = packed & ((1 << side_bits) - 1)
-        packed >>= side_bits
-        packed &= (1 << (low_bits - side_bits)) - 1
-        return sorted_keys[new], entry, packed, side
+        rep = _group(keys.view(np.uint64) * _GOLDEN, (keys,))  # keys are non-negative
+        first = rep == np.arange(rep.size)
+        index = np.cumsum(first)
+        index -= 1
+        return keys[first], np.take(index, rep), positions, side
+
+    @staticmethod
+    def row_sums(values, rows, n_rows: int):
+        """``[n_rows, R]``: per row, the sums of the columns of ``values`` ``[R, entries]`` in it."""
+        n_slots = values.shape[0]
+        cells = rows * n_slots + np.arange(n_slots)[:, None]
+        # float64 sums of counts this small are exact
+        sums = np.bincount(cells.reshape(-1), weights=values.reshape(-1), minlength=n_rows * n_slots)
+        return sums.astype(np.int64).reshape(n_rows, n_slots)
 
 
 class _TorchOps:
@@ -352,15 +343,20 @@ class _TorchOps:
     def minimum(self, a, b):
         return self.torch.minimum(a, b)
 
-    def concat(self, parts, dim: int = 0):
-        return self.torch.cat(parts, dim=dim)
-
     def compact(self, values):
         return self.torch.unique(values, return_inverse=True)[1]
 
     def group(self, keys, positions, side, n_sides: int):
         distinct, inverse = self.torch.unique(keys, return_inverse=True)
         return distinct, inverse, positions, side
+
+    def row_sums(self, values, rows, n_rows: int):
+        # torch.unique's entries ascend, and so do their rows: a row's entries are contiguous,
+        # and its sums are differences of running sums (exact integers).
+        running = self.torch.cat([values[:, :1] * 0, values.cumsum(1)], dim=1)
+        per_row = self.torch.bincount(rows, minlength=n_rows)
+        ends = per_row.cumsum(0)
+        return (running[:, ends] - running[:, ends - per_row]).T
 
 
 def _ngram_totals(lengths, min_len: int, max_len: int):
@@ -415,7 +411,6 @@ def _count_matches(ops, tokens, lengths, seq_row, seq_side, n_rows: int, n_slots
         entry_keys, ngram, positions, side = ops.group(keys, positions, side, n_sides)
         n_entries = int(entry_keys.shape[0])
         # Row of each dictionary entry: order 1 has it in the key, later orders inherit it.
-        # Keys ascend, and so do their rows: entries of one row are contiguous.
         entry_row = entry_keys // vocab if order == 1 else entry_row[entry_keys // vocab]
         # Offset bincount, side-major: row 0 counts each entry in the hypothesis, row
         # 1 + j in reference j, so every later step runs over contiguous memory.
@@ -426,12 +421,7 @@ def _count_matches(ops, tokens, lengths, seq_row, seq_side, n_rows: int, n_slots
         live = (clipped > 0).any(0)
         shared = ops.flatnonzero(live)
         if order >= min_len and int(shared.shape[0]):
-            clipped, shared_row = clipped[:, shared], entry_row[shared]
-            # Per-row sums of contiguous entries, as differences of running sums (exact integers).
-            running = ops.concat([clipped[:, :1] * 0, clipped.cumsum(1)], dim=1)
-            per_row = ops.bincount(shared_row, minlength=n_rows)
-            ends = per_row.cumsum(0)
-            matches = matches + (running[:, ends] - running[:, ends - per_row]).T
+            matches = matches + ops.row_sums(clipped[:, shared], entry_row[shared], n_rows)
         if order == max_len or not int(shared.shape[0]):
             break
         keep = ops.flatnonzero(live[ngram])

@@ -226,17 +226,27 @@ def test_torch_operations_used_on_gpus_equal_nltk_here_on_cpu(rows, order, offse
 
 @pytest.mark.parametrize("base", [0, 2**60])
 def test_dictionary_step_groups_keys_and_carries_positions_and_sides(base):
-    # Narrow keys take the packed sort; keys too wide to pack take np.unique. Either way
-    # each occurrence keeps its own position and side, and its entry names its key.
+    # Each occurrence's entry names its key; every key gets one entry; positions and sides
+    # stay with their occurrences.
     keys = np.array([base + 5, 3, base + 5, 3, 7, 3], dtype=np.int64)
     positions = np.arange(10, 16, dtype=np.int64)
     side = np.array([0, 1, 0, 2, 0, 1], dtype=np.int64)
     distinct, entry, got_positions, got_side = batched._NumpyOps.group(keys, positions, side, 3)
-    assert distinct.tolist() == sorted({int(k) for k in keys})
+    assert sorted(distinct.tolist()) == sorted({int(k) for k in keys})
     original = got_positions - 10
     assert (distinct[entry] == keys[original]).all()
     assert (got_side == side[original]).all()
     assert sorted(got_positions.tolist()) == positions.tolist()
+
+
+def test_row_sums_of_entries_in_any_order():
+    values = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=np.int64)  # [R=2, entries=4]
+    rows = np.array([2, 0, 2, 1], dtype=np.int64)
+    expected = [[2, 6], [4, 8], [4, 12]]
+    assert batched._NumpyOps.row_sums(values, rows, 3).tolist() == expected
+    ordered = np.argsort(rows, kind="stable")  # torch.unique's order: a row's entries together
+    got = batched._TorchOps("cpu").row_sums(torch.from_numpy(values[:, ordered]), torch.from_numpy(rows[ordered]), 3)
+    assert got.tolist() == expected
 
 
 @settings(max_examples=40, deadline=None)
