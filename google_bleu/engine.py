@@ -37,9 +37,10 @@ from itertools import chain, compress, count
 
 import numpy as np
 
-#: Tokens per chunk (all sides together). Small enough that a chunk's temporaries stay
-#: in CPU cache (measured faster than 2**18 to 2**20) and extra memory stays bounded
-#: whatever the corpus size; a single segment longer than this is one chunk of its own.
+#: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
+#: temporaries stay near the CPU caches (2**15 to 2**18 measured alike here) and extra
+#: memory stays bounded whatever the corpus size; a single segment longer than this is
+#: one chunk of its own.
 CHUNK_TOKENS = 1 << 16
 #: Most tokens of one segment (hypothesis and references): a segment is never split, so
 #: this bounds a chunk and with it the extra memory.
