@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .engine import _GOLDEN, _group
+from .engine import _group_keys
 from .stats import COLUMNS, GleuStats
 from .validation import check_orders, describe
 
@@ -299,7 +299,7 @@ class _NumpyOps:
         processors, AMD Zen 4 among them). Entries come in no particular order, and the
         occurrences keep theirs.
         """
-        rep = _group(keys.view(np.uint64) * _GOLDEN, (keys,))  # keys are non-negative
+        rep = _group_keys(keys)  # keys are non-negative
         first = rep == np.arange(rep.size)
         index = np.cumsum(first)
         index -= 1

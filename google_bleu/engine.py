@@ -109,6 +109,18 @@ def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
     return rep
 
 
+def _group_keys(keys: np.ndarray) -> np.ndarray:
+    """:func:`_group` for exact non-negative ``int64`` keys (Fibonacci-hashed)."""
+    return _group(keys.view(np.uint64) * _GOLDEN, (keys,))
+
+
+def _group_in_segments(values: np.ndarray, segment_of: np.ndarray, segment_hash: np.ndarray) -> np.ndarray:
+    """:func:`_group` for exact ``uint64`` values that are equal only within one segment."""
+    hashed = values ^ segment_hash
+    hashed *= _GOLDEN
+    return _group(hashed, (values, segment_of))
+
+
 def _token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of: np.ndarray) -> np.ndarray:
     """Per token position, a representative position holding the same token in the same segment.
 
@@ -130,16 +142,11 @@ def _token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of
         words = _str_token_words(text, spaced, n_tokens)
     if words is not None:
         words, check = words
-        hashed = words ^ segment_hash
-        hashed *= _GOLDEN
-        rep = _group(hashed, (words, segment_of))
+        rep = _group_in_segments(words, segment_of, segment_hash)
         if check(rep):
             return rep
     tokens = chain.from_iterable(map(str.split, sentences) if spaced else sentences)
-    ids = _token_ids(tokens, n_tokens).view(np.uint64)
-    hashed = ids ^ segment_hash
-    hashed *= _GOLDEN
-    return _group(hashed, (ids, segment_of))
+    return _group_in_segments(_token_ids(tokens, n_tokens).view(np.uint64), segment_of, segment_hash)
 
 
 def _token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
@@ -314,8 +321,7 @@ def _chunk_matches(
                 sentence = np.take(sentence_of, positions[n_hyp:])
                 pair_key = ref_group * n_sentences
                 pair_key += sentence
-                pair_hash = pair_key.view(np.uint64) * _GOLDEN
-                pair = _group(pair_hash, (pair_key,))
+                pair = _group_keys(pair_key)
                 pair_count = np.bincount(pair, minlength=pair.size)
                 found = np.flatnonzero(pair_count)  # one representative per pair
                 sentence = np.take(sentence, found)
@@ -340,8 +346,7 @@ def _chunk_matches(
         key = np.take(group_at, positions)
         key *= n_pos
         key += np.take(group_at, positions + 1)
-        hashed = key.view(np.uint64) * _GOLDEN
-        group = np.take(positions, _group(hashed, (key,)))
+        group = np.take(positions, _group_keys(key))
         n_hyp = int(np.searchsorted(positions, n_hyp_tokens))
     return matches
 
