@@ -16,6 +16,7 @@ from typing import Any
 
 from .explain import Explanation, explain
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
+from .scorer import GLEU, GleuScore
 from .signature import signature
 from .significance import PairedResult, bootstrap_ci, bootstrap_scores, paired_test, paired_test_stats
 from .stats import GleuStats
@@ -29,6 +30,8 @@ METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 __all__ = [
     "ComputeMetrics",
     "GleuColumns",
+    "GLEU",
+    "GleuScore",
     "Explanation",
     "GleuStats",
     "GoogleBleu",

@@ -1,0 +1,307 @@
+"""The scorer every surface shares: one settings object and one result object.
+
+:class:`GLEU` holds the settings that change a score (tokenizer, lowercase, n-gram
+orders), validates them once in its constructor, and builds its own signature, in the
+shape of sacrebleu's ``BLEU``. :class:`GleuScore` is what it returns: the corpus score,
+precision, recall, the exact integer totals behind them, the signature, and an interval
+or p-value when one was computed. It formats itself for people and for JSON
+(:meth:`GleuScore.format`) and as a plain dict (:meth:`GleuScore.to_dict`).
+
+The evaluate module, the command line, the Space, the training hooks, the dataset and
+Ray adapters and the reward functions all build a :class:`GLEU` and call it; none of
+them tokenizes, counts or signs by hand.
+
+Example:
+    >>> scorer = GLEU()
+    >>> result = scorer.corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
+    >>> result.score, result.n_match, result.n_all
+    (0.3333333333333333, 6, 18)
+    >>> result.format()
+    'GLEU|nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...= 33.3 (P = 33.3, R = 42.9)'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json as json_module
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .gleu import gleu_stats, text_stats
+from .signature import count_references, signature
+from .significance import DEFAULT_SEED, bootstrap_ci, check_n_samples, check_seed
+from .stats import GleuStats
+from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from .validation import check_orders, check_texts, describe
+
+
+@dataclasses.dataclass(frozen=True)
+class GleuScore:
+    """A corpus GLEU score with everything needed to report and recompute it.
+
+    Scores are fractions in ``[0, 1]``; :meth:`format` prints them on sacrebleu's 0-100
+    scale. The totals are exact integers: ``score == n_match / n_all``.
+
+    Attributes:
+        score: Corpus GLEU, ``n_match / n_all`` (0.0 when ``n_all == 0``).
+        precision: ``n_match / n_hyp``.
+        recall: ``n_match / n_ref``.
+        n_match: Summed clipped matches against the chosen references.
+        n_hyp: Summed hypothesis n-grams.
+        n_ref: Summed n-grams of the chosen references.
+        n_all: Summed ``max(n_hyp, n_ref)`` per segment.
+        signature: The settings that determine the score.
+        ci_low: Lower end of the 95% bootstrap interval, when computed.
+        ci_high: Upper end of the 95% bootstrap interval, when computed.
+        p_value: Paired-test p-value against a baseline, when computed.
+    """
+
+    score: float
+    precision: float
+    recall: float
+    n_match: int
+    n_hyp: int
+    n_ref: int
+    n_all: int
+    signature: str
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value: float | None = None
+
+    @classmethod
+    def from_stats(
+        cls,
+        stats: GleuStats,
+        signature: str,
+        interval: tuple[float, float] | None = None,
+        p_value: float | None = None,
+    ) -> GleuScore:
+        """The score of summed statistics, with a signature and optional interval / p-value."""
+        n_match, n_hyp, n_ref, n_all = stats.totals()
+        low, high = (None, None) if interval is None else interval
+        return cls(
+            stats.score(), stats.precision(), stats.recall(), n_match, n_hyp, n_ref, n_all, signature, low, high, p_value
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values: ``google_bleu``, ``precision``, ``recall``, ``signature``, the totals,
+        and ``ci_low``/``ci_high``/``p_value`` only when computed (fractions, not percent).
+
+        Example:
+            >>> GLEU().corpus_score(["a b"], [["a b"]]).to_dict()["google_bleu"]
+            1.0
+        """
+        out: dict[str, Any] = {
+            "google_bleu": self.score,
+            "precision": self.precision,
+            "recall": self.recall,
+            "signature": self.signature,
+            "n_match": self.n_match,
+            "n_hyp": self.n_hyp,
+            "n_ref": self.n_ref,
+            "n_all": self.n_all,
+        }
+        if self.ci_low is not None:
+            out["ci_low"], out["ci_high"] = self.ci_low, self.ci_high
+        if self.p_value is not None:
+            out["p_value"] = self.p_value
+        return out
+
+    def format(self, width: int = 1, score_only: bool = False, json: bool = False) -> str:
+        """The score for people (or JSON), on the 0-100 scale with ``width`` decimals.
+
+        Args:
+            width: Decimals of printed scores (0-17).
+            score_only: Only the score.
+            json: A JSON object: ``name``, ``score``, ``precision``, ``recall`` (0-100,
+                rounded), ``signature``, the exact totals, and ``ci_low``/``ci_high``/
+                ``p_value`` when computed.
+
+        Example:
+            >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
+            >>> result.format(width=2, score_only=True)
+            '33.33'
+            >>> import json
+            >>> json.loads(result.format(json=True))["score"]
+            33.3
+        """
+        if isinstance(width, bool) or not isinstance(width, int) or not 0 <= width <= 17:
+            raise ValueError(f"width must be an integer from 0 to 17, got {describe(width)}")
+        if score_only:
+            return f"{100 * self.score:.{width}f}"
+        if json:
+            return json_module.dumps(self.json_object(width), ensure_ascii=False)
+        ci = "" if self.ci_low is None else f" [{100 * self.ci_low:.{width}f}, {100 * self.ci_high:.{width}f}]"
+        p = "" if self.p_value is None else f" p = {self.p_value:.4f}"
+        return (
+            f"GLEU|{self.signature} = {100 * self.score:.{width}f}{ci} "
+            f"(P = {100 * self.precision:.{width}f}, R = {100 * self.recall:.{width}f}){p}"
+        )
+
+    def json_object(self, width: int = 1) -> dict[str, Any]:
+        """The object :meth:`format` prints with ``json=True``."""
+
+        def percent(value: float) -> float:
+            return round(100 * value, width)
+
+        out: dict[str, Any] = {
+            "name": "GLEU",
+            "score": percent(self.score),
+            "precision": percent(self.precision),
+            "recall": percent(self.recall),
+            "signature": self.signature,
+            "n_match": self.n_match,
+            "n_hyp": self.n_hyp,
+            "n_ref": self.n_ref,
+            "n_all": self.n_all,
+        }
+        if self.ci_low is not None:
+            out["ci_low"], out["ci_high"] = percent(self.ci_low), percent(self.ci_high)
+        if self.p_value is not None:
+            out["p_value"] = round(self.p_value, 4)
+        return out
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class GLEU:
+    """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders.
+
+    Args:
+        tokenizer: A tokenizer name (``"13a"``, the default, or another of sacrebleu's:
+            ``none``, ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab``, ``spm``,
+            ``flores101``, ``flores200``) or a callable ``str -> list[str]``.
+        lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``).
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4, at most ``MAX_ORDER``).
+
+    Raises:
+        ValueError, TypeError: For bad settings, here and nowhere later.
+        ImportError: For a known tokenizer whose extra packages are missing.
+
+    Example:
+        >>> scorer = GLEU(min_len=2)
+        >>> scorer.corpus_score(["the cat sat on the mat"], ["the cat ate the mat"]).score
+        0.16666666666666666
+        >>> scorer.sentence_scores(["a b c", "x"], [["a b c"], ["y", "x"]])
+        [1.0, 0.0]
+        >>> GLEU(tokenizer="nonsense")
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown tokenizer 'nonsense'; choose one of ...
+    """
+
+    __slots__ = ("min_len", "max_len", "lowercase", "tokenizer")
+
+    def __init__(
+        self,
+        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+        lowercase: bool = False,
+        min_len: int = 1,
+        max_len: int = 4,
+    ) -> None:
+        self.min_len, self.max_len = check_orders(min_len, max_len)
+        if not isinstance(lowercase, bool):
+            raise TypeError(f"lowercase must be a bool, got {describe(lowercase)}")
+        self.lowercase = lowercase
+        #: The :class:`~google_bleu.tokenizers.Tokenizer` (it applies ``lowercase``).
+        self.tokenizer = get_tokenizer(tokenizer, lowercase)
+
+    def __repr__(self) -> str:
+        return (
+            f"GLEU(tokenizer={self.tokenizer.name!r}, lowercase={self.lowercase}, "
+            f"min_len={self.min_len}, max_len={self.max_len})"
+        )
+
+    # -- statistics -------------------------------------------------------------
+    def stats(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> GleuStats:
+        """Per-segment statistics of untokenized text (one row per prediction).
+
+        Args:
+            predictions: One string per segment.
+            references: Per segment a string or a non-empty list of strings.
+        """
+        return text_stats(predictions, references, self.tokenizer, min_len=self.min_len, max_len=self.max_len)
+
+    def token_stats(self, hypotheses: Sequence[Sequence[Any]], list_of_references: Sequence[Any]) -> GleuStats:
+        """Per-segment statistics of token sequences (no tokenizer, no lowercasing)."""
+        return gleu_stats(hypotheses, list_of_references, self.min_len, self.max_len)
+
+    # -- scores -----------------------------------------------------------------
+    def signature(
+        self,
+        nrefs: str | int = 1,
+        n_bootstrap: int | None = None,
+        seed: int | None = DEFAULT_SEED,
+        n_randomization: int | None = None,
+    ) -> str:
+        """The signature of these settings (sacrebleu's ``key:value|...`` shape).
+
+        Args:
+            nrefs: References per segment (``"var"`` when the count varies).
+            n_bootstrap: Bootstrap resamples behind an interval or test, if any.
+            seed: Seed of the resampling (echoed only when something was resampled).
+            n_randomization: Approximate-randomization trials, if any.
+
+        Example:
+            >>> GLEU(lowercase=True).signature("var").rsplit("|", 1)[0]
+            'nrefs:var|case:lc|tok:13a|ngram:1-4'
+        """
+        return signature(
+            str(nrefs), self.tokenizer.name, self.lowercase, self.min_len, self.max_len, n_bootstrap, seed, n_randomization
+        )
+
+    def score_stats(
+        self,
+        stats: GleuStats,
+        nrefs: str | int = 1,
+        n_bootstrap: int | None = None,
+        seed: int | None = DEFAULT_SEED,
+    ) -> GleuScore:
+        """A :class:`GleuScore` from statistics counted with these settings.
+
+        Args:
+            stats: Per-segment statistics (from :meth:`stats`, summed across workers, ...).
+            nrefs: References per segment, for the signature.
+            n_bootstrap: When given, add a 95% bootstrap interval from this many resamples.
+            seed: Seed of the bootstrap's local generator (``None``: fresh entropy).
+        """
+        if not isinstance(stats, GleuStats):
+            raise TypeError(f"stats must be a GleuStats, got {describe(stats)}")
+        if (stats.min_len, stats.max_len) != (self.min_len, self.max_len):
+            raise ValueError(
+                f"stats were counted with orders {stats.min_len}-{stats.max_len}, "
+                f"this scorer uses {self.min_len}-{self.max_len}"
+            )
+        if n_bootstrap is not None:
+            n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
+        seed = check_seed(seed)
+        interval = None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, seed)
+        return GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
+
+    def corpus_score(
+        self,
+        predictions: Sequence[str],
+        references: Sequence[str | Sequence[str]],
+        n_bootstrap: int | None = None,
+        seed: int | None = DEFAULT_SEED,
+    ) -> GleuScore:
+        """Corpus GLEU of untokenized text.
+
+        Args:
+            predictions: One string per segment.
+            references: Per segment a string or a non-empty list of strings (counts may vary).
+            n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000).
+            seed: Seed of the bootstrap (default 12345; ``None``: fresh entropy).
+        """
+        if n_bootstrap is not None:
+            n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
+        seed = check_seed(seed)
+        predictions, references = check_texts(predictions, references)
+        stats = self.stats(predictions, references)
+        return self.score_stats(stats, count_references(references), n_bootstrap, seed)
+
+    def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:
+        """Sentence GLEU of each prediction (``== nltk.sentence_gleu`` on the same tokens)."""
+        return self.stats(predictions, references).sentence_scores().tolist()
