@@ -361,7 +361,7 @@ def _static_rows(torch: Any, hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, pre
     valid = column < lengths[sentence_of]
     # A position past its sentence's end is a segment of its own: it never matches.
     segment = torch.where(valid, segment_of_sentence[sentence_of], n_rows + backend.arange(n_pos))
-    group = backend.group_pairs(segment, tokens)
+    group = backend.group(segment, tokens)
     matches = count_matches(backend, group, sentence_of, n_hyp_pos, n_sentences, n_slots == 1, min_len, max_len)
     ref_segment = segment_of_sentence[n_rows:]
     first_ref = backend.arange(n_rows) * n_slots

@@ -56,16 +56,18 @@ _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _SPACE = ord(" ")
 
 
-def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
-    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths.
+def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
+    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths
+    (a numpy array or a torch tensor of integers).
 
     Example:
         >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist()
         [0, 1, 10, 18]
     """
-    lengths = np.asarray(lengths, np.int64)
-    top = np.minimum(lengths, max_len)
-    terms = np.maximum(top - min_len + 1, 0)
+    if isinstance(lengths, (list, tuple)):
+        lengths = np.asarray(lengths, np.int64)
+    top = lengths.clip(max=max_len)
+    terms = (top - min_len + 1).clip(min=0)
     # Arithmetic series from (L - min_len + 1) down to (L - top + 1).
     return (terms * (2 * lengths - min_len - top + 2)) // 2
 
@@ -299,74 +301,39 @@ class NumpyBackend:
     """CPU arrays with numpy: the verified hash grouping, and dead positions dropped.
 
     Dropping every position whose n-gram cannot extend to a match (``compacts``) makes
-    later orders see ever fewer positions; the sizes depend on the data, which is free on
-    a CPU.
+    later orders see ever fewer positions; sizes that depend on the data cost nothing on
+    a CPU. ``xp`` is the array module (``where``, ``minimum``, ``maximum``).
     """
 
     compacts = True
+    xp = np
+    group = staticmethod(_group_keys)  # per key, the index of a representative equal key
+    found = staticmethod(np.flatnonzero)  # the labels that occur (others add nothing)
 
-    @staticmethod
-    def arange(n: int) -> np.ndarray:
+    def arange(self, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
 
-    @staticmethod
-    def full(n: int, value: int) -> np.ndarray:
+    def full(self, n: int, value: int) -> np.ndarray:
         return np.full(n, value, np.int64)
 
-    @staticmethod
-    def count(labels: np.ndarray, n: int) -> np.ndarray:
-        """Occurrences of each label ``0..n-1``."""
+    def count(self, labels: np.ndarray, n: int) -> np.ndarray:
         return np.bincount(labels, minlength=n)
 
-    @staticmethod
-    def group(keys: np.ndarray) -> np.ndarray:
-        """Per element of the non-negative ``keys``, the index of a representative equal key."""
-        return _group_keys(keys)
-
-    @staticmethod
-    def where(condition: np.ndarray, a: Any, b: Any) -> np.ndarray:
-        return np.where(condition, a, b)
-
-    @staticmethod
-    def minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.minimum(a, b)
-
-    @staticmethod
-    def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.maximum(a, b)
-
-    @staticmethod
-    def found(counts: np.ndarray) -> np.ndarray:
-        """Labels that occur (the others add nothing)."""
-        return np.flatnonzero(counts)
-
-    @staticmethod
-    def index_sum(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-        """``out[i] = sum(values[index == i])`` for ``i < n``, int64."""
+    def index_sum(self, index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
         # float64 sums of counts this small are exact
         return np.bincount(index, weights=values.astype(np.float64), minlength=n).astype(np.int64)
 
-    @staticmethod
-    def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-        """``numerator / denominator`` in float64 (one correctly rounded division, as Python's);
-        -1.0 where the denominator is 0."""
+    def ratio(self, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+        # One correctly rounded float64 division, as Python's int / int; -1.0 where 0 / 0.
         out = np.full(numerator.shape, -1.0)
-        np.divide(numerator, denominator, out=out, where=denominator > 0)
-        return out
+        return np.divide(numerator, denominator, out=out, where=denominator > 0)
 
-    @staticmethod
-    def per_segment(reduce: str, values: np.ndarray, segment: np.ndarray, first: np.ndarray, n: int) -> np.ndarray:
-        """``max`` or ``min`` of the values of each segment (every segment has at least one,
-        and a segment's values are contiguous, starting at ``first``)."""
+    def per_segment(self, reduce: str, values: np.ndarray, segment: np.ndarray, first: np.ndarray) -> np.ndarray:
+        # A segment's values are contiguous from ``first`` (at least one each).
         return (np.maximum if reduce == "max" else np.minimum).reduceat(values, first)
 
-    @staticmethod
-    def columns(*columns: np.ndarray) -> np.ndarray:
+    def columns(self, *columns: np.ndarray) -> np.ndarray:
         return np.stack(columns, axis=1)
-
-    @staticmethod
-    def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
-        return ngram_counts(lengths, min_len, max_len)
 
 
 class TorchBackend:
@@ -383,74 +350,51 @@ class TorchBackend:
     def __init__(self, device: Any) -> None:
         import torch
 
-        self.torch = torch
+        self.xp = torch
         self.device = torch.device(device)
 
     def arange(self, n: int) -> Any:
-        return self.torch.arange(n, dtype=self.torch.int64, device=self.device)
+        return self.xp.arange(n, dtype=self.xp.int64, device=self.device)
 
     def full(self, n: int, value: int) -> Any:
-        return self.torch.full((n,), value, dtype=self.torch.int64, device=self.device)
+        return self.xp.full((n,), value, dtype=self.xp.int64, device=self.device)
 
     def count(self, labels: Any, n: int) -> Any:
-        out = self.full(n, 0)
-        return out.scatter_add_(0, labels, self.torch.ones_like(labels))
-
-    def _representatives(self, perm: Any, new: Any) -> Any:
-        # perm: the sort order; new[i]: sorted element i starts a run of equal keys.
-        torch = self.torch
-        n = perm.numel()
-        start = torch.where(new, self.arange(n), 0).cummax(0).values
-        rep = torch.empty_like(perm)
-        rep[perm] = perm[start]
-        return rep
-
-    def group(self, keys: Any) -> Any:
-        torch = self.torch
-        if keys.numel() == 0:
-            return keys.clone()
-        ordered, perm = torch.sort(keys)
-        new = torch.ones_like(keys, dtype=torch.bool)
-        new[1:] = ordered[1:] != ordered[:-1]
-        return self._representatives(perm, new)
-
-    def group_pairs(self, a: Any, b: Any) -> Any:
-        """:meth:`group` of the pairs ``(a[i], b[i])`` of any int64 values (two stable sorts)."""
-        torch = self.torch
-        if a.numel() == 0:
-            return a.clone()
-        by_b = torch.sort(b, stable=True).indices
-        perm = by_b[torch.sort(a[by_b], stable=True).indices]
-        sa, sb = a[perm], b[perm]
-        new = torch.ones_like(a, dtype=torch.bool)
-        new[1:] = (sa[1:] != sa[:-1]) | (sb[1:] != sb[:-1])
-        return self._representatives(perm, new)
-
-    def where(self, condition: Any, a: Any, b: Any) -> Any:
-        return self.torch.where(condition, a, b)
-
-    def minimum(self, a: Any, b: Any) -> Any:
-        return self.torch.minimum(a, b)
-
-    def maximum(self, a: Any, b: Any) -> Any:
-        return self.torch.maximum(a, b)
+        return self.full(n, 0).scatter_add_(0, labels, self.xp.ones_like(labels))
 
     def found(self, counts: Any) -> Any:
-        # Every label: those that do not occur have count 0 and add nothing.
-        return self.arange(counts.numel())
+        return self.arange(counts.numel())  # labels that do not occur have count 0
+
+    def group(self, keys: Any, *more: Any) -> Any:
+        """Per element, a representative index of its equal elements (by ``keys`` and then
+        each of ``more``, any int64 values): stable sorts, last key first."""
+        if keys.numel() == 0:
+            return keys.clone()
+        perm = None
+        for values in (*more[::-1], keys):
+            order = self.xp.sort(values if perm is None else values[perm], stable=True).indices
+            perm = order if perm is None else perm[order]
+        new = self.xp.zeros_like(keys, dtype=self.xp.bool)
+        new[0] = True
+        for values in (keys, *more):
+            ordered = values[perm]
+            new[1:] |= ordered[1:] != ordered[:-1]
+        start = self.xp.where(new, self.arange(keys.numel()), 0).cummax(0).values
+        rep = self.xp.empty_like(perm)
+        rep[perm] = perm[start]
+        return rep
 
     def index_sum(self, index: Any, values: Any, n: int) -> Any:
         return self.full(n, 0).scatter_add_(0, index, values)
 
     def ratio(self, numerator: Any, denominator: Any) -> Any:
-        torch = self.torch
         quotient = numerator.double() / denominator.clamp(min=1).double()
-        return torch.where(denominator > 0, quotient, torch.full_like(quotient, -1.0))
+        return self.xp.where(denominator > 0, quotient, -1.0)
 
-    def per_segment(self, reduce: str, values: Any, segment: Any, first: Any, n: int) -> Any:
-        torch = self.torch
+    def per_segment(self, reduce: str, values: Any, segment: Any, first: Any) -> Any:
+        n = first.numel()
         if values.is_floating_point():
-            init = torch.full(
+            init = self.xp.full(
                 (n,), -float("inf") if reduce == "max" else float("inf"), dtype=values.dtype, device=self.device
             )
         else:
@@ -458,12 +402,10 @@ class TorchBackend:
         return init.scatter_reduce(0, segment, values, "amax" if reduce == "max" else "amin")
 
     def columns(self, *columns: Any) -> Any:
-        return self.torch.stack(columns, dim=1)
+        return self.xp.stack(columns, dim=1)
 
-    def ngram_counts(self, lengths: Any, min_len: int, max_len: int) -> Any:
-        top = lengths.clamp(max=max_len)
-        terms = (top - min_len + 1).clamp(min=0)
-        return (terms * (2 * lengths - min_len - top + 2)) // 2
+
+NUMPY = NumpyBackend()
 
 
 def count_matches(
@@ -517,20 +459,20 @@ def count_matches(
                 sentence_at = backend.full(n_pos, 0)
                 sentence_at[ref_group] = ref_sentence
                 sentence = sentence_at[found]
-                clipped = backend.minimum(ref_count[found], hyp_count[found])
+                clipped = backend.xp.minimum(ref_count[found], hyp_count[found])
             else:
                 # Count each (n-gram, reference) pair: group its occurrences by their exact key.
                 pair = backend.group(ref_group * n_sentences + ref_sentence)
                 pair_count = backend.count(pair, int(pair.shape[0]))
                 found = backend.found(pair_count)
                 sentence = ref_sentence[found]
-                clipped = backend.minimum(pair_count[found], hyp_count[ref_group[found]])
+                clipped = backend.xp.minimum(pair_count[found], hyp_count[ref_group[found]])
             matches += backend.index_sum(sentence, clipped, n_sentences)
         if order == max_len:
             break
         live = (hyp_count > 0) & (ref_count > 0)
         group_at = backend.full(n_pos, -1)
-        group_at[positions] = backend.where(live[group], group, -1)
+        group_at[positions] = backend.xp.where(live[group], group, -1)
         extends = (group_at[:-1] >= 0) & (group_at[1:] >= 0) & same_sentence
         key = group_at[:-1] * n_pos + group_at[1:]
         if backend.compacts:
@@ -542,7 +484,7 @@ def count_matches(
         else:
             # Dead positions (and the last one) get keys of their own, above every live key.
             dead_key = positions + n_pos * n_pos
-            dead_key[:-1] = backend.where(extends, key, dead_key[:-1])
+            dead_key[:-1] = backend.xp.where(extends, key, dead_key[:-1])
             key = dead_key
         group = positions[backend.group(key)]
     return matches
@@ -581,22 +523,22 @@ def choose_references(
         ``(rows, chosen)``: int64 ``[n_segments, 4]`` rows ``(n_match, n_hyp, n_ref, n_all)``
         and, per segment, the index of the chosen reference among its own (-1: none).
     """
-    counts = backend.ngram_counts(lengths, min_len, max_len)
+    counts = ngram_counts(lengths, min_len, max_len)
     n_hyp = counts[:n_segments]
     ref_match = matches[n_segments:]
     ref_count = counts[n_segments:]
-    ref_all = backend.maximum(n_hyp[ref_segment], ref_count)
+    ref_all = backend.xp.maximum(n_hyp[ref_segment], ref_count)
     ratio = backend.ratio(ref_match, ref_all)  # -1.0: not a candidate, below every ratio
     if present is not None:
-        ratio = backend.where(present, ratio, -1.0)
-    best_ratio = backend.per_segment("max", ratio, ref_segment, first_ref, n_segments)
+        ratio = backend.xp.where(present, ratio, -1.0)
+    best_ratio = backend.per_segment("max", ratio, ref_segment, first_ref)
     n_refs = int(ref_segment.shape[0])
-    first_best = backend.where(ratio == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
-    best = backend.per_segment("min", first_best, ref_segment, first_ref, n_segments)
+    first_best = backend.xp.where(ratio == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
+    best = backend.per_segment("min", first_best, ref_segment, first_ref)
     scored = best_ratio >= 0
     rows = backend.columns(ref_match[best], n_hyp, ref_count[best], ref_all[best])
-    rows = backend.where(scored[:, None], rows, 0)
-    chosen = backend.where(scored, best - first_ref, -1)
+    rows = backend.xp.where(scored[:, None], rows, 0)
+    chosen = backend.xp.where(scored, best - first_ref, -1)
     return rows, chosen
 
 
@@ -724,7 +666,7 @@ def _rows(
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     ends = np.cumsum(segment_tokens)
-    backend = NumpyBackend
+    backend = NUMPY
     start = 0
     while start < n_segments:
         offset = int(ends[start - 1]) if start else 0
