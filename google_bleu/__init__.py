@@ -53,7 +53,9 @@ __all__ = [
     "load",
     "make_compute_metrics",
     "make_gleu_reward",
+    "mbr_select",
     "paired_test",
+    "pairwise_gleu",
     "paired_test_stats",
     "sentence_gleu",
     "signature",
@@ -83,6 +85,8 @@ _LAZY = {
     "batch_sentence_gleu": "batched",
     "batch_gleu_stats": "batched",
     "make_gleu_reward": "rewards",
+    "pairwise_gleu": "pairwise",
+    "mbr_select": "pairwise",
 }
 
 
