@@ -59,6 +59,13 @@ __all__ = ["MbrResult", "mbr_select", "pairwise_gleu"]
 #: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB); the
 #: column blocks of the match product are sized to stay within it.
 BLOCK_ELEMENTS = 1 << 22
+#: A column (n-gram, threshold) goes to the dense product when its pairs number more
+#: than 1/DENSE_RATIO of all pairs: a BLAS multiply-add costs about a hundredth of
+#: adding one pair with ``bincount``.
+DENSE_RATIO = 128
+#: Most pairs of light columns expanded at a time (int64 temporaries of 32 MiB); a
+#: column with more pairs than this goes to the dense product.
+PAIR_CHUNK = 1 << 22
 
 
 class _Side(NamedTuple):
@@ -338,12 +345,84 @@ def _groups(prepared: _Prepared, lengths: np.ndarray) -> np.ndarray:
 
 
 def _match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: int, n_right: int, within: bool, device):
-    """``H @ R.T`` of the 0/1 entries, in float64 column blocks (numpy, or torch on ``device``)."""
-    n_side = n_left if within else n_left + n_right
-    block = max(1, BLOCK_ELEMENTS // max(n_side, 1))
+    """``H @ R.T`` of the 0/1 entries: clipped matches of every pair, exact.
+
+    A column that few sentences share adds 1 to each of its pairs directly (a
+    ``bincount`` of their cells); the columns that many share, which hold most of the
+    pairs, go through float64 products of dense 0/1 blocks (numpy, or torch on
+    ``device``). Both are exact integer sums. Returns float64 on ``device`` (numpy when None).
+    """
     order = np.argsort(columns, kind="stable")
     rows, columns = rows[order], columns[order]
-    bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()
+    if within:
+        left_rows = right_rows = rows
+        left_columns = right_columns = columns
+    else:
+        is_left = rows < n_left
+        left_rows, left_columns = rows[is_left], columns[is_left]
+        right_rows, right_columns = rows[~is_left] - n_left, columns[~is_left]
+    k_left = np.bincount(left_columns, minlength=n_columns)
+    k_right = k_left if within else np.bincount(right_columns, minlength=n_columns)
+    pairs = k_left * k_right
+    heavy = pairs * DENSE_RATIO > n_left * n_right
+    heavy |= pairs > PAIR_CHUNK
+    matches = _sparse_matches(left_rows, left_columns, right_rows, k_right, heavy, n_left, n_right)
+    if heavy.any():
+        dense_id = np.cumsum(heavy)
+        dense_id -= 1
+        keep = np.take(heavy, columns)
+        dense_rows, dense_columns = rows[keep], np.take(dense_id, columns[keep])
+        n_side = n_left if within else n_left + n_right
+        product = _dense_matches(dense_rows, dense_columns, int(dense_id[-1]) + 1, n_side, n_left, within, device)
+    else:
+        product = None
+    if device is None:
+        matches = matches.astype(np.float64)
+        return matches if product is None else matches.__iadd__(product)
+    import torch
+
+    matches = torch.from_numpy(matches).to(device=device, dtype=torch.float64)
+    return matches if product is None else matches.add_(product)
+
+
+def _sparse_matches(
+    left_rows: np.ndarray,
+    left_columns: np.ndarray,
+    right_rows: np.ndarray,
+    k_right: np.ndarray,
+    heavy: np.ndarray,
+    n_left: int,
+    n_right: int,
+) -> np.ndarray:
+    """Per pair, how many light columns it shares (entries sorted by column), ``int64 [n_left, n_right]``."""
+    counts = np.zeros(n_left * n_right, np.int64)
+    right_start = np.cumsum(k_right)
+    right_start -= k_right  # the right entries of column c start there
+    light = np.flatnonzero(~np.take(heavy, left_columns))
+    repeats = np.take(k_right, np.take(left_columns, light))
+    ends = np.cumsum(repeats)
+    start = 0
+    while start < light.size:
+        offset = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, offset + PAIR_CHUNK, side="right")), start + 1)
+        entries, times = light[start:stop], repeats[start:stop]
+        # Each left entry meets every right entry of its column.
+        first = np.take(right_start, np.take(left_columns, entries))
+        first -= np.cumsum(times) - times
+        position = np.repeat(first, times)
+        position += np.arange(position.size)
+        cell = np.repeat(np.take(left_rows, entries) * n_right, times)
+        cell += np.take(right_rows, position)
+        counts += np.bincount(cell, minlength=counts.size)
+        start = stop
+    return counts.reshape(n_left, n_right)
+
+
+def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side: int, n_left: int, within: bool, device):
+    """``H @ R.T`` of 0/1 entries in float64 column blocks (numpy, or torch on ``device``)."""
+    block = max(1, BLOCK_ELEMENTS // max(n_side, 1))
+    bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()  # columns are sorted
+    n_right = n_side if within else n_side - n_left
     if device is None:
         matches = np.zeros((n_left, n_right), np.float64)
         for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
@@ -351,9 +430,10 @@ def _match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left:
                 continue
             dense = np.zeros((n_side, min(block, n_columns - start * block)), np.float64)
             dense[rows[low:high], columns[low:high] - start * block] = 1.0
-            left = dense if within else dense[:n_left]
-            right = dense if within else dense[n_left:]
-            matches += left @ right.T
+            if within:
+                matches += dense @ dense.T
+            else:
+                matches += dense[:n_left] @ dense[n_left:].T
         return matches
     import torch
 
