@@ -16,9 +16,11 @@ How it works (exact integer counts, then one matrix product):
    they extend to the next order.
 3. Clipped matches ``sum_g min(h_g, r_g)`` of all pairs at once: ``min(a, b)`` is the
    number of thresholds ``t >= 1`` with ``a >= t`` and ``b >= t``, so with a 0/1 column
-   per (n-gram, threshold) the match matrix is ``H @ R.T``. The product runs in float64
-   (``torch.float64`` on a tensor's device, never TF32): every partial sum is an integer
-   far below 2**53, so it is exact. Columns are taken in blocks that bound the memory.
+   per (n-gram, threshold) the match matrix is ``H @ R.T``. Columns that many sentences
+   share go through float64 products of dense 0/1 blocks (``torch.float64`` on a
+   tensor's device, never TF32): every partial sum is an integer far below 2**53, so it
+   is exact. Columns that few share (most of them) add 1 to each of their pairs with a
+   ``bincount``. Blocks and chunks bound the extra memory.
 4. ``n_all = max(n_hyp_i, n_ref_j)`` follows from lengths (:func:`~google_bleu.engine.ngram_counts`);
    a score is ``n_match / n_all`` with one correctly rounded division (as Python's on
    nltk's integers), 0.0 where ``n_all == 0``.
@@ -160,13 +162,13 @@ def _token_side(name: str, value: Sequence, pad_id: int | None) -> _Side:
     return _Side(chosen, np.fromiter(map(len, chosen), np.int64, len(chosen)), inverse)
 
 
-def _tensor_side(torch, name: str, value, pad_id: int | None, lengths: Any, lengths_name: str, device):
+def _tensor_side(torch, name: str, value, pad_id: int | None, lengths: Any, lengths_name: str, device, first_name: str):
     """Distinct rows of a padded ``[N, L]`` id tensor: ``(_Side with no sentences, flat ids)``."""
     _check_integer_tensor(torch, name, value)
     if value.dim() != 2:
         raise ValueError(f"{name} must be a 2-D tensor [n, length], got shape {list(value.shape)}")
     if value.device != device:
-        raise ValueError(f"hypotheses and references must be on the same device, got {device} and {value.device}")
+        raise ValueError(f"{first_name} and {name} must be on the same device, got {device} and {value.device}")
     if lengths is not None:
         lengths = _lengths_tensor(torch, lengths_name, lengths, (value.shape[0],), value.shape[1], device)
     tokens, counts = _flatten_padded(torch, value.to(torch.int64), pad_id, lengths)
@@ -228,10 +230,14 @@ def _prepare(
     import torch
 
     device = hypotheses.device
-    hyp, hyp_ids = _tensor_side(torch, hyp_name, hypotheses, pad_id, hypothesis_lengths, hyp_lengths_name, device)
+    hyp, hyp_ids = _tensor_side(
+        torch, hyp_name, hypotheses, pad_id, hypothesis_lengths, hyp_lengths_name, device, hyp_name
+    )
     ref, ids = None, hyp_ids
     if references is not None:
-        ref, ref_ids = _tensor_side(torch, ref_name, references, pad_id, reference_lengths, ref_lengths_name, device)
+        ref, ref_ids = _tensor_side(
+            torch, ref_name, references, pad_id, reference_lengths, ref_lengths_name, device, hyp_name
+        )
         ids = np.concatenate((hyp_ids, ref_ids))
     return _Prepared(kind, hyp, ref, False, ids, device)
 
