@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from contextlib import contextmanager
 
 import numpy as np
@@ -14,7 +16,7 @@ from hypothesis import strategies as st
 import google_bleu
 import google_bleu.pairwise as pairwise_module
 from google_bleu import mbr_select, pairwise_gleu
-from tests.oracles import SAMPLES, nltk_sentence, read_lines, tokenize_13a
+from tests.oracles import REPO, SAMPLES, nltk_sentence, read_lines, tokenize_13a
 
 # -- oracles ----------------------------------------------------------------------------
 
@@ -286,9 +288,17 @@ def test_mbr_select_on_tensors_returns_the_row():
     assert lengths.expected_scores.tolist() == brute_mbr(rows, rows[:2], [1.0, 1.0], False)[1]
 
 
-def test_names_are_exported_lazily():
+def test_names_are_exported_lazily_and_text_needs_no_torch():
     assert google_bleu.pairwise_gleu is pairwise_gleu and google_bleu.mbr_select is mbr_select
     assert {"pairwise_gleu", "mbr_select"} <= set(google_bleu.__all__)
+    code = (
+        "import sys, google_bleu\n"
+        "print('google_bleu.pairwise' in sys.modules)\n"
+        "print(google_bleu.mbr_select(['a b', 'a c', 'a b']).index)\n"
+        "print('torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.split() == ["False", "0", "False"]
 
 
 # -- bad input --------------------------------------------------------------------------------------
