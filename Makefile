@@ -37,9 +37,16 @@ $(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed
 bench-batched: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_batched.py
 
+# Pairwise GLEU (MBR, all N x N pairs) against loops of nltk and sacrebleu; writes
+# benchmarks/results/pairwise.json. About 2 minutes on 2 cores.
+.PHONY: bench-pairwise
+bench-pairwise: $(VENV)/.bench-installed
+	$(PY) benchmarks/bench_pairwise.py
+
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
 	$(MAKE) bench-batched
+	$(MAKE) bench-pairwise
 	$(PY) benchmarks/report.py
 
 

@@ -54,7 +54,9 @@ __all__ = [
     "load",
     "make_compute_metrics",
     "make_gleu_reward",
+    "mbr_select",
     "paired_test",
+    "pairwise_gleu",
     "paired_test_stats",
     "sentence_gleu",
     "signature",
@@ -85,6 +87,8 @@ _LAZY = {
     "BatchScorer": "batched",
     "batch_gleu_stats": "batched",
     "make_gleu_reward": "rewards",
+    "pairwise_gleu": "pairwise",
+    "mbr_select": "pairwise",
 }
 
 
