@@ -1,33 +1,20 @@
-"""The counting engine: per-segment GLEU statistics for token sequences, vectorised.
+"""The counting engine: per-segment GLEU statistics, one algorithm over two backends.
 
-How it works (integer numpy work, no sort; every hash is checked against exact values):
+:func:`count_matches` and :func:`choose_references` are written once against a small
+backend interface: :class:`NumpyBackend` (CPU: a verified hash table groups exact keys,
+and positions that cannot extend to a match are dropped) and :class:`TorchBackend` (any
+torch device: sorts group the keys, and every size is fixed by the input's shape, so a
+call reads nothing back to the host and can be replayed as a CUDA graph).
 
-1. A chunk of segments is laid out as one token array: the hypotheses of its
-   segments, then their references (segment by segment).
-2. Grouping: each position gets the position of a representative occurrence of the same
-   n-gram in the same segment (:func:`_group`, a one-pass hash table whose every hit is
-   verified, so equal keys and only they share a representative).
-   Order 1 keys a token by (segment, token). ``str`` tokens are read from their UTF-8
-   bytes, joined into one buffer at C speed (see :func:`_str_token_words`); other
-   hashable tokens get ids from a dict, so any token works and equal tokens (as Python
-   compares them) match. Order n+1: a position p whose n-gram and whose neighbour's
-   n-gram (at p+1, same sentence) are both "live" gets the exact key (group of p, group
-   of p+1), which identifies its (n+1)-gram within the segment.
-3. Counting: ``np.bincount`` of the groups gives each n-gram's count in the hypothesis;
-   grouping the reference occurrences once more by (n-gram, reference sentence) gives
-   each reference's count (with one reference per segment, the n-gram alone does).
-   Clipped matches of a reference are ``min(reference count, hypothesis count)`` summed
-   over its n-grams.
-4. A group is live when it occurs in the hypothesis and in some reference; only live
-   n-grams can extend to longer matches, so later orders see ever fewer positions.
-
-N-gram totals per sentence follow from lengths alone. The reference kept for a
-segment is the first with the highest ``n_match / max(n_hyp, n_ref)``, as nltk's
-``max`` over ``(tp, n_all)`` pairs keeps it.
-
-No step sorts: numpy's sort is fast where its SIMD quicksort suits the processor and
-several times slower where it does not (AVX-512 on AMD Zen 4), while scatters, gathers
-and ``bincount`` cost about the same everywhere.
+A chunk of segments is one array of positions: the hypotheses' tokens, then the
+references' (segment by segment). Order 1 groups each position with the equal tokens of
+its segment; ``str`` tokens are read from their UTF-8 bytes (:func:`_str_token_words`),
+other hashable tokens get ids from a dict, integer ids are their own keys. Order n+1 keys
+position p by the pair (group of the n-gram at p, group of the n-gram at p + 1). Counting
+group labels gives each n-gram's count in the hypothesis and in each reference; clipped
+matches are summed per reference, and the reference kept for a segment is the first with
+the highest ``n_match / max(n_hyp, n_ref)``, as nltk's ``max`` keeps it. N-gram totals
+follow from lengths alone. ``docs/design.md`` explains the choices.
 """
 
 from __future__ import annotations
@@ -39,13 +26,9 @@ from typing import Any
 import numpy as np
 
 #: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
-#: temporaries stay near the CPU caches (2**15 to 2**18 measured alike here) and extra
-#: memory stays bounded whatever the corpus size; a single segment longer than this is
-#: one chunk of its own.
+#: temporaries stay near the CPU caches and extra memory stays bounded whatever the
+#: corpus size; a single segment longer than this is one chunk of its own.
 CHUNK_TOKENS = 1 << 16
-#: Most tokens of one segment (hypothesis and references): a segment is never split, so
-#: this bounds a chunk and with it the extra memory.
-_MAX_CHUNK_TOKENS = 1 << 21
 #: Bytes of a token that its first word holds exactly; longer tokens are hashed.
 _WORD = 8
 #: ``_WORD_MASKS[k]`` keeps the low ``k`` bytes of a little-endian word (k = 0..8).
