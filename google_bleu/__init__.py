@@ -30,6 +30,8 @@ METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 __all__ = [
     "ComputeMetrics",
     "GleuColumns",
+    "GleuIdReward",
+    "GleuReward",
     "GLEU",
     "GleuScore",
     "Explanation",
@@ -53,6 +55,8 @@ __all__ = [
     "load",
     "make_compute_metrics",
     "make_gleu_reward",
+    "make_openrlhf_reward",
+    "make_verifiers_reward",
     "paired_test",
     "paired_test_stats",
     "sentence_gleu",
@@ -83,6 +87,10 @@ _LAZY = {
     "batch_sentence_gleu": "batched",
     "batch_gleu_stats": "batched",
     "make_gleu_reward": "rewards",
+    "GleuReward": "rewards",
+    "GleuIdReward": "rewards",
+    "make_openrlhf_reward": "rewards",
+    "make_verifiers_reward": "rewards",
 }
 
 
