@@ -324,9 +324,19 @@ class GleuIdReward:
         if len(hypotheses) != len(column):
             raise ValueError(f"got {len(hypotheses)} completion_ids but {len(column)} values of {self.reference_key!r}")
         references = [_id_references(value, i, self.reference_key) for i, value in enumerate(column)]
-        scores = batch_sentence_gleu(
-            hypotheses, references, pad_id=self.pad_id, min_len=self.min_len, max_len=self.max_len, device=self.device
-        )
+        try:
+            scores = batch_sentence_gleu(
+                hypotheses,
+                references,
+                pad_id=self.pad_id,
+                min_len=self.min_len,
+                max_len=self.max_len,
+                device=self.device,
+            )
+        except (TypeError, ValueError) as error:
+            raise type(error)(
+                f"{error} (hypotheses: completion_ids; references: the column {self.reference_key!r})"
+            ) from error
         return scores.tolist()
 
 
