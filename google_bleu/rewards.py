@@ -34,7 +34,6 @@ from .tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from .validation import describe
 
 RewardFunction = Callable[..., "list[float]"]
-TokenizerSpec = "str | Callable[[str], list[str]] | Tokenizer"
 
 # Trainer objects TRL passes besides the dataset columns; left out of error messages.
 _TRL_OBJECTS = ("trainer_state", "log_extra", "log_metric")
@@ -117,8 +116,11 @@ def _text_references(value: Any, name: str) -> list[str]:
 
 
 def _check_name(name: Any) -> str:
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"name must be a Python identifier (frameworks log rewards under it), got {describe(name)}")
+    # Frameworks log rewards under this name (TRL: rewards/<name>/mean).
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {describe(name)}")
+    if not name:
+        raise ValueError("name must not be empty: frameworks log the reward under it")
     return name
 
 

@@ -436,8 +436,10 @@ def test_verifiers_bad_input_names_the_argument():
         make_verifiers_reward(info_key="refs")(completion="a", info={"other": 1})
     with pytest.raises(ValueError, match="completion 0 has no assistant message"):
         make_verifiers_reward()(completion=[{"role": "user", "content": "a"}], answer="a")
-    with pytest.raises(ValueError, match="name must be a Python identifier"):
-        make_verifiers_reward(name="gleu score")
+    with pytest.raises(ValueError, match="name must not be empty"):
+        make_verifiers_reward(name="")
+    with pytest.raises(TypeError, match="name must be a str"):
+        GleuReward(name=None)
 
 
 # -- TRL: picklable rewards, token-id reward ------------------------------------------------
