@@ -6,7 +6,7 @@ test stack, so their loaders and call sites are reproduced line for line from th
 sources (veRL 0.9.1 ``verl/utils/import_utils.py``, ``verl/trainer/ppo/reward.py``,
 ``verl/workers/reward_manager/{naive,batch}.py``; OpenRLHF 0.11.2
 ``openrlhf/utils/agent.py``, ``openrlhf/trainer/ppo_utils/samples_generator.py``). When
-``verl`` is installed, its own loader runs too.
+``verl`` is importable, its own loader and reward managers run too.
 """
 
 from __future__ import annotations
@@ -204,6 +204,47 @@ def test_verl_documented_yaml_resolves_through_the_loader():
     config["reward"]["custom_reward_function"]["path"] = printed
     reward_fn = verl_custom_reward_fn(config, verl_load_extern_object)
     assert verl_batch_manager(reward_fn, verl_samples()) == as_dicts(scorer_rows(RESPONSES, REFERENCES))
+
+
+def test_verl_own_reward_managers_score_with_the_shipped_file():
+    """veRL's own loader and reward managers on a DataProto, when verl is importable."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("verl", reason="verl is not installed (pins transformers<5.11)")
+    from omegaconf import OmegaConf
+    from verl import DataProto
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+    from verl.workers.reward_manager.batch import BatchRewardManager
+    from verl.workers.reward_manager.naive import NaiveRewardManager
+
+    tokenizer = chatml_tokenizer()
+    path = str(PACKAGE / "verl_reward.py")
+    reward_fn = get_custom_reward_fn(
+        OmegaConf.create({"reward": {"custom_reward_function": {"path": path, "name": "compute_score"}}})
+    )
+    n, prompt_len, response_len = len(RESPONSES), 4, 16
+    prompts = torch.full((n, prompt_len), tokenizer.pad_token_id)
+    responses = torch.full((n, response_len), tokenizer.pad_token_id)
+    mask = torch.zeros((n, prompt_len + response_len), dtype=torch.long)
+    mask[:, :prompt_len] = 1
+    for i, text in enumerate(RESPONSES):
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        responses[i, : len(ids)] = torch.tensor(ids)
+        mask[i, prompt_len : prompt_len + len(ids)] = 1
+    data = DataProto.from_dict(
+        tensors={"prompts": prompts, "responses": responses, "attention_mask": mask},
+        non_tensors={
+            "data_source": np.array(["wmt"] * n, dtype=object),
+            "reward_model": np.array([{"ground_truth": refs} for refs in REFERENCES], dtype=object),
+            "extra_info": np.array([{"index": i} for i in range(n)], dtype=object),
+        },
+    )
+    expected = scorer_rows(RESPONSES, REFERENCES)
+    for manager in (NaiveRewardManager, BatchRewardManager):
+        out = manager(tokenizer, num_examine=0, compute_score=reward_fn)(data, return_dict=True)
+        assert out["reward_extra_info"]["score"] == [row[0] for row in expected]
+        assert out["reward_extra_info"]["recall"] == [row[2] for row in expected]
+        # veRL puts the score on the last response token, in float32.
+        assert out["reward_tensor"].sum(-1).tolist() == torch.tensor([row[0] for row in expected]).tolist()
 
 
 @pytest.mark.parametrize(
