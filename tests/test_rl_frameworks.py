@@ -6,7 +6,8 @@ test stack, so their loaders and call sites are reproduced line for line from th
 sources (veRL 0.9.1 ``verl/utils/import_utils.py``, ``verl/trainer/ppo/reward.py``,
 ``verl/workers/reward_manager/{naive,batch}.py``; OpenRLHF 0.11.2
 ``openrlhf/utils/agent.py``, ``openrlhf/trainer/ppo_utils/samples_generator.py``). When
-``verl`` is importable, its own loader and reward managers run too.
+``verl`` or ``openrlhf`` is importable, its own loader and reward path run too (veRL's
+reward managers on a ``DataProto``; OpenRLHF's ``SingleTurnAgentExecutor.execute``).
 """
 
 from __future__ import annotations
@@ -387,6 +388,39 @@ def test_openrlhf_reward_file_scores_the_response_exactly(source, tmp_path):
     # One call with the whole batch gives the same numbers.
     batch = reward_func(queries, prompts, REFERENCES)
     assert batch["rewards"].tolist() == [row[0] for row in expected] == nltk_scores(RESPONSES, REFERENCES)
+
+
+class _FixedEngine:
+    """Stands in for OpenRLHF's vLLM engine: "generates" the given response ids."""
+
+    def __init__(self, action_ids):
+        self.action_ids = action_ids
+
+    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
+        from types import SimpleNamespace
+
+        output = SimpleNamespace(token_ids=self.action_ids, finish_reason="stop", logprobs=None)
+        return SimpleNamespace(outputs=[output])
+
+
+def test_openrlhf_own_executor_loads_and_scores_the_shipped_file():
+    """OpenRLHF's SingleTurnAgentExecutor end to end (load, decode, reward), when openrlhf is importable."""
+    pytest.importorskip("torch")
+    agent = pytest.importorskip("openrlhf.utils.agent", reason="openrlhf is not installed (pins deepspeed, flash-attn)")
+    from types import SimpleNamespace
+
+    tokenizer = chatml_tokenizer()
+    executor = agent.SingleTurnAgentExecutor(remote_rm_url=str(PACKAGE / "openrlhf_reward.py"))
+    expected = scorer_rows(RESPONSES, REFERENCES)
+    for i, (response, refs) in enumerate(zip(RESPONSES, REFERENCES)):
+        prompt = tokenizer.apply_chat_template(
+            [{"role": "user", "content": f"Translate {i}"}], tokenize=False, add_generation_prompt=True
+        )
+        action_ids = tokenizer(text=response, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        params = SimpleNamespace(max_tokens=32, logprobs=None)
+        output = asyncio.run(executor.execute(prompt, refs, params, 256, tokenizer, _FixedEngine(action_ids)))
+        assert output["reward"].tolist() == [expected[i][0]] and output["scores"].tolist() == [expected[i][0]]
+        assert output["extra_logs"]["gleu_recall"].tolist() == [expected[i][2]]
 
 
 def test_openrlhf_prompt_match_after_special_tokens_are_removed():
