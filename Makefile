@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE := google_bleu/samples/wmt17_en_de
 
-.PHONY: run test lint bench clean app browser
+.PHONY: run test lint bench clean app browser docs
 
 $(VENV)/.run-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,7 @@ bench-batched: $(VENV)/.bench-installed
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
 	$(MAKE) bench-batched
+	$(PY) benchmarks/report.py
 
 
 $(VENV)/.app-installed: pyproject.toml
@@ -62,5 +63,17 @@ browser:
 			|| echo "could not install chromium (see /tmp/google-bleu-chromium.log); the browser test will skip"; \
 	else echo "chromium not found and not root: the browser test will skip"; fi
 
+# The documentation site in site/: performance tables regenerated from benchmarks/results,
+# then a strict build (a broken link or reference fails).
+$(VENV)/.docs-installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.docs-installed
+	$(PY) benchmarks/report.py
+	$(PY) -m mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache site

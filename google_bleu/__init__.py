@@ -28,6 +28,7 @@ from .version import __version__
 METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 
 __all__ = [
+    "BatchScorer",
     "ComputeMetrics",
     "GleuColumns",
     "GleuIdReward",
@@ -85,6 +86,7 @@ _LAZY = {
     "GleuColumns": "distributed",
     "stats_from_columns": "distributed",
     "batch_sentence_gleu": "batched",
+    "BatchScorer": "batched",
     "batch_gleu_stats": "batched",
     "make_gleu_reward": "rewards",
     "GleuReward": "rewards",

@@ -1,33 +1,23 @@
 """Batched Google-BLEU on token ids with torch, on CPU or GPU: per-sentence RL rewards.
 
 GLEU was made as a sentence-level reward for reinforcement learning (Wu et al. 2016,
-GNMT). This module scores a whole batch of token-id sequences at once, on the device the
-ids live on, with each score equal to nltk's ``sentence_gleu`` on the same id lists.
+GNMT). This module scores a whole batch of token-id sequences at once, each score equal
+to nltk's ``sentence_gleu`` on the same id lists. It holds tensor preparation, validation
+and the public functions; the counting is the engine's one core
+(:func:`google_bleu.engine.count_matches` and :func:`~google_bleu.engine.choose_references`):
 
-How it works, in the spirit of TensorBLEU (arXiv 2510.05485), which did this for BLEU:
+- CPU tensors and id lists are read as numpy arrays (zero-copy for CPU tensors) and
+  counted by the engine's numpy backend, the same path as token lists: no torch operation
+  runs, so torch's thread settings do not matter.
+- Tensors on another device are counted there by the engine's torch backend, whose every
+  size is fixed by the input's shape: no value is read back to the host, so
+  :class:`BatchScorer` can capture a call as a CUDA graph and replay it for every batch of
+  the same shape. The same backend runs on CPU tensors (``BatchScorer`` on CPU), which is
+  how it is tested without a GPU.
 
-1. Padding is removed once: every hypothesis and reference becomes a run in one flat id
-   array (row-major, so token order is kept), each run followed by a separator id of
-   its own, so an n-gram that runs past its sequence is unique and never matches.
-2. Order 1: each position gets the exact integer key ``(row, token)``; one
-   ``unique(return_inverse=True)`` turns the keys into a compact per-batch dictionary
-   of n-gram ids that are specific to a row (a hypothesis only meets its own
-   references). Order n+1: the key ``(id of the n-gram at p, token at p+n)`` names the
-   (n+1)-gram at p exactly. Only n-grams that occur in a row's hypothesis and in one of
-   its references are extended, since nothing else can lead to a longer match. On GPUs
-   this step is ``torch.unique``; on CPU the same steps run with numpy on views of the
-   tensors (torch's CPU sort and gathers were several times slower), grouping the exact
-   keys with the engine's verified hash table instead of a sort.
-3. Per order, an offset ``bincount`` counts each dictionary entry in the hypothesis and
-   in each reference slot; clipped matches ``min(hyp count, ref count)`` are summed per
-   ``(row, reference)``.
-4. GLEU's rule, not BLEU's max-count clip: per row the reference with the highest ratio
-   ``n_match / max(n_hyp, n_ref)`` is kept, the first one on a tie (nltk's ``max``). A
-   reference for which ``max(n_hyp, n_ref) == 0`` is not a candidate; a row where no
-   reference is a candidate scores 0.0 and contributes a zero row of statistics.
-
-Hypothesis and reference n-gram totals follow from lengths alone, so a row shorter than
-an order simply has no n-grams of that order, without affecting any other row.
+Padding: with ``pad_id`` every token equal to it is removed (left, right or inner
+padding); with explicit lengths only the first ``length`` ids of a row count. Any other
+id, ``0`` included, is a real token.
 
 Scores are ``float64``: ``n_match / n_all`` divides two exactly represented integers
 with one correctly rounded IEEE division, as Python does, so every score equals nltk's
@@ -38,36 +28,20 @@ torch is imported when these functions are called, never by ``import google_bleu
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .engine import _group_keys
+from .engine import TorchBackend, choose_references, count_matches, id_rows
 from .stats import COLUMNS, GleuStats
 from .validation import check_orders, describe
 
 if TYPE_CHECKING:
     import torch
 
-# Largest key the packed integer keys may reach (they stay below 2**62 to leave room).
-_KEY_LIMIT = 1 << 62
-
-
-class _Batch:
-    """All sequences of a batch in one flat id array, plus where each sequence lies."""
-
-    __slots__ = ("tokens", "lengths", "n_rows", "n_slots", "present", "device")
-
-    def __init__(self, tokens, lengths, n_rows: int, n_slots: int, present, device) -> None:
-        # tokens: int64 [T]; sequences are the B hypotheses, then the references row by
-        # row, slot by slot (only the present ones); lengths: int64 [B + n_present].
-        self.tokens = tokens
-        self.lengths = lengths
-        self.n_rows = n_rows
-        self.n_slots = n_slots
-        self.present = present  # bool [B, R]: reference slot holds a reference
-        self.device = device
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def _check_pad_id(pad_id: Any) -> int | None:
@@ -75,45 +49,48 @@ def _check_pad_id(pad_id: Any) -> int | None:
         return None
     if isinstance(pad_id, bool) or not hasattr(pad_id, "__index__"):
         raise TypeError(f"pad_id must be an integer or None, got {describe(pad_id)}")
-    return int(pad_id)
+    value = int(pad_id)
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError(f"pad_id must fit in int64 (token ids are int64), got {value}")
+    return value
 
 
-def _check_integer_tensor(torch, name: str, tensor) -> None:
+def _check_device(torch: Any, device: Any) -> Any:
+    try:
+        device = torch.device(device)
+    except (TypeError, RuntimeError, ValueError):
+        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {describe(device)}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device is {str(device)!r} but CUDA is not available here")
+    return device
+
+
+def _check_integer_tensor(torch: Any, name: str, tensor: Any) -> None:
     if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
         raise TypeError(f"{name} must hold integer token ids, got dtype {tensor.dtype}")
+    if tensor.dtype == torch.uint64 and tensor.numel() and int(tensor.max()) > _INT64_MAX:
+        raise ValueError(f"{name} holds ids above the int64 range")
 
 
-def _lengths_tensor(torch, name: str, lengths: Any, shape: tuple[int, ...], size: int, device):
+def _lengths_tensor(
+    torch: Any, name: str, lengths: Any, shape: tuple[int, ...], size: int, device: Any, check: bool = True
+):
     """Validates explicit lengths for tensor input: integers in ``0..size`` of this shape."""
     if not isinstance(lengths, torch.Tensor):
         try:
             lengths = torch.as_tensor(np.asarray(lengths))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RuntimeError):
             raise TypeError(f"{name} must be integers, got {describe(lengths)}") from None
     _check_integer_tensor(torch, name, lengths)
     if tuple(lengths.shape) != shape:
         raise ValueError(f"{name} must have shape {list(shape)}, got {list(lengths.shape)}")
     lengths = lengths.to(device=device, dtype=torch.int64)
-    if lengths.numel():
-        low, high = int(lengths.min()), int(lengths.max())
+    if check and lengths.numel():
+        low, high = torch.aminmax(lengths)
+        low, high = int(low), int(high)
         if low < 0 or high > size:
             raise ValueError(f"{name} must lie in 0..{size} (the padded length), got values from {low} to {high}")
     return lengths
-
-
-def _flatten_padded(torch, matrix, pad_id: int | None, lengths):
-    """Flat ids and lengths of the rows of a padded ``[N, L]`` id matrix."""
-    keep = None
-    if lengths is not None:
-        keep = torch.arange(matrix.shape[1], device=matrix.device)[None, :] < lengths[:, None]
-    if pad_id is not None:
-        not_pad = matrix != pad_id
-        keep = not_pad if keep is None else keep & not_pad
-    if keep is None:
-        return matrix.reshape(-1), torch.full(
-            (matrix.shape[0],), matrix.shape[1], dtype=torch.int64, device=matrix.device
-        )
-    return matrix[keep], keep.sum(dim=1)
 
 
 def _as_id_array(name: str, sequence: Any) -> np.ndarray:
@@ -153,17 +130,52 @@ def _list_sides(name: str, rows: Sequence, pad_id: int | None) -> list[np.ndarra
     return arrays
 
 
-def _prepare(
+def _ragged_references(references: Any, n_rows: int, pad_id: int | None) -> list[list[np.ndarray]]:
+    _check_sequence("references", references)
+    if len(references) != n_rows:
+        raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
+    rows = []
+    for i, refs in enumerate(references):
+        if isinstance(refs, (str, bytes, dict)) or not (hasattr(refs, "__len__") and hasattr(refs, "__getitem__")):
+            raise TypeError(
+                f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
+            )
+        if len(refs) == 0:
+            raise ValueError(f"row {i} has no reference; every hypothesis needs at least one")
+        first = refs[0]
+        if isinstance(first, (int, np.integer)) or (_is_tensor(first) and first.dim() == 0):
+            raise TypeError(
+                f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
+                f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
+            )
+        rows.append(_list_sides(f"references[{i}]", refs, pad_id))
+    return rows
+
+
+class _Input:
+    """A validated batch: each side either padded tensors (with optional lengths) or id lists.
+
+    ``hyp``: ``("padded", [B, L] tensor, [B] lengths or None)`` or ``("ragged", [arrays])``;
+    ``ref``: ``("padded", [B, R, L] tensor, [B, R] lengths or None)`` or
+    ``("ragged", [[arrays] per row])``.
+    """
+
+    __slots__ = ("hyp", "ref", "n_rows", "device")
+
+    def __init__(self, hyp: tuple, ref: tuple, n_rows: int, device: Any) -> None:
+        self.hyp, self.ref, self.n_rows, self.device = hyp, ref, n_rows, device
+
+
+def _read_input(
+    torch: Any,
     hypotheses: Any,
     references: Any,
-    pad_id: Any,
+    pad_id: int | None,
     hypothesis_lengths: Any,
     reference_lengths: Any,
     device: Any,
-) -> _Batch:
-    import torch
-
-    pad_id = _check_pad_id(pad_id)
+    check_lengths: bool = True,
+) -> _Input:
     hyp_is_tensor, ref_is_tensor = _is_tensor(hypotheses), _is_tensor(references)
     if hyp_is_tensor and ref_is_tensor and hypotheses.device != references.device:
         raise ValueError(
@@ -171,21 +183,25 @@ def _prepare(
         )
     if device is None:
         device = hypotheses.device if hyp_is_tensor else references.device if ref_is_tensor else torch.device("cpu")
-    device = torch.device(device)
+    device = _check_device(torch, device)
 
-    # -- hypotheses -----------------------------------------------------------------
     if hyp_is_tensor:
         _check_integer_tensor(torch, "hypotheses", hypotheses)
         if hypotheses.dim() != 2:
             raise ValueError(f"hypotheses must be a 2-D tensor [batch, length], got shape {list(hypotheses.shape)}")
-        matrix = hypotheses.to(device=device, dtype=torch.int64)
-        n_rows = matrix.shape[0]
+        n_rows = int(hypotheses.shape[0])
         lengths = None
         if hypothesis_lengths is not None:
             lengths = _lengths_tensor(
-                torch, "hypothesis_lengths", hypothesis_lengths, (n_rows,), matrix.shape[1], device
+                torch,
+                "hypothesis_lengths",
+                hypothesis_lengths,
+                (n_rows,),
+                int(hypotheses.shape[1]),
+                hypotheses.device,
+                check_lengths,
             )
-        hyp_tokens, hyp_lengths = _flatten_padded(torch, matrix, pad_id, lengths)
+        hyp: tuple = ("padded", hypotheses, lengths)
     else:
         _check_sequence("hypotheses", hypotheses)
         if hypothesis_lengths is not None:
@@ -194,10 +210,8 @@ def _prepare(
             )
         arrays = _list_sides("hypotheses", hypotheses, pad_id)
         n_rows = len(arrays)
-        hyp_tokens = torch.from_numpy(np.concatenate(arrays) if arrays else np.zeros(0, np.int64)).to(device)
-        hyp_lengths = torch.tensor([a.size for a in arrays], dtype=torch.int64, device=device)
+        hyp = ("ragged", arrays)
 
-    # -- references -----------------------------------------------------------------
     if ref_is_tensor:
         _check_integer_tensor(torch, "references", references)
         if references.dim() not in (2, 3):
@@ -208,279 +222,153 @@ def _prepare(
         ref3 = references if references.dim() == 3 else references[:, None, :]
         if ref3.shape[0] != n_rows:
             raise ValueError(f"got {n_rows} hypotheses but {ref3.shape[0]} rows of references")
-        n_slots = ref3.shape[1]
+        n_slots = int(ref3.shape[1])
         if n_slots == 0 and n_rows:
             raise ValueError(f"references has shape {list(references.shape)}: every row needs at least one reference")
         lengths = None
         if reference_lengths is not None:
             shape = (n_rows,) if references.dim() == 2 else (n_rows, n_slots)
-            lengths = _lengths_tensor(torch, "reference_lengths", reference_lengths, shape, ref3.shape[2], device)
-            lengths = lengths.reshape(-1)
-        matrix = ref3.to(device=device, dtype=torch.int64).reshape(n_rows * n_slots, ref3.shape[2])
-        ref_tokens, ref_lengths = _flatten_padded(torch, matrix, pad_id, lengths)
-        present = torch.ones((n_rows, n_slots), dtype=torch.bool, device=device)
+            lengths = _lengths_tensor(
+                torch,
+                "reference_lengths",
+                reference_lengths,
+                shape,
+                int(ref3.shape[2]),
+                references.device,
+                check_lengths,
+            )
+            lengths = lengths.reshape(n_rows, n_slots)
+        ref: tuple = ("padded", ref3, lengths)
     else:
-        _check_sequence("references", references)
         if reference_lengths is not None:
             raise ValueError("reference_lengths applies to a padded tensor; lists of id lists carry their own lengths")
-        if len(references) != n_rows:
-            raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
-        arrays: list[np.ndarray] = []
-        counts = []
-        for i, refs in enumerate(references):
-            if isinstance(refs, (str, bytes)) or not hasattr(refs, "__len__"):
-                raise TypeError(
-                    f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
-                )
-            if len(refs) == 0:
-                raise ValueError(f"row {i} has no reference; every hypothesis needs at least one")
-            first = refs[0]
-            if isinstance(first, (int, np.integer)) or (_is_tensor(first) and first.dim() == 0):
-                raise TypeError(
-                    f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
-                    f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
-                )
-            row = _list_sides(f"references[{i}]", refs, pad_id)
-            arrays.extend(row)
-            counts.append(len(row))
-        n_slots = max(counts, default=0)
-        ref_tokens = torch.from_numpy(np.concatenate(arrays) if arrays else np.zeros(0, np.int64)).to(device)
-        ref_lengths = torch.tensor([a.size for a in arrays], dtype=torch.int64, device=device)
-        counts_t = torch.tensor(counts, dtype=torch.int64, device=device)
-        present = torch.arange(n_slots, device=device)[None, :] < counts_t[:, None]
-
-    tokens = torch.cat([hyp_tokens, ref_tokens])
-    lengths = torch.cat([hyp_lengths, ref_lengths])
-    return _Batch(tokens, lengths, n_rows, n_slots, present, device)
+        ref = ("ragged", _ragged_references(references, n_rows, pad_id))
+    return _Input(hyp, ref, n_rows, device)
 
 
-class _NumpyOps:
-    """Array operations on CPU: numpy's, which run several times faster than torch's there.
-
-    Measured on this project's 2-core machine with one torch thread: gathers 3x, sorts
-    10x, ``nonzero`` 8x. torch CPU tensors share memory with numpy, so nothing is copied.
-    """
-
-    @staticmethod
-    def arange(n: int):
-        return np.arange(n, dtype=np.int64)
-
-    @staticmethod
-    def empty(n: int):
-        return np.empty(n, dtype=np.int64)
-
-    @staticmethod
-    def repeat(values, counts):
-        return np.repeat(values, counts)
-
-    @staticmethod
-    def flatnonzero(mask):
-        return np.flatnonzero(mask)
-
-    @staticmethod
-    def bincount(values, minlength: int):
-        return np.bincount(values, minlength=minlength)
-
-    @staticmethod
-    def minimum(a, b):
-        return np.minimum(a, b)
-
-    @staticmethod
-    def compact(values):
-        """Dense ids ``0..k-1`` for the distinct values, in value order."""
-        return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64, copy=False)
-
-    @staticmethod
-    def group(keys, positions, side, n_sides: int):
-        """The dictionary step: ``(distinct keys, entry id, positions, side)``.
-
-        The engine's verified hash grouping (:func:`google_bleu.engine._group`): one pass
-        of scatters and gathers, no sort (numpy's sort is several times slower on some
-        processors, AMD Zen 4 among them). Entries come in no particular order, and the
-        occurrences keep theirs.
-        """
-        rep = _group_keys(keys)  # keys are non-negative
-        first = rep == np.arange(rep.size)
-        index = np.cumsum(first)
-        index -= 1
-        return keys[first], np.take(index, rep), positions, side
-
-    @staticmethod
-    def row_sums(values, rows, n_rows: int):
-        """``[n_rows, R]``: per row, the sums of the columns of ``values`` ``[R, entries]`` in it."""
-        n_slots = values.shape[0]
-        cells = rows * n_slots + np.arange(n_slots)[:, None]
-        # float64 sums of counts this small are exact
-        sums = np.bincount(cells.reshape(-1), weights=values.reshape(-1), minlength=n_rows * n_slots)
-        return sums.astype(np.int64).reshape(n_rows, n_slots)
+# -- CPU: flat numpy arrays through the engine's numpy backend -------------------------
 
 
-class _TorchOps:
-    """The same operations with torch, on any device (TensorBLEU's ``torch.unique``)."""
-
-    def __init__(self, device) -> None:
-        import torch
-
-        self.torch = torch
-        self.device = device
-
-    def arange(self, n: int):
-        return self.torch.arange(n, device=self.device)
-
-    def empty(self, n: int):
-        return self.torch.empty(n, dtype=self.torch.int64, device=self.device)
-
-    def repeat(self, values, counts):
-        return self.torch.repeat_interleave(values, counts)
-
-    @staticmethod
-    def flatnonzero(mask):
-        return mask.nonzero().squeeze(1)
-
-    def bincount(self, values, minlength: int):
-        return self.torch.bincount(values, minlength=minlength)
-
-    def minimum(self, a, b):
-        return self.torch.minimum(a, b)
-
-    def compact(self, values):
-        return self.torch.unique(values, return_inverse=True)[1]
-
-    def group(self, keys, positions, side, n_sides: int):
-        distinct, inverse = self.torch.unique(keys, return_inverse=True)
-        return distinct, inverse, positions, side
-
-    def row_sums(self, values, rows, n_rows: int):
-        # torch.unique's entries ascend, and so do their rows: a row's entries are contiguous,
-        # and its sums are differences of running sums (exact integers).
-        running = self.torch.cat([values[:, :1] * 0, values.cumsum(1)], dim=1)
-        per_row = self.torch.bincount(rows, minlength=n_rows)
-        ends = per_row.cumsum(0)
-        return (running[:, ends] - running[:, ends - per_row]).T
+def _flat_numpy(matrix: Any, lengths: Any, pad_id: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Flat ids (row-major) and row lengths of a padded ``[N, L]`` tensor, with numpy."""
+    ids = matrix.detach().cpu().numpy().astype(np.int64, copy=False)
+    keep = None
+    if lengths is not None:
+        keep = np.arange(ids.shape[1])[None, :] < lengths.detach().cpu().numpy()[:, None]
+    if pad_id is not None:
+        keep = ids != pad_id if keep is None else keep & (ids != pad_id)
+    if keep is None:
+        return ids.reshape(-1), np.full(ids.shape[0], ids.shape[1], np.int64)
+    return ids[keep], keep.sum(axis=1, dtype=np.int64)
 
 
-def _ngram_totals(lengths, min_len: int, max_len: int):
-    """N-grams of orders ``min_len..max_len`` in sequences of these lengths (as the engine's)."""
-    top = lengths.clamp(max=max_len)
-    terms = (top - min_len + 1).clamp(min=0)
-    return (terms * (2 * lengths - min_len - top + 2)) // 2
+def _concat(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
+    return (np.concatenate(arrays) if arrays else np.zeros(0, np.int64)), lengths
 
 
-def _count_matches(ops, tokens, lengths, seq_row, seq_side, n_rows: int, n_slots: int, min_len: int, max_len: int):
-    """Clipped n-gram matches per ``(row, reference slot)``, int64 ``[B, R]``, with ``ops``'s arrays.
-
-    ``tokens``: all sequences' ids, one after the other; ``lengths``: per sequence; per
-    sequence also its row and side (0: the hypothesis, ``1 + slot``: a reference).
-    """
-    n_tokens = int(tokens.shape[0])
-    n_sides = n_slots + 1
-    n_sequences = int(lengths.shape[0])
-    matches = ops.bincount(ops.arange(0), minlength=n_rows * n_slots).reshape(n_rows, n_slots)  # zeros
-    if n_tokens == 0:
-        return matches
-
-    # Token ids as small non-negative integers: shifted when their range is small, else compacted.
-    low, high = int(tokens.min()), int(tokens.max())
-    if (high - low + 1) * max(n_rows, 1) < _KEY_LIMIT and high - low < n_tokens * 64:
-        token_ids, vocab = tokens - low, high - low + 1
+def _cpu_rows(batch: _Input, pad_id: int | None, min_len: int, max_len: int) -> tuple[np.ndarray, np.ndarray]:
+    if batch.hyp[0] == "padded":
+        hyp_ids, hyp_lengths = _flat_numpy(batch.hyp[1], batch.hyp[2], pad_id)
     else:
-        token_ids = ops.compact(tokens - low)
-        vocab = int(token_ids.max()) + 1
-    # Each sequence is followed by a separator id of its own. An n-gram running into one
-    # is unique to its sequence, so it never matches and is never extended: no bounds
-    # checks are needed, and such n-grams add nothing (totals come from lengths).
-    sequence = ops.arange(n_sequences)
-    positions = ops.arange(n_tokens) + ops.repeat(sequence, lengths)
-    text = ops.empty(n_tokens + n_sequences)
-    text[positions] = token_ids
-    text[lengths.cumsum(0) + sequence] = vocab + sequence
-    vocab += n_sequences
-
-    side = ops.repeat(seq_side, lengths)
-    keys = ops.repeat(seq_row, lengths) * vocab + token_ids
-    entry_row = ngram = keys[:0]
-    n_entries = 0
-    for order in range(1, max_len + 1):
-        if order > 1:
-            if int(positions.shape[0]) == 0:
-                break
-            if n_entries * vocab >= _KEY_LIMIT:
-                raise ValueError(f"batch too large for exact 63-bit n-gram keys ({n_tokens} tokens); split it")
-            # The (n+1)-gram at p is the n-gram at p followed by the token at p+n.
-            keys = ngram * vocab + text[positions + (order - 1)]
-        entry_keys, ngram, positions, side = ops.group(keys, positions, side, n_sides)
-        n_entries = int(entry_keys.shape[0])
-        # Row of each dictionary entry: order 1 has it in the key, later orders inherit it.
-        entry_row = entry_keys // vocab if order == 1 else entry_row[entry_keys // vocab]
-        # Offset bincount, side-major: row 0 counts each entry in the hypothesis, row
-        # 1 + j in reference j, so every later step runs over contiguous memory.
-        counts = ops.bincount(side * n_entries + ngram, minlength=n_sides * n_entries).reshape(n_sides, n_entries)
-        clipped = ops.minimum(counts[1:], counts[:1])  # [R, entries]
-        # Only n-grams shared by a hypothesis and one of its references match, and only
-        # they can extend to longer matches.
-        live = (clipped > 0).any(0)
-        shared = ops.flatnonzero(live)
-        if order >= min_len and int(shared.shape[0]):
-            matches = matches + ops.row_sums(clipped[:, shared], entry_row[shared], n_rows)
-        if order == max_len or not int(shared.shape[0]):
-            break
-        keep = ops.flatnonzero(live[ngram])
-        positions, ngram, side = positions[keep], ngram[keep], side[keep]
-    return matches
+        hyp_ids, hyp_lengths = _concat(batch.hyp[1])
+    if batch.ref[0] == "padded":
+        ref3, lengths = batch.ref[1], batch.ref[2]
+        n_slots = int(ref3.shape[1])
+        flat_lengths = None if lengths is None else lengths.reshape(-1)
+        ref_ids, ref_lengths = _flat_numpy(ref3.reshape(batch.n_rows * n_slots, ref3.shape[2]), flat_lengths, pad_id)
+        n_refs = np.full(batch.n_rows, n_slots, np.int64)
+    else:
+        rows = batch.ref[1]
+        n_refs = np.fromiter(map(len, rows), np.int64, batch.n_rows)
+        ref_ids, ref_lengths = _concat([array for row in rows for array in row])
+    return id_rows(hyp_ids, hyp_lengths, ref_ids, n_refs, ref_lengths, min_len, max_len)
 
 
-def _matches(batch: _Batch, min_len: int, max_len: int):
-    """Clipped n-gram matches per ``(row, reference slot)``: int64 ``[B, R]`` on the batch's device."""
-    import torch
+# -- other devices: fixed-shape tensors through the engine's torch backend -------------
 
+
+def _compact_rows(torch: Any, matrix: Any, lengths: Any, pad_id: int | None) -> tuple[Any, Any]:
+    """Each row's kept ids moved to its front (order kept), and the row lengths; fixed shapes."""
+    n_rows, width = matrix.shape[0], matrix.shape[-1]
+    matrix = matrix.to(torch.int64)
+    keep = None
+    if lengths is not None:
+        keep = torch.arange(width, device=matrix.device) < lengths[..., None]
+    if pad_id is not None:
+        keep = matrix != pad_id if keep is None else keep & (matrix != pad_id)
+    if keep is None:
+        return matrix, torch.full(matrix.shape[:-1], width, dtype=torch.int64, device=matrix.device)
+    if pad_id is not None:  # inner padding: a stable sort brings the kept ids forward
+        order = torch.sort((~keep).to(torch.int8), dim=-1, stable=True).indices
+        matrix = matrix.gather(-1, order)
+    del n_rows
+    return matrix, keep.sum(dim=-1)
+
+
+def _pad_host(torch: Any, arrays: list[np.ndarray], device: Any) -> tuple[Any, Any]:
+    lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
+    width = int(lengths.max()) if lengths.size else 0
+    matrix = np.zeros((len(arrays), width), np.int64)
+    if width:
+        matrix[np.arange(width)[None, :] < lengths[:, None]] = np.concatenate(arrays)
+    return torch.from_numpy(matrix).to(device), torch.from_numpy(lengths).to(device)
+
+
+def _device_tensors(torch: Any, batch: _Input, pad_id: int | None) -> tuple[Any, Any, Any, Any, Any]:
+    """``hyp [B, Lh]``, ``hyp_len [B]``, ``ref [B, R, Lr]``, ``ref_len [B, R]``, ``present [B, R]`` or None."""
     device = batch.device
-    n_rows = batch.n_rows
-    ref_row, ref_slot = batch.present.nonzero(as_tuple=True)
-    seq_row = torch.cat([torch.arange(n_rows, device=device), ref_row])
-    seq_side = torch.cat([torch.zeros(n_rows, dtype=torch.int64, device=device), ref_slot + 1])
-    arrays = (batch.tokens, batch.lengths, seq_row, seq_side)
-    ops = _ops_for(device)
-    if ops is not _NumpyOps:
-        return _count_matches(ops, *arrays, n_rows, batch.n_slots, min_len, max_len)
-    arrays = tuple(array.numpy() for array in arrays)
-    matches = _count_matches(ops, *arrays, n_rows, batch.n_slots, min_len, max_len)
-    return torch.from_numpy(np.ascontiguousarray(matches, dtype=np.int64))
+    if batch.hyp[0] == "padded":
+        hyp, hyp_len = _compact_rows(torch, batch.hyp[1].to(device), batch.hyp[2], pad_id)
+    else:
+        hyp, hyp_len = _pad_host(torch, batch.hyp[1], device)
+    present = None
+    if batch.ref[0] == "padded":
+        lengths = None if batch.ref[2] is None else batch.ref[2].to(device)
+        ref, ref_len = _compact_rows(torch, batch.ref[1].to(device), lengths, pad_id)
+    else:
+        rows = batch.ref[1]
+        n_slots = max(map(len, rows), default=0)
+        flat = [array for row in rows for array in row]
+        matrix, lengths = _pad_host(torch, flat, torch.device("cpu"))
+        counts = torch.tensor([len(row) for row in rows], dtype=torch.int64)
+        present = torch.arange(n_slots)[None, :] < counts[:, None]
+        ref = torch.zeros((batch.n_rows, n_slots, matrix.shape[1]), dtype=torch.int64)
+        ref_len = torch.zeros((batch.n_rows, n_slots), dtype=torch.int64)
+        ref[present] = matrix
+        ref_len[present] = lengths
+        ref, ref_len, present = ref.to(device), ref_len.to(device), present.to(device)
+    return hyp, hyp_len, ref, ref_len, present
 
 
-def _ops_for(device) -> Any:
-    """numpy's operations for CPU tensors (zero-copy views), torch's on other devices."""
-    return _NumpyOps if device.type == "cpu" else _TorchOps(device)
-
-
-def _choose(batch: _Batch, matches, min_len: int, max_len: int):
-    """GLEU statistics per row with nltk's choice of reference: int64 ``[B, 4]``."""
-    import torch
-
-    device = batch.device
-    n_rows, n_slots = batch.n_rows, batch.n_slots
-    counts = _ngram_totals(batch.lengths, min_len, max_len)
-    n_hyp = counts[:n_rows]
-    n_ref = torch.zeros((n_rows, n_slots), dtype=torch.int64, device=device)
-    n_ref[batch.present] = counts[n_rows:]
-    n_all = torch.maximum(n_ref, n_hyp[:, None])
-    candidate = batch.present & (n_all > 0)
-    # Same float64 division as nltk's ``tp / n_all``; -1 ranks below every candidate.
-    ratio = torch.where(candidate, matches.double() / n_all.clamp(min=1).double(), torch.tensor(-1.0, device=device))
-    best = ratio.max(dim=1, keepdim=True).values
-    slot_index = torch.arange(n_slots, device=device).expand(n_rows, n_slots)
-    # The first maximal reference, as Python's max() keeps it (explicit, not argmax's tie rule).
-    chosen = torch.where(ratio == best, slot_index, n_slots).min(dim=1, keepdim=True).values
-    rows = torch.stack(
-        [
-            matches.gather(1, chosen)[:, 0],
-            n_hyp,
-            n_ref.gather(1, chosen)[:, 0],
-            n_all.gather(1, chosen)[:, 0],
-        ],
-        dim=1,
-    )
-    scored = candidate.any(dim=1)
-    return torch.where(scored[:, None], rows, torch.zeros_like(rows))
+def _static_rows(torch: Any, hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: Any, min_len: int, max_len: int):
+    """``[B, 4]`` rows from fixed-shape tensors with the engine's torch backend (no host sync)."""
+    backend = TorchBackend(hyp.device)
+    n_rows, hyp_width = int(hyp.shape[0]), int(hyp.shape[1])
+    n_slots, ref_width = int(ref.shape[1]), int(ref.shape[2])
+    n_hyp_pos = n_rows * hyp_width
+    n_pos = n_hyp_pos + n_rows * n_slots * ref_width
+    n_sentences = n_rows + n_rows * n_slots
+    if n_rows == 0:
+        return torch.zeros((0, len(COLUMNS)), dtype=torch.int64, device=hyp.device)
+    tokens = torch.cat([hyp.reshape(-1), ref.reshape(-1)])
+    lengths = torch.cat([hyp_len.reshape(-1), ref_len.reshape(-1)])
+    hyp_positions = backend.arange(n_hyp_pos)
+    ref_positions = backend.arange(n_pos - n_hyp_pos)
+    sentence_of = torch.cat([hyp_positions // max(hyp_width, 1), n_rows + ref_positions // max(ref_width, 1)])
+    column = torch.cat([hyp_positions % max(hyp_width, 1), ref_positions % max(ref_width, 1)])
+    segment_of_sentence = torch.cat([backend.arange(n_rows), backend.arange(n_rows * n_slots) // n_slots])
+    valid = column < lengths[sentence_of]
+    # A position past its sentence's end is a segment of its own: it never matches.
+    segment = torch.where(valid, segment_of_sentence[sentence_of], n_rows + backend.arange(n_pos))
+    group = backend.group(segment, tokens)
+    matches = count_matches(backend, group, sentence_of, n_hyp_pos, n_sentences, n_slots == 1, min_len, max_len)
+    ref_segment = segment_of_sentence[n_rows:]
+    first_ref = backend.arange(n_rows) * n_slots
+    # An absent reference slot (ragged lists) is no candidate.
+    candidate = None if present is None else present.reshape(-1)
+    rows, _ = choose_references(backend, matches, lengths, n_rows, ref_segment, first_ref, min_len, max_len, candidate)
+    return rows
 
 
 def batch_gleu_stats(
@@ -511,8 +399,9 @@ def batch_gleu_stats(
             With both ``pad_id`` and lengths, a token must pass both to count.
         min_len: Lowest n-gram order (default 1).
         max_len: Highest n-gram order (default 4).
-        device: Where list input is placed and counted (default: the device of a tensor
-            argument, else CPU).
+        device: Where the batch is counted (default: the device of a tensor argument,
+            else CPU). On CPU the ids are counted with numpy (torch's thread settings do
+            not matter); elsewhere with torch, on the device.
 
     Returns:
         ``int64`` tensor ``[B, 4]`` with columns ``(n_match, n_hyp, n_ref, n_all)``
@@ -532,13 +421,16 @@ def batch_gleu_stats(
         >>> batch_gleu_stats(hyp, ref, pad_id=-1).tolist()
         [[3, 6, 6, 6], [6, 10, 6, 10]]
     """
-    min_len, max_len = check_orders(min_len, max_len)
-    batch = _prepare(hypotheses, references, pad_id, hypothesis_lengths, reference_lengths, device)
-    if batch.n_rows == 0:
-        import torch
+    import torch
 
-        return torch.zeros((0, len(COLUMNS)), dtype=torch.int64, device=batch.device)
-    return _choose(batch, _matches(batch, min_len, max_len), min_len, max_len)
+    min_len, max_len = check_orders(min_len, max_len)
+    pad_id = _check_pad_id(pad_id)
+    batch = _read_input(torch, hypotheses, references, pad_id, hypothesis_lengths, reference_lengths, device)
+    if batch.device.type == "cpu":
+        rows, _ = _cpu_rows(batch, pad_id, min_len, max_len)
+        return torch.from_numpy(np.ascontiguousarray(rows))
+    tensors = _device_tensors(torch, batch, pad_id)
+    return _static_rows(torch, *tensors, min_len, max_len)
 
 
 def batch_sentence_gleu(
@@ -617,3 +509,122 @@ def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> Gle
     if rows.dim() != 2 or rows.shape[1] != len(COLUMNS):
         raise ValueError(f"rows must have shape [B, {len(COLUMNS)}], got {list(rows.shape)}")
     return GleuStats(rows.detach().cpu().numpy(), min_len, max_len)
+
+
+class BatchScorer:
+    """Sentence GLEU of padded id batches, at the latency floor on a GPU.
+
+    For an RL loop that scores batches of the same shape again and again: on a CUDA
+    device the first call for a shape (batch size, references, lengths, dtypes) captures
+    the whole computation as a CUDA graph, and every later call of that shape copies the
+    new ids in and replays it (no host synchronisation inside, a few microseconds of
+    launch). On CPU tensors the same fixed-shape computation runs eagerly (for CPU work
+    :func:`batch_sentence_gleu`, which counts with numpy, is faster). Scores are those of
+    :func:`batch_sentence_gleu`: ``==`` nltk's ``sentence_gleu``.
+
+    Args:
+        pad_id: Padding id removed from every row (``None``: nothing removed by value).
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4).
+        cuda_graphs: Capture and replay CUDA graphs on CUDA devices (default True).
+        max_graphs: Most shapes whose graphs are kept (least recently used go first).
+        check_lengths: Check that explicit lengths lie in ``0..L`` (one host read per call;
+            turn off only for lengths known to be valid).
+
+    Example:
+        >>> import torch
+        >>> scorer = BatchScorer(pad_id=-1)
+        >>> hyp = torch.tensor([[5, 6, 7, -1], [0, 0, 1, 2]])
+        >>> ref = torch.tensor([[5, 6, 8, -1], [0, 1, 2, -1]])
+        >>> scorer(hyp, ref).tolist()
+        [0.5, 0.6]
+        >>> scorer.stats(hyp, ref).tolist()
+        [[3, 6, 6, 6], [6, 10, 6, 10]]
+    """
+
+    def __init__(
+        self,
+        *,
+        pad_id: int | None = None,
+        min_len: int = 1,
+        max_len: int = 4,
+        cuda_graphs: bool = True,
+        max_graphs: int = 16,
+        check_lengths: bool = True,
+    ) -> None:
+        self.min_len, self.max_len = check_orders(min_len, max_len)
+        self.pad_id = _check_pad_id(pad_id)
+        for name, value in (("cuda_graphs", cuda_graphs), ("check_lengths", check_lengths)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, got {describe(value)}")
+        if isinstance(max_graphs, bool) or not isinstance(max_graphs, int) or max_graphs < 1:
+            raise ValueError(f"max_graphs must be a positive integer, got {describe(max_graphs)}")
+        self.cuda_graphs = cuda_graphs
+        self.max_graphs = max_graphs
+        self.check_lengths = check_lengths
+        self._graphs: OrderedDict = OrderedDict()
+
+    def _inputs(self, hypotheses: Any, references: Any, hypothesis_lengths: Any, reference_lengths: Any) -> tuple:
+        import torch
+
+        if not (_is_tensor(hypotheses) and _is_tensor(references)):
+            raise TypeError(
+                "BatchScorer takes padded tensors (hypotheses [B, L], references [B, L] or [B, R, L]); "
+                f"got {describe(hypotheses)} and {describe(references)}; use batch_sentence_gleu for id lists"
+            )
+        batch = _read_input(
+            torch, hypotheses, references, self.pad_id, hypothesis_lengths, reference_lengths, None, self.check_lengths
+        )
+        return torch, batch
+
+    def _compute(self, torch: Any, hyp: Any, hyp_lengths: Any, ref3: Any, ref_lengths: Any) -> Any:
+        # Everything from the raw padded tensors on: fixed shapes, no host read.
+        hyp, hyp_len = _compact_rows(torch, hyp, hyp_lengths, self.pad_id)
+        ref, ref_len = _compact_rows(torch, ref3, ref_lengths, self.pad_id)
+        return _static_rows(torch, hyp, hyp_len, ref, ref_len, None, self.min_len, self.max_len)
+
+    def stats(
+        self, hypotheses: Any, references: Any, *, hypothesis_lengths: Any = None, reference_lengths: Any = None
+    ) -> torch.Tensor:
+        """``int64 [B, 4]`` statistics rows, as :func:`batch_gleu_stats` (same arguments, tensors only)."""
+        torch, batch = self._inputs(hypotheses, references, hypothesis_lengths, reference_lengths)
+        args = (batch.hyp[1], batch.hyp[2], batch.ref[1], batch.ref[2])
+        if not (self.cuda_graphs and batch.device.type == "cuda"):
+            return self._compute(torch, *args)
+        key = tuple(None if value is None else (tuple(value.shape), value.dtype, value.device) for value in args)
+        entry = self._graphs.get(key)
+        if entry is None:
+            entry = self._capture(torch, args)
+            self._graphs[key] = entry
+            while len(self._graphs) > self.max_graphs:
+                self._graphs.popitem(last=False)
+        else:
+            self._graphs.move_to_end(key)
+        graph, static_args, output = entry
+        for static, value in zip(static_args, args):
+            if static is not None:
+                static.copy_(value)
+        graph.replay()
+        return output.clone()
+
+    def _capture(self, torch: Any, args: tuple) -> tuple:
+        static_args = tuple(None if value is None else value.clone() for value in args)
+        stream = torch.cuda.Stream(device=static_args[0].device)
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):  # warm-up outside the graph, as torch.cuda.graphs asks
+            for _ in range(2):
+                self._compute(torch, *static_args)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            output = self._compute(torch, *static_args)
+        return graph, static_args, output
+
+    def __call__(
+        self, hypotheses: Any, references: Any, *, hypothesis_lengths: Any = None, reference_lengths: Any = None
+    ) -> torch.Tensor:
+        """``float64 [B]`` sentence GLEU of each row (as :func:`batch_sentence_gleu`)."""
+        rows = self.stats(
+            hypotheses, references, hypothesis_lengths=hypothesis_lengths, reference_lengths=reference_lengths
+        )
+        return stats_scores(rows)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import chain, compress, count
+from typing import Any
 
 import numpy as np
 
@@ -55,16 +56,18 @@ _MIX = np.uint64(0xBF58476D1CE4E5B9)
 _SPACE = ord(" ")
 
 
-def ngram_counts(lengths: np.ndarray, min_len: int, max_len: int) -> np.ndarray:
-    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths.
+def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
+    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths
+    (a numpy array or a torch tensor of integers).
 
     Example:
         >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist()
         [0, 1, 10, 18]
     """
-    lengths = np.asarray(lengths, np.int64)
-    top = np.minimum(lengths, max_len)
-    terms = np.maximum(top - min_len + 1, 0)
+    if isinstance(lengths, (list, tuple)):
+        lengths = np.asarray(lengths, np.int64)
+    top = lengths.clip(max=max_len)
+    terms = (top - min_len + 1).clip(min=0)
     # Arithmetic series from (L - min_len + 1) down to (L - top + 1).
     return (terms * (2 * lengths - min_len - top + 2)) // 2
 
@@ -139,7 +142,10 @@ def _token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of
     except TypeError:  # some token is not a str
         words = None
     else:
-        words = _str_token_words(text, spaced, n_tokens)
+        # A NUL inside a spaced line would read as a gap between tokens (it joins lines):
+        # such chunks take the dictionary path, which splits on whitespace only.
+        holds_nul = spaced and text.count("\0") != int(np.count_nonzero(lengths)) - 1
+        words = None if holds_nul else _str_token_words(text, spaced, n_tokens)
     if words is not None:
         words, check = words
         rep = _group_in_segments(words, segment_of, segment_hash)
@@ -239,119 +245,309 @@ def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
     return words
 
 
+def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every 8-byte word of tokens of these byte lengths: its token, its byte offset in the
+    token, and each token's index of its first word (one C-level pass, whatever the lengths)."""
+    n_words = (lengths + (_WORD - 1)) // _WORD
+    first_word = np.cumsum(n_words) - n_words
+    token = np.repeat(np.arange(lengths.size), n_words)
+    offset = np.arange(token.size, dtype=np.int64)
+    offset -= np.repeat(first_word, n_words)
+    offset *= _WORD
+    return token, offset, first_word
+
+
 def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens longer than one word (their length and every word)."""
-    hashed = lengths.astype(np.uint64)
-    hashed *= _MIX
-    hashed ^= first
+    """64-bit hashes of tokens longer than one word (their length and every word).
+
+    Each word is mixed with its offset and the mixed words of a token are summed (modulo
+    2**64), so the cost is linear in the bytes with a fixed number of numpy passes, however
+    long a token is. ``first`` (the tokens' first words) is part of the words read here.
+    """
+    token, offset, first_word = _word_spans(lengths)
+    words = _words_at(aligned, np.take(starts, token) + offset, np.take(lengths, token) - offset)
+    mixed = offset.astype(np.uint64)
+    mixed *= _GOLDEN
+    mixed ^= words
+    mixed *= _MIX
+    mixed ^= mixed >> np.uint64(29)
+    mixed *= _GOLDEN
+    hashed = np.add.reduceat(mixed, first_word) if mixed.size else np.zeros(0, np.uint64)
+    length_hash = lengths.astype(np.uint64)
+    length_hash *= _MIX
+    hashed ^= length_hash
     hashed *= _GOLDEN
-    active = np.arange(starts.size)
-    offset = _WORD
-    while active.size:
-        mixed = np.take(hashed, active)
-        mixed ^= _words_at(aligned, np.take(starts, active) + offset, np.take(lengths, active) - offset)
-        mixed ^= mixed >> np.uint64(29)
-        mixed *= _MIX
-        hashed[active] = mixed
-        offset += _WORD
-        active = active[np.take(lengths, active) > offset]
     hashed ^= hashed >> np.uint64(32)
     return hashed
 
 
 def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether every token ``a[i]`` has the same bytes as token ``b[i]``."""
-    if not np.array_equal(np.take(lengths, a), np.take(lengths, b)):
+    """Whether every token ``a[i]`` has the same bytes as token ``b[i]`` (one pass over their words)."""
+    length = np.take(lengths, a)
+    if not np.array_equal(length, np.take(lengths, b)):
         return False
-    offset = 0
-    while a.size:
-        rest = np.take(lengths, a) - offset
-        if not np.array_equal(
-            _words_at(aligned, np.take(starts, a) + offset, rest), _words_at(aligned, np.take(starts, b) + offset, rest)
-        ):
-            return False
-        offset += _WORD
-        keep = rest > _WORD
-        a, b = a[keep], b[keep]
-    return True
+    token, offset, _ = _word_spans(length)
+    rest = np.take(length, token) - offset
+    return np.array_equal(
+        _words_at(aligned, np.take(np.take(starts, a), token) + offset, rest),
+        _words_at(aligned, np.take(np.take(starts, b), token) + offset, rest),
+    )
 
 
-def _chunk_matches(
-    sentences: list, lengths: np.ndarray, spaced: bool, n_refs: np.ndarray, min_len: int, max_len: int
-) -> np.ndarray:
-    """Clipped matches of every reference sentence in one chunk.
+# -- the counting core, written once over a small backend interface -------------------
 
-    The chunk's sentences are its segments' hypotheses, then all their references
-    (segment by segment, in order), as listed in ``sentences`` (token sequences, or
-    spaced texts with ``spaced``); ``lengths`` holds one length per sentence. Returns
-    the matches per sentence (0 for hypotheses).
+
+class NumpyBackend:
+    """CPU arrays with numpy: the verified hash grouping, and dead positions dropped.
+
+    Dropping every position whose n-gram cannot extend to a match (``compacts``) makes
+    later orders see ever fewer positions; sizes that depend on the data cost nothing on
+    a CPU. ``xp`` is the array module (``where``, ``minimum``, ``maximum``).
     """
-    n_segments = len(n_refs)
-    n_sentences = lengths.size
-    matches = np.zeros(n_sentences, np.int64)
-    n_pos = int(lengths.sum())
+
+    compacts = True
+    xp = np
+    group = staticmethod(_group_keys)  # per key, the index of a representative equal key
+    found = staticmethod(np.flatnonzero)  # the labels that occur (others add nothing)
+
+    def arange(self, n: int) -> np.ndarray:
+        return np.arange(n, dtype=np.int64)
+
+    def full(self, n: int, value: int) -> np.ndarray:
+        return np.full(n, value, np.int64)
+
+    def count(self, labels: np.ndarray, n: int) -> np.ndarray:
+        return np.bincount(labels, minlength=n)
+
+    def index_sum(self, index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+        # float64 sums of counts this small are exact
+        return np.bincount(index, weights=values.astype(np.float64), minlength=n).astype(np.int64)
+
+    def ratio(self, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+        # One correctly rounded float64 division, as Python's int / int; -1.0 where 0 / 0.
+        out = np.full(numerator.shape, -1.0)
+        return np.divide(numerator, denominator, out=out, where=denominator > 0)
+
+    def per_segment(self, reduce: str, values: np.ndarray, segment: np.ndarray, first: np.ndarray) -> np.ndarray:
+        # A segment's values are contiguous from ``first`` (at least one each).
+        return (np.maximum if reduce == "max" else np.minimum).reduceat(values, first)
+
+    def columns(self, *columns: np.ndarray) -> np.ndarray:
+        return np.stack(columns, axis=1)
+
+
+class TorchBackend:
+    """torch on any device, with every size fixed by the input's shape.
+
+    Nothing here reads a value back to the host (no ``nonzero``, ``unique``, ``bincount``
+    or ``.item()``): dead positions are not dropped but given keys of their own, grouping
+    is a sort, and counts are scatter-adds into buffers of known size. A call can therefore
+    be captured as a CUDA graph and replayed. The same code runs on CPU tensors.
+    """
+
+    compacts = False
+
+    def __init__(self, device: Any) -> None:
+        import torch
+
+        self.xp = torch
+        self.device = torch.device(device)
+
+    def arange(self, n: int) -> Any:
+        return self.xp.arange(n, dtype=self.xp.int64, device=self.device)
+
+    def full(self, n: int, value: int) -> Any:
+        return self.xp.full((n,), value, dtype=self.xp.int64, device=self.device)
+
+    def count(self, labels: Any, n: int) -> Any:
+        return self.full(n, 0).scatter_add_(0, labels, self.xp.ones_like(labels))
+
+    def found(self, counts: Any) -> Any:
+        return self.arange(counts.numel())  # labels that do not occur have count 0
+
+    def group(self, keys: Any, *more: Any) -> Any:
+        """Per element, a representative index of its equal elements (by ``keys`` and then
+        each of ``more``, any int64 values): stable sorts, last key first."""
+        if keys.numel() == 0:
+            return keys.clone()
+        perm = None
+        for values in (*more[::-1], keys):
+            order = self.xp.sort(values if perm is None else values[perm], stable=True).indices
+            perm = order if perm is None else perm[order]
+        new = self.xp.zeros_like(keys, dtype=self.xp.bool)
+        new[0] = True
+        for values in (keys, *more):
+            ordered = values[perm]
+            new[1:] |= ordered[1:] != ordered[:-1]
+        start = self.xp.where(new, self.arange(keys.numel()), 0).cummax(0).values
+        rep = self.xp.empty_like(perm)
+        rep[perm] = perm[start]
+        return rep
+
+    def index_sum(self, index: Any, values: Any, n: int) -> Any:
+        return self.full(n, 0).scatter_add_(0, index, values)
+
+    def ratio(self, numerator: Any, denominator: Any) -> Any:
+        quotient = numerator.double() / denominator.clamp(min=1).double()
+        return self.xp.where(denominator > 0, quotient, -1.0)
+
+    def per_segment(self, reduce: str, values: Any, segment: Any, first: Any) -> Any:
+        n = first.numel()
+        if values.is_floating_point():
+            init = self.xp.full(
+                (n,), -float("inf") if reduce == "max" else float("inf"), dtype=values.dtype, device=self.device
+            )
+        else:
+            init = self.full(n, -(1 << 62) if reduce == "max" else 1 << 62)
+        return init.scatter_reduce(0, segment, values, "amax" if reduce == "max" else "amin")
+
+    def columns(self, *columns: Any) -> Any:
+        return self.xp.stack(columns, dim=1)
+
+
+NUMPY = NumpyBackend()
+
+
+def count_matches(
+    backend: Any,
+    group: Any,
+    sentence_of: Any,
+    n_hyp_pos: int,
+    n_sentences: int,
+    one_ref: bool,
+    min_len: int,
+    max_len: int,
+) -> Any:
+    """Clipped n-gram matches of every reference sentence (0 for hypotheses).
+
+    Args:
+        backend: :class:`NumpyBackend` or a :class:`TorchBackend`.
+        group: Per position, the order-1 group: the position of a representative holding
+            the same token in the same segment (positions that hold no token, such as
+            padding, each in a group of their own).
+        sentence_of: Per position, its sentence. The hypotheses' positions come first
+            (``n_hyp_pos`` of them), then the references'; a sentence's positions are
+            contiguous, in token order.
+        n_hyp_pos: Positions of the hypotheses.
+        n_sentences: Sentences (hypotheses and references).
+        one_ref: Every segment has exactly one reference (a shortcut).
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+
+    A group is "live" when it occurs in the hypothesis and in some reference of its
+    segment: only live n-grams can extend to longer matches. The (n+1)-gram at position p
+    is the n-gram at p followed by the n-gram at p + 1, so its exact key is the pair of
+    their groups. A backend that ``compacts`` keeps only live positions; one that does not
+    gives every dead position a key of its own, so it never matches.
+    """
+    n_pos = int(sentence_of.shape[0])
+    matches = backend.full(n_sentences, 0)
     if n_pos == 0:
         return matches
-    n_hyp_tokens = int(lengths[:n_segments].sum())  # hypotheses come first
-    one_ref = bool((n_refs == 1).all())
-    segment_of_sentence = np.concatenate(
-        (np.arange(n_segments, dtype=np.int64), np.repeat(np.arange(n_segments, dtype=np.int64), n_refs))
-    )
-    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+    positions = backend.arange(n_pos)
     same_sentence = sentence_of[1:] == sentence_of[:-1]
-    # positions: where this order's n-grams start (all at order 1); group: per n-gram, the
-    # position of its group's representative (the same n-gram in the same segment).
-    positions = np.arange(n_pos)
-    group = _token_groups(sentences, lengths, spaced, np.take(segment_of_sentence, sentence_of))
-    n_hyp = n_hyp_tokens
+    n_hyp = n_hyp_pos
     for order in range(1, max_len + 1):
-        hyp_count = np.bincount(group[:n_hyp], minlength=n_pos)
+        hyp_count = backend.count(group[:n_hyp], n_pos)
         ref_group = group[n_hyp:]
-        ref_count = np.bincount(ref_group, minlength=n_pos)
+        ref_count = backend.count(ref_group, n_pos)
         if order >= min_len:
+            ref_sentence = sentence_of[positions[n_hyp:]]
             if one_ref:
                 # A group's reference occurrences all lie in its segment's one reference.
-                found = np.flatnonzero(ref_count)
-                sentence_at = np.empty(n_pos, np.int64)
-                sentence_at[ref_group] = np.take(sentence_of, positions[n_hyp:])
-                sentence = np.take(sentence_at, found)
-                clipped = np.minimum(np.take(ref_count, found), np.take(hyp_count, found))
+                found = backend.found(ref_count)
+                sentence_at = backend.full(n_pos, 0)
+                sentence_at[ref_group] = ref_sentence
+                sentence = sentence_at[found]
+                clipped = backend.xp.minimum(ref_count[found], hyp_count[found])
             else:
                 # Count each (n-gram, reference) pair: group its occurrences by their exact key.
-                sentence = np.take(sentence_of, positions[n_hyp:])
-                pair_key = ref_group * n_sentences
-                pair_key += sentence
-                pair = _group_keys(pair_key)
-                pair_count = np.bincount(pair, minlength=pair.size)
-                found = np.flatnonzero(pair_count)  # one representative per pair
-                sentence = np.take(sentence, found)
-                clipped = np.minimum(np.take(pair_count, found), np.take(hyp_count, np.take(ref_group, found)))
-            # float64 sums of counts this small are exact
-            matches += np.bincount(sentence, weights=clipped.astype(np.float64), minlength=n_sentences).astype(np.int64)
+                pair = backend.group(ref_group * n_sentences + ref_sentence)
+                pair_count = backend.count(pair, int(pair.shape[0]))
+                found = backend.found(pair_count)
+                sentence = ref_sentence[found]
+                clipped = backend.xp.minimum(pair_count[found], hyp_count[ref_group[found]])
+            matches += backend.index_sum(sentence, clipped, n_sentences)
         if order == max_len:
             break
-        # Only an n-gram found in the hypothesis and in a reference can extend to a match.
-        live = hyp_count > 0
-        live &= ref_count > 0
-        group_at = np.full(n_pos, -1, np.int64)
-        group_at[positions] = np.where(np.take(live, group), group, -1)
-        extends = group_at[:-1] >= 0
-        extends &= group_at[1:] >= 0
-        extends &= same_sentence
-        positions = np.flatnonzero(extends)
-        if positions.size == 0:
-            break
-        # The (n+1)-gram at p is the n-gram at p followed by the n-gram at p + 1: its key
-        # names both groups exactly.
-        key = np.take(group_at, positions)
-        key *= n_pos
-        key += np.take(group_at, positions + 1)
-        group = np.take(positions, _group_keys(key))
-        n_hyp = int(np.searchsorted(positions, n_hyp_tokens))
+        live = (hyp_count > 0) & (ref_count > 0)
+        group_at = backend.full(n_pos, -1)
+        group_at[positions] = backend.xp.where(live[group], group, -1)
+        extends = (group_at[:-1] >= 0) & (group_at[1:] >= 0) & same_sentence
+        key = group_at[:-1] * n_pos + group_at[1:]
+        if backend.compacts:
+            positions = backend.found(extends)
+            if int(positions.shape[0]) == 0:
+                break
+            key = key[positions]
+            n_hyp = int(np.searchsorted(positions, n_hyp_pos))
+        else:
+            # Dead positions (and the last one) get keys of their own, above every live key.
+            dead_key = positions + n_pos * n_pos
+            dead_key[:-1] = backend.xp.where(extends, key, dead_key[:-1])
+            key = dead_key
+        group = positions[backend.group(key)]
     return matches
 
 
-def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> np.ndarray:
+def choose_references(
+    backend: Any,
+    matches: Any,
+    lengths: Any,
+    n_segments: int,
+    ref_segment: Any,
+    first_ref: Any,
+    min_len: int,
+    max_len: int,
+    present: Any = None,
+) -> tuple[Any, Any]:
+    """Per segment nltk's reference and its statistics row.
+
+    nltk keeps the reference with the highest ``n_match / n_all`` and the first one on a
+    tie (Python's ``max``); references with ``n_all == 0`` are not candidates, and a
+    segment without a candidate is left out of the sums (a row of zeros).
+
+    Args:
+        backend: The backend of the arrays.
+        matches: Per sentence (hypotheses, then references), its clipped matches.
+        lengths: Per sentence, its token count.
+        n_segments: Segments (one hypothesis each, first in ``matches`` and ``lengths``).
+        ref_segment: Per reference, its segment (contiguous, ascending).
+        first_ref: Per segment, the index of its first reference.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+        present: Optionally, per reference, whether it exists (an absent slot of a padded
+            batch is no candidate).
+
+    Returns:
+        ``(rows, chosen)``: int64 ``[n_segments, 4]`` rows ``(n_match, n_hyp, n_ref, n_all)``
+        and, per segment, the index of the chosen reference among its own (-1: none).
+    """
+    counts = ngram_counts(lengths, min_len, max_len)
+    n_hyp = counts[:n_segments]
+    ref_match = matches[n_segments:]
+    ref_count = counts[n_segments:]
+    ref_all = backend.xp.maximum(n_hyp[ref_segment], ref_count)
+    ratio = backend.ratio(ref_match, ref_all)  # -1.0: not a candidate, below every ratio
+    if present is not None:
+        ratio = backend.xp.where(present, ratio, -1.0)
+    best_ratio = backend.per_segment("max", ratio, ref_segment, first_ref)
+    n_refs = int(ref_segment.shape[0])
+    first_best = backend.xp.where(ratio == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
+    best = backend.per_segment("min", first_best, ref_segment, first_ref)
+    scored = best_ratio >= 0
+    rows = backend.columns(ref_match[best], n_hyp, ref_count[best], ref_all[best])
+    rows = backend.xp.where(scored[:, None], rows, 0)
+    chosen = backend.xp.where(scored, best - first_ref, -1)
+    return rows, chosen
+
+
+# -- CPU drivers: chunks of segments through the core -------------------------------
+
+
+def segment_rows(
+    hypotheses: list, list_of_references: list, min_len: int, max_len: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-segment ``(n_match, n_hyp, n_ref, n_all)`` rows for validated token input.
 
     Args:
@@ -359,15 +555,20 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
         list_of_references: Per segment, a non-empty list of token sequences.
         min_len: Lowest n-gram order.
         max_len: Highest n-gram order.
+        present: Optionally, per reference, whether it exists (an absent slot of a padded
+            batch is no candidate).
 
     Returns:
-        ``int64`` array of shape ``(len(hypotheses), 4)``.
+        ``(rows, chosen)``: ``int64`` rows of shape ``(len(hypotheses), 4)`` and, per
+        segment, the index of the reference nltk keeps (-1 when none is a candidate).
     """
     n_segments = len(hypotheses)
     hyp_lengths = np.fromiter(map(len, hypotheses), np.int64, n_segments)
     n_refs = np.fromiter(map(len, list_of_references), np.int64, n_segments)
     ref_lengths = np.fromiter(map(len, chain.from_iterable(list_of_references)), np.int64, int(n_refs.sum()))
-    return _rows(hypotheses, list_of_references, False, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    return _rows(
+        _sentence_groups(hypotheses, list_of_references, False), hyp_lengths, n_refs, ref_lengths, min_len, max_len
+    )
 
 
 def spaced_segment_rows(
@@ -377,7 +578,7 @@ def spaced_segment_rows(
     ref_lengths: np.ndarray,
     min_len: int,
     max_len: int,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`segment_rows` for tokenized text kept as text.
 
     Each sentence is a ``str`` whose tokens are separated by ASCII spaces only, so that
@@ -386,69 +587,108 @@ def spaced_segment_rows(
     counts. No token objects are made.
     """
     n_refs = np.fromiter(map(len, list_of_references), np.int64, len(hypotheses))
-    return _rows(hypotheses, list_of_references, True, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    return _rows(
+        _sentence_groups(hypotheses, list_of_references, True), hyp_lengths, n_refs, ref_lengths, min_len, max_len
+    )
+
+
+def id_rows(
+    hyp_ids: np.ndarray,
+    hyp_lengths: np.ndarray,
+    ref_ids: np.ndarray,
+    n_refs: np.ndarray,
+    ref_lengths: np.ndarray,
+    min_len: int,
+    max_len: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`segment_rows` for integer token ids laid out flat.
+
+    Args:
+        hyp_ids: ``int64`` ids of every hypothesis, one after the other.
+        hyp_lengths: Per segment, its hypothesis length.
+        ref_ids: ``int64`` ids of every reference, segment by segment.
+        n_refs: Per segment, its number of references (at least 1).
+        ref_lengths: Per reference, its length.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+    """
+    hyp_ends = np.cumsum(hyp_lengths)
+    ref_ends = np.cumsum(ref_lengths)
+
+    def groups(
+        start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
+    ) -> np.ndarray:
+        first = int(hyp_ends[start - 1]) if start else 0
+        ref_first = int(ref_ends[ref_start - 1]) if ref_start else 0
+        ids = np.concatenate(
+            (hyp_ids[first : int(hyp_ends[stop - 1])], ref_ids[ref_first : int(ref_ends[ref_stop - 1])])
+        )
+        segment_hash = segment_of.astype(np.uint64)
+        segment_hash *= _MIX
+        return _group_in_segments(ids.view(np.uint64), segment_of, segment_hash)
+
+    return _rows(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+
+
+def _sentence_groups(hypotheses: list, list_of_references: list, spaced: bool) -> Any:
+    """Order-1 groups of a chunk of token sequences (or spaced lines), for :func:`_rows`."""
+
+    def groups(
+        start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
+    ) -> np.ndarray:
+        sentences = hypotheses[start:stop]
+        sentences += chain.from_iterable(list_of_references[start:stop])
+        return _token_groups(sentences, lengths, spaced, segment_of)
+
+    return groups
 
 
 def _rows(
-    hypotheses: list,
-    list_of_references: list,
-    spaced: bool,
+    groups: Any,
     hyp_lengths: np.ndarray,
     n_refs: np.ndarray,
     ref_lengths: np.ndarray,
     min_len: int,
     max_len: int,
-) -> np.ndarray:
-    n_segments = len(hypotheses)
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and chosen references, a chunk of about :data:`CHUNK_TOKENS` tokens at a time.
+
+    ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1
+    groups of segments ``start:stop`` (references ``ref_start:ref_stop``), laid out as
+    their hypotheses then their references. A segment is never split: one longer than a
+    chunk is a chunk of its own, and memory grows with it.
+    """
+    n_segments = len(hyp_lengths)
     rows = np.zeros((n_segments, 4), np.int64)
+    chosen = np.full(n_segments, -1, np.int64)
     if n_segments == 0:
-        return rows
+        return rows, chosen
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
-    too_long = np.flatnonzero(segment_tokens > _MAX_CHUNK_TOKENS)
-    if too_long.size:
-        i = int(too_long[0])
-        raise ValueError(
-            f"segment {i} has {int(segment_tokens[i])} tokens over its hypothesis and references; "
-            f"the limit is {_MAX_CHUNK_TOKENS}"
-        )
     ends = np.cumsum(segment_tokens)
+    backend = NUMPY
     start = 0
     while start < n_segments:
         offset = int(ends[start - 1]) if start else 0
         stop = max(int(np.searchsorted(ends, offset + CHUNK_TOKENS, side="right")), start + 1)
         chunk_refs = n_refs[start:stop]
+        n_chunk = stop - start
         ref_start = int(first_ref[start])
         ref_stop = ref_start + int(chunk_refs.sum())
         lengths = np.concatenate((hyp_lengths[start:stop], ref_lengths[ref_start:ref_stop]))
-        sentences = hypotheses[start:stop]
-        sentences += chain.from_iterable(list_of_references[start:stop])
-        matches = _chunk_matches(sentences, lengths, spaced, chunk_refs, min_len, max_len)
-        rows[start:stop] = _choose_references(matches, lengths, chunk_refs, min_len, max_len)
+        n_sentences = lengths.size
+        segment_of_sentence = np.concatenate(
+            (np.arange(n_chunk, dtype=np.int64), np.repeat(np.arange(n_chunk, dtype=np.int64), chunk_refs))
+        )
+        sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+        group = groups(start, stop, ref_start, ref_stop, lengths, np.take(segment_of_sentence, sentence_of))
+        n_hyp_pos = int(lengths[:n_chunk].sum())
+        matches = count_matches(
+            backend, group, sentence_of, n_hyp_pos, n_sentences, bool((chunk_refs == 1).all()), min_len, max_len
+        )
+        chunk_first = first_ref[start:stop] - ref_start
+        rows[start:stop], chosen[start:stop] = choose_references(
+            backend, matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, min_len, max_len
+        )
         start = stop
-    return rows
-
-
-def _choose_references(
-    matches: np.ndarray, lengths: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int
-) -> np.ndarray:
-    """Keeps, per segment, nltk's reference: highest ``tp / n_all``, the first on a tie."""
-    n_segments = len(n_refs)
-    counts = ngram_counts(lengths, min_len, max_len)
-    ref_segment = np.repeat(np.arange(n_segments), n_refs)
-    n_hyp = counts[:n_segments]
-    ref_match = matches[n_segments:]
-    ref_count = counts[n_segments:]
-    ref_all = np.maximum(n_hyp[ref_segment], ref_count)
-    # References with n_all == 0 are not candidates (nltk skips them); -1 ranks below any ratio.
-    ratio = np.full(ref_all.size, -1.0)
-    np.divide(ref_match, ref_all, out=ratio, where=ref_all > 0)
-    first_ref = np.concatenate(([0], np.cumsum(n_refs)[:-1]))
-    best_ratio = np.maximum.reduceat(ratio, first_ref)
-    tied = np.flatnonzero(ratio == best_ratio[ref_segment])
-    keep = np.ones(tied.size, bool)
-    keep[1:] = ref_segment[tied[1:]] != ref_segment[tied[:-1]]
-    best = tied[keep]  # exactly one per segment, the first maximal reference
-    rows = np.stack([ref_match[best], n_hyp, ref_count[best], ref_all[best]], axis=1)
-    rows[best_ratio < 0] = 0  # every reference had n_all == 0: left out of the sums
-    return rows
+    return rows, chosen

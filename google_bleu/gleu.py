@@ -54,7 +54,8 @@ def gleu_stats(
     """
     min_len, max_len = check_orders(min_len, max_len)
     hypotheses, list_of_references = check_tokens(hypotheses, list_of_references)
-    return GleuStats(segment_rows(hypotheses, list_of_references, min_len, max_len), min_len, max_len)
+    rows, chosen = segment_rows(hypotheses, list_of_references, min_len, max_len)
+    return GleuStats._trusted(rows, min_len, max_len, chosen)
 
 
 def corpus_gleu(
@@ -141,8 +142,10 @@ def text_stats(
         _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len)
         for start, stop in _text_chunks(predictions, references)
     ]
-    rows = np.concatenate(parts) if parts else np.zeros((0, 4), np.int64)
-    return GleuStats(rows, min_len, max_len)
+    if not parts:
+        return GleuStats.empty(min_len, max_len)
+    rows = np.concatenate([rows for rows, _ in parts])
+    return GleuStats._trusted(rows, min_len, max_len, np.concatenate([chosen for _, chosen in parts]))
 
 
 def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tuple[int, int]]:
@@ -163,7 +166,7 @@ def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tu
 
 def _text_rows(
     tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     # Each distinct line is tokenized once (references shared by systems, repeated lines).
     unique = list(dict.fromkeys(chain(predictions, chain.from_iterable(references))))
     spaced = tokenize.spaced_all(unique)

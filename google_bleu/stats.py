@@ -53,23 +53,34 @@ class GleuStats:
         True
     """
 
-    __slots__ = ("rows", "min_len", "max_len")
+    __slots__ = ("rows", "min_len", "max_len", "reference_index")
 
-    def __init__(self, rows: Any, min_len: int = 1, max_len: int = 4) -> None:
+    def __init__(self, rows: Any, min_len: int = 1, max_len: int = 4, reference_index: Any = None) -> None:
         self.min_len, self.max_len = check_orders(min_len, max_len)
-        array = np.asarray(rows)
-        if array.ndim != 2 or array.shape[1] != len(COLUMNS):
-            raise ValueError(f"rows must have shape (n_segments, {len(COLUMNS)}), got shape {array.shape}")
-        if array.size and not np.issubdtype(array.dtype, np.integer):
-            raise TypeError(f"rows must hold integers, got dtype {array.dtype}")
-        self.rows = array.astype(np.int64, copy=False)
+        self.rows = _check_rows(rows)
         self.rows.setflags(write=False)
+        #: Per segment, the index of the chosen reference among its own (nltk's rule: best
+        #: ratio, the first on a tie), -1 where no reference is a candidate; ``None`` when
+        #: not known (statistics summed, or built from outside the engine).
+        self.reference_index = None if reference_index is None else _check_reference_index(reference_index, len(self))
+
+    @classmethod
+    def _trusted(cls, rows: np.ndarray, min_len: int, max_len: int, reference_index: Any = None) -> GleuStats:
+        # Rows from the engine or from already checked statistics: no second check.
+        stats = cls.__new__(cls)
+        stats.min_len, stats.max_len = min_len, max_len
+        stats.rows = rows
+        stats.rows.setflags(write=False)
+        stats.reference_index = reference_index
+        if reference_index is not None:
+            reference_index.setflags(write=False)
+        return stats
 
     # -- construction ---------------------------------------------------------
     @classmethod
     def empty(cls, min_len: int = 1, max_len: int = 4) -> GleuStats:
         """Statistics of an empty corpus."""
-        return cls(np.zeros((0, len(COLUMNS)), np.int64), min_len, max_len)
+        return cls(np.zeros((0, len(COLUMNS)), np.int64), min_len, max_len, np.zeros(0, np.int64))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GleuStats:
@@ -91,8 +102,7 @@ class GleuStats:
     def __add__(self, other: Any) -> GleuStats:
         if not isinstance(other, GleuStats):
             return NotImplemented
-        self._check_compatible(other)
-        return GleuStats(np.concatenate([self.rows, other.rows]), self.min_len, self.max_len)
+        return GleuStats.concatenate([self, other])
 
     def __radd__(self, other: Any) -> GleuStats:
         # Lets the builtin sum() start from 0.
@@ -106,18 +116,28 @@ class GleuStats:
         parts = list(parts)
         if not parts:
             raise ValueError("concatenate needs at least one GleuStats")
-        for part in parts[1:]:
+        for part in parts:
+            if not isinstance(part, GleuStats):
+                raise TypeError(f"concatenate takes GleuStats, got {type(part).__name__}")
             parts[0]._check_compatible(part)
-        return cls(np.concatenate([part.rows for part in parts]), parts[0].min_len, parts[0].max_len)
+        rows = np.concatenate([part.rows for part in parts])
+        _check_totals(rows)
+        indices = [part.reference_index for part in parts]
+        index = None if any(i is None for i in indices) else np.concatenate(indices)
+        return cls._trusted(rows, parts[0].min_len, parts[0].max_len, index)
 
     def __len__(self) -> int:
         return int(self.rows.shape[0])
 
     def __getitem__(self, index: Any) -> GleuStats:
+        if isinstance(index, tuple):
+            raise TypeError("GleuStats takes one index (segments), not a tuple")
         rows = self.rows[index]
+        chosen = None if self.reference_index is None else self.reference_index[index]
         if rows.ndim == 1:
             rows = rows[None, :]
-        return GleuStats(rows, self.min_len, self.max_len)
+            chosen = None if chosen is None else np.atleast_1d(chosen)
+        return GleuStats._trusted(rows, self.min_len, self.max_len, chosen)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GleuStats):
@@ -131,12 +151,12 @@ class GleuStats:
     # -- reduction and scores -------------------------------------------------
     def totals(self) -> tuple[int, int, int, int]:
         """Column sums as Python ints: ``(n_match, n_hyp, n_ref, n_all)``."""
-        sums = self.rows.sum(axis=0, dtype=np.int64)
+        sums = self.rows.sum(axis=0, dtype=np.int64)  # the constructor checked that they fit
         return tuple(int(value) for value in sums)  # type: ignore[return-value]
 
     def total(self) -> GleuStats:
         """The corpus reduced to one row of sums."""
-        return GleuStats(np.asarray([self.totals()], np.int64), self.min_len, self.max_len)
+        return GleuStats._trusted(np.asarray([self.totals()], np.int64), self.min_len, self.max_len)
 
     def score(self) -> float:
         """Corpus GLEU: ``sum(n_match) / sum(n_all)``; 0.0 when nothing was counted."""
@@ -165,3 +185,64 @@ class GleuStats:
     def to_dict(self) -> dict[str, Any]:
         """The corpus totals and orders as plain Python values (JSON-ready)."""
         return {**dict(zip(COLUMNS, self.totals())), "min_len": self.min_len, "max_len": self.max_len}
+
+
+#: Largest value a total may reach (int64).
+_INT64_MAX = (1 << 63) - 1
+
+
+def _check_rows(rows: Any) -> np.ndarray:
+    """Statistics rows from outside the engine, checked to be rows GLEU can produce.
+
+    Per row: every count non-negative, ``n_match <= min(n_hyp, n_ref)`` and
+    ``max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref`` (a segment's own row has
+    ``n_all == max(n_hyp, n_ref)``; a row of sums lies between the bounds); and the column
+    totals fit in int64.
+    """
+    if isinstance(rows, GleuStats):
+        return rows.rows
+    try:
+        array = np.asarray(rows)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"rows must be an integer array of shape (n_segments, {len(COLUMNS)}): {error}") from None
+    if array.ndim != 2 or array.shape[1] != len(COLUMNS):
+        raise ValueError(f"rows must have shape (n_segments, {len(COLUMNS)}), got shape {array.shape}")
+    if array.size and array.dtype.kind not in "iu":
+        if array.dtype.kind == "O" and all(isinstance(v, int) and not isinstance(v, bool) for v in array.ravel()):
+            pass  # Python ints, possibly too large: checked below
+        else:
+            raise TypeError(f"rows must hold integers, got dtype {array.dtype}")
+    if array.size and (int(array.max()) > _INT64_MAX or int(array.min()) < 0):
+        raise ValueError(f"rows must hold counts from 0 to 2**63 - 1, got values from {int(array.min())} to {int(array.max())}")
+    array = array.astype(np.int64, copy=False)
+    if array.size:
+        n_match, n_hyp, n_ref, n_all = array.T
+        bad = np.flatnonzero(
+            (n_match > np.minimum(n_hyp, n_ref)) | (n_all < np.maximum(n_hyp, n_ref)) | (n_all - n_hyp > n_ref)
+        )
+        if bad.size:
+            row = array[bad[0]].tolist()
+            raise ValueError(
+                f"rows[{int(bad[0])}] = {row} is not a GLEU statistics row (n_match, n_hyp, n_ref, n_all): it needs "
+                "n_match <= min(n_hyp, n_ref) and max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref"
+            )
+    _check_totals(array)
+    return array
+
+
+def _check_totals(rows: np.ndarray) -> None:
+    if len(rows) and int(rows.max(initial=0)) > _INT64_MAX // len(rows):  # the sums might not fit
+        totals = [sum(column) for column in rows.T.tolist()]
+        if max(totals) > _INT64_MAX:
+            raise ValueError(f"the statistics' totals {totals} do not fit in int64")
+
+
+def _check_reference_index(values: Any, n_segments: int) -> np.ndarray:
+    array = np.asarray(values)
+    if array.shape != (n_segments,) or (array.size and array.dtype.kind not in "iu"):
+        raise ValueError(f"reference_index must hold one integer per segment ({n_segments}), got {array.dtype} {array.shape}")
+    array = array.astype(np.int64)
+    if array.size and int(array.min()) < -1:
+        raise ValueError(f"reference_index must be -1 (no candidate) or a reference's index, got {int(array.min())}")
+    array.setflags(write=False)
+    return array

@@ -206,47 +206,78 @@ def test_padded_tensors_equal_nltk(rows, extra):
     assert batch_sentence_gleu(hyp_t, ref_t[:, 0], pad_id=PAD).tolist() == nltk_scores(hyps, first)
 
 
+def static_rows_on_cpu(hyps, refs, min_len=1, max_len=4, pad_id=None):
+    """The fixed-shape torch backend that GPUs use, run here on CPU tensors."""
+    batch = batched._read_input(torch, hyps, refs, pad_id, None, None, "cpu")
+    return batched._static_rows(torch, *batched._device_tensors(torch, batch, pad_id), min_len, max_len)
+
+
 @settings(max_examples=60, deadline=None)
 @given(rows=rows_strategy, order=orders, offset=st.sampled_from([0, -(2**62), 2**62]))
-def test_torch_operations_used_on_gpus_equal_nltk_here_on_cpu(rows, order, offset):
-    # CPU tensors are counted with numpy; GPUs use the same steps with torch's operations.
-    # Forcing torch's operations on CPU tests that path on a machine without a GPU.
+def test_torch_backend_used_on_gpus_equals_nltk_here_on_cpu(rows, order, offset):
+    # CPU tensors are counted with numpy; other devices with the engine's fixed-shape torch
+    # backend. Running that backend on CPU tensors tests it on a machine without a GPU.
     min_len, max_len = order
     hyps = [[t + offset for t in hyp] for hyp, _ in rows]
     refs = [[[t + offset for t in r] for r in rs] for _, rs in rows]
-    original = batched._ops_for
-    batched._ops_for = batched._TorchOps
-    try:
-        got = batch_gleu_stats(hyps, refs, min_len=min_len, max_len=max_len)
-    finally:
-        batched._ops_for = original
+    got = static_rows_on_cpu(hyps, refs, min_len, max_len)
     assert got.tolist() == gleu_stats(hyps, refs, min_len, max_len).rows.tolist()
     assert stats_scores(got).tolist() == nltk_scores(hyps, refs, min_len, max_len)
 
 
-@pytest.mark.parametrize("base", [0, 2**60])
-def test_dictionary_step_groups_keys_and_carries_positions_and_sides(base):
-    # Each occurrence's entry names its key; every key gets one entry; positions and sides
-    # stay with their occurrences.
-    keys = np.array([base + 5, 3, base + 5, 3, 7, 3], dtype=np.int64)
-    positions = np.arange(10, 16, dtype=np.int64)
-    side = np.array([0, 1, 0, 2, 0, 1], dtype=np.int64)
-    distinct, entry, got_positions, got_side = batched._NumpyOps.group(keys, positions, side, 3)
-    assert sorted(distinct.tolist()) == sorted({int(k) for k in keys})
-    original = got_positions - 10
-    assert (distinct[entry] == keys[original]).all()
-    assert (got_side == side[original]).all()
-    assert sorted(got_positions.tolist()) == positions.tolist()
+@settings(max_examples=40, deadline=None)
+@given(rows=rows_strategy, extra=st.integers(0, 3), order=orders)
+def test_batch_scorer_equals_nltk_with_padding_and_lengths(rows, extra, order):
+    min_len, max_len = order
+    n_refs = max(len(rs) for _, rs in rows)
+    hyps = [hyp for hyp, _ in rows]
+    refs = [rs + [rs[0]] * (n_refs - len(rs)) for _, rs in rows]
+    width = max(len(t) for t in hyps + [r for rs in refs for r in rs]) + extra
+    scorer = batched.BatchScorer(pad_id=PAD, min_len=min_len, max_len=max_len)
+    hyp_t, ref_t = pad_rows(hyps, width, PAD), padded_references(refs, width, PAD)
+    assert scorer(hyp_t, ref_t).tolist() == nltk_scores(hyps, refs, min_len, max_len)
+    # Lengths instead of a pad value: the padding is real token 0 here.
+    by_length = batched.BatchScorer(min_len=min_len, max_len=max_len)
+    got = by_length(
+        pad_rows(hyps, width, 0),
+        padded_references(refs, width, 0),
+        hypothesis_lengths=torch.tensor([len(h) for h in hyps]),
+        reference_lengths=torch.tensor([[len(r) for r in rs] for rs in refs]),
+    )
+    assert got.tolist() == nltk_scores(hyps, refs, min_len, max_len)
 
 
-def test_row_sums_of_entries_in_any_order():
-    values = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], dtype=np.int64)  # [R=2, entries=4]
-    rows = np.array([2, 0, 2, 1], dtype=np.int64)
-    expected = [[2, 6], [4, 8], [4, 12]]
-    assert batched._NumpyOps.row_sums(values, rows, 3).tolist() == expected
-    ordered = np.argsort(rows, kind="stable")  # torch.unique's order: a row's entries together
-    got = batched._TorchOps("cpu").row_sums(torch.from_numpy(values[:, ordered]), torch.from_numpy(rows[ordered]), 3)
-    assert got.tolist() == expected
+class _Ops(torch.utils._python_dispatch.TorchDispatchMode):
+    """Records every torch operation that runs inside it."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.names.add(func.overloadpacket.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+# Operations whose output size or value must be read back to the host: each is a GPU sync.
+_HOST_READS = {"nonzero", "unique", "_unique2", "unique_dim", "_local_scalar_dense", "bincount", "masked_select", "item"}
+
+
+def test_the_fixed_shape_path_reads_nothing_back_from_the_device():
+    # A CUDA graph can only replay work that never waits on the device's results: the
+    # scorer's whole computation must be free of data-dependent sizes and scalar reads.
+    hyp = torch.tensor([[5, 6, 7, -1, 2], [0, 0, 1, 2, -1]])
+    ref = torch.tensor([[[5, 6, 8, -1, -1], [5, 6, 7, 2, -1]], [[0, 1, 2, -1, -1], [-1, 0, -1, 0, 1]]])
+    scorer = batched.BatchScorer(pad_id=PAD)
+    with _Ops() as ops:
+        rows = scorer._compute(torch, hyp, None, ref, None)
+    assert ops.names and not ops.names & _HOST_READS, sorted(ops.names & _HOST_READS)
+    assert rows.tolist() == batch_gleu_stats(hyp, ref, pad_id=PAD).tolist()
+    # The recorder does see such reads (the numpy-free eager torch way of doing it would).
+    with _Ops() as ops:
+        torch.unique(hyp, return_inverse=True)
+        hyp.nonzero()
+    assert {"nonzero"} <= ops.names and ops.names & {"unique", "_unique2"}
 
 
 @settings(max_examples=40, deadline=None)
@@ -431,6 +462,13 @@ def test_cuda_real_wmt_systems_equal_the_core():
         ([[1, 2]], [[[1]]], {"max_len": 0, "min_len": 1}, ValueError, "max_len must be >= min_len"),
         ([[1, 2]], [[[1]]], {"pad_id": 1.0}, TypeError, "pad_id must be an integer or None"),
         ([[1, 2]], [[[1]]], {"pad_id": True}, TypeError, "pad_id must be an integer or None"),
+        ([[1, 2]], [[[1]]], {"pad_id": 2**64}, ValueError, "pad_id must fit in int64"),
+        ([[1, 2]], [[[1]]], {"device": "nonsense"}, ValueError, "device must name a torch device"),
+        *(
+            []
+            if torch.cuda.is_available()
+            else [([[1, 2]], [[[1]]], {"device": "cuda"}, ValueError, "CUDA is not available here")]
+        ),
         ([[1, 2]], [[[1]]], {"hypothesis_lengths": [2]}, ValueError, "carries its own lengths"),
         (torch.tensor([[1, 2]]), [[[1]]], {"hypothesis_lengths": [3]}, ValueError, "must lie in 0..2"),
         (torch.tensor([[1, 2]]), [[[1]]], {"hypothesis_lengths": [-1]}, ValueError, "must lie in 0..2"),
@@ -476,3 +514,35 @@ def test_import_is_lazy_until_called():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "True"]
     assert "batch_sentence_gleu" in google_bleu.__all__ and "batch_gleu_stats" in google_bleu.__all__
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
+@settings(max_examples=20, deadline=None)
+@given(rows=rows_strategy, extra=st.integers(0, 3))
+def test_cuda_graph_replay_is_bit_identical_to_the_first_call_and_to_nltk(rows, extra):
+    n_refs = max(len(rs) for _, rs in rows)
+    hyps = [hyp for hyp, _ in rows]
+    refs = [rs + [rs[0]] * (n_refs - len(rs)) for _, rs in rows]
+    width = max(len(t) for t in hyps + [r for rs in refs for r in rs]) + extra
+    hyp_t, ref_t = pad_rows(hyps, width, PAD).cuda(), padded_references(refs, width, PAD).cuda()
+    scorer = batched.BatchScorer(pad_id=PAD)
+    first = scorer(hyp_t, ref_t)
+    assert len(scorer._graphs) == 1
+    again = scorer(hyp_t, ref_t)  # a replay
+    assert torch.equal(first, again) and first.device.type == "cuda"
+    assert first.cpu().tolist() == nltk_scores(hyps, refs)
+    # New ids of the same shape: the same graph, new numbers.
+    shuffled = hyp_t.flip(0)
+    assert scorer(shuffled, ref_t).cpu().tolist() == nltk_scores(hyps[::-1], refs)
+    assert len(scorer._graphs) == 1
+
+
+def test_batch_scorer_refuses_lists_and_bad_settings():
+    with pytest.raises(TypeError, match="BatchScorer takes padded tensors"):
+        batched.BatchScorer()([[1]], [[[1]]])
+    with pytest.raises(TypeError, match="cuda_graphs must be a bool"):
+        batched.BatchScorer(cuda_graphs="yes")
+    with pytest.raises(ValueError, match="max_graphs must be a positive integer"):
+        batched.BatchScorer(max_graphs=0)
+    with pytest.raises(ValueError, match="max_len must be >= min_len"):
+        batched.BatchScorer(min_len=3, max_len=2)

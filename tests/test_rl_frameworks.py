@@ -195,7 +195,7 @@ def test_verl_reward_kwargs_change_the_settings():
 
 def test_verl_documented_yaml_resolves_through_the_loader():
     yaml = pytest.importorskip("yaml")
-    block = re.search(r"<!-- test: verl-yaml -->\n```yaml\n(.*?)\n```", DOC.read_text("utf-8"), re.DOTALL)
+    block = re.search(r"<!-- rl-verl-yaml -->\n```text\n(.*?)\n```", DOC.read_text("utf-8"), re.DOTALL)
     config = yaml.safe_load(block[1])
     printed = subprocess.run(
         [sys.executable, "-m", "google_bleu.verl_reward"], cwd=REPO, capture_output=True, text=True, check=True
@@ -664,17 +664,20 @@ _BLOCK = re.compile(r"<!-- test: (?P<name>[\w-]+) -->\n```python\n(?P<code>.*?)\
 _OUTPUT = re.compile(r"#\s*((?:[\[{]|\d+\.\d).*)$")
 
 
+GUIDE_BLOCKS = ["rl-ids", "rl-trl", "rl-trl-ids", "rl-verl", "rl-openrlhf", "rl-verifiers"]
+
+
 def guide_blocks():
     return {match["name"]: match["code"] for match in _BLOCK.finditer(DOC.read_text("utf-8"))}
 
 
 def test_guide_has_a_block_per_framework():
-    assert set(guide_blocks()) == {"ids", "trl", "trl-ids", "verl", "openrlhf", "verifiers"}
+    assert set(guide_blocks()) == set(GUIDE_BLOCKS)
 
 
-@pytest.mark.parametrize("name", ["ids", "trl", "trl-ids", "verl", "openrlhf", "verifiers"])
+@pytest.mark.parametrize("name", GUIDE_BLOCKS)
 def test_guide_examples_print_what_they_say(name, capsys):
-    if name == "verifiers" and not hasattr(pytest.importorskip("verifiers"), "Rubric"):
+    if name == "rl-verifiers" and not hasattr(pytest.importorskip("verifiers"), "Rubric"):
         pytest.skip("verifiers without the classic Rubric")
     code = guide_blocks()[name]
     exec(compile(code, f"{DOC}:{name}", "exec"), {"__name__": f"guide_{name.replace('-', '_')}"})
