@@ -31,6 +31,8 @@ __all__ = [
     "BatchScorer",
     "ComputeMetrics",
     "GleuColumns",
+    "GleuIdReward",
+    "GleuReward",
     "GLEU",
     "GleuScore",
     "Explanation",
@@ -55,6 +57,8 @@ __all__ = [
     "make_compute_metrics",
     "make_gleu_reward",
     "mbr_select",
+    "make_openrlhf_reward",
+    "make_verifiers_reward",
     "paired_test",
     "pairwise_gleu",
     "paired_test_stats",
@@ -89,6 +93,10 @@ _LAZY = {
     "make_gleu_reward": "rewards",
     "pairwise_gleu": "pairwise",
     "mbr_select": "pairwise",
+    "GleuReward": "rewards",
+    "GleuIdReward": "rewards",
+    "make_openrlhf_reward": "rewards",
+    "make_verifiers_reward": "rewards",
 }
 
 

@@ -182,3 +182,55 @@ def test_one_real_grpo_step(tmp_path, conversational):
     assert rewards == oracle(texts, references)
     logged = trainer.state.log_history[0]
     assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)  # float32 in the trainer
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_one_real_grpo_step_with_the_token_id_reward(tmp_path):
+    """GleuIdReward in a real GRPO step: completion_ids against a reference-ids column, no decoding."""
+    model, tokenizer = _tiny_model_and_tokenizer()
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    from google_bleu import GleuIdReward
+
+    references = ["the cat sat on the mat", "a dog"]
+    reference_ids = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in references]
+    dataset = Dataset.from_dict(
+        {"prompt": ["translate : le chat", "translate : un chien"], "reference_ids": reference_ids}
+    )
+    gleu_ids = GleuIdReward("reference_ids", pad_id=tokenizer.eos_token_id)
+    calls = []
+
+    def recorded_gleu_ids(completions, completion_ids, **kwargs):
+        rewards = gleu_ids(completions=completions, completion_ids=completion_ids, **kwargs)
+        calls.append((completion_ids, kwargs["reference_ids"], rewards))
+        return rewards
+
+    recorded_gleu_ids.__name__ = gleu_ids.__name__
+    args = GRPOConfig(
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=4,
+        num_generations=2,
+        max_completion_length=6,
+        max_steps=1,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        logging_steps=1,
+        save_strategy="no",
+        seed=0,
+    )
+    trainer = GRPOTrainer(
+        model=model, reward_funcs=recorded_gleu_ids, args=args, train_dataset=dataset, processing_class=tokenizer
+    )
+    trainer.train()
+
+    assert len(calls) == 1
+    completion_ids, column, rewards = calls[0]
+    assert len(completion_ids) == 4
+    eos = tokenizer.eos_token_id
+    expected = [nltk_sentence([ref], [t for t in ids if t != eos]) for ids, ref in zip(completion_ids, column)]
+    assert rewards == expected
+    logged = trainer.state.log_history[0]
+    assert logged["rewards/gleu_ids/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)
