@@ -1,30 +1,43 @@
-"""Batched token-id GLEU (torch) against a loop of nltk ``sentence_gleu``, in the same run.
+"""Batched token-id GLEU against a loop of nltk ``sentence_gleu``, in the same run.
 
 B rows of L token ids (vocabulary 32,000), with 1 and 4 references per row; each
 reference is its hypothesis with about 30% of the tokens replaced, so matches occur at
 every order as in RL rewards against a target. The nltk loop gets ready-made Python id
-lists (its ``.tolist()`` conversion is not timed); the batched function gets the tensors
-and does all its work inside the timing. Every score is checked for equality (``==``)
-with nltk's. Printed: the best of ``--repeat`` runs of each, interleaved (on a shared
-machine the load changes within a run; the minimum is the least disturbed time), and
-the ratio.
+lists (its ``.tolist()`` conversion is not timed); where the whole loop would exceed
+``--loop-seconds`` it is timed on the first rows and extrapolated (said in the table).
+Ours gets the tensors and does all its work inside the timing:
 
-Usage: ``python benchmarks/bench_batched.py [--rows 256] [--lengths 256 1024] [--threads 1]``
+- ``batch_sentence_gleu``: on CPU the engine's numpy backend (torch's thread settings
+  unchanged: users get torch's defaults), on a GPU the fixed-shape torch backend;
+- ``BatchScorer``: its first call for a shape and (on CUDA, with graph capture) a replay;
+  on CPU it runs the fixed-shape torch backend eagerly.
+
+Every score is checked for equality (``==``) with nltk's on the rows nltk scored. Times
+are the best of ``--repeat`` interleaved runs. Results go to
+``benchmarks/results/batched-<device>.json`` (schema 1 of ``benchmarks/report.py``).
+
+Usage: ``python benchmarks/bench_batched.py [--device cuda] [--shapes 8x64 256x256] [--refs 1 4]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
 import time
+from pathlib import Path
 
+import numpy as np
 import torch
 from nltk.translate.gleu_score import sentence_gleu
 
-from google_bleu.batched import batch_sentence_gleu
+from google_bleu.batched import BatchScorer, batch_sentence_gleu
 
 VOCAB = 32_000
 NOISE = 0.3
+SHAPES = ("8x64", "32x128", "256x256", "256x1024", "1024x2048")
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def make_batch(rows: int, length: int, n_refs: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -35,64 +48,165 @@ def make_batch(rows: int, length: int, n_refs: int, generator: torch.Generator) 
     return hypotheses, torch.where(replace, noise, references)
 
 
-def timed(function) -> tuple[float, object]:
-    start = time.perf_counter()
-    result = function()
-    return time.perf_counter() - start, result
+def best_time(function, repeat: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return best, result
 
 
-def measure(hypotheses: torch.Tensor, references: torch.Tensor, device: torch.device, repeat: int):
-    """Best-of-``repeat`` seconds of the nltk loop and of the batched function, and whether they agree."""
-    hyp_lists, ref_lists = hypotheses.tolist(), references.tolist()
-    hyp_d, ref_d = hypotheses.to(device), references.to(device)
-    batch_sentence_gleu(hyp_d, ref_d)  # warm-up (allocator, CUDA context)
-
-    def nltk_loop():
-        return [sentence_gleu(refs, hyp) for hyp, refs in zip(hyp_lists, ref_lists)]
-
-    def batched():
-        scores = batch_sentence_gleu(hyp_d, ref_d)
+def synchronized(device: torch.device, function):
+    def run():
+        out = function()
         if device.type == "cuda":
             torch.cuda.synchronize()
-        return scores
+        return out
 
-    nltk_times, ours_times = [], []
-    for _ in range(repeat):  # interleaved, so both see the same load
-        seconds, expected = timed(nltk_loop)
-        nltk_times.append(seconds)
-        for _ in range(3):
-            seconds, scores = timed(batched)
-            ours_times.append(seconds)
-    return min(nltk_times), min(ours_times), scores.cpu().tolist() == expected
+    return run
+
+
+def measure(hypotheses, references, device: torch.device, repeat: int, loop_seconds: float) -> dict:
+    rows = hypotheses.shape[0]
+    hyp_lists, ref_lists = hypotheses.tolist(), references.tolist()
+
+    def nltk_rows(count: int) -> list[float]:
+        return [sentence_gleu(refs, hyp) for hyp, refs in zip(hyp_lists[:count], ref_lists[:count])]
+
+    probe_s, _ = best_time(lambda: nltk_rows(1), 1)
+    timed_rows = max(1, min(rows, int(loop_seconds / max(probe_s, 1e-9))))
+    hyp_d, ref_d = hypotheses.to(device), references.to(device)
+    batched = synchronized(device, lambda: batch_sentence_gleu(hyp_d, ref_d))
+    batched()  # warm-up (imports, allocator, CUDA context)
+    scorer = BatchScorer()
+    first = synchronized(device, lambda: scorer(hyp_d, ref_d))
+    first_s, first_scores = best_time(first, 1)  # the first call of this shape (captures on CUDA)
+    nltk_s, ours_s, replay_s = float("inf"), float("inf"), float("inf")
+    for _ in range(repeat):  # interleaved, so all see the same load
+        seconds, expected = best_time(lambda: nltk_rows(timed_rows), 1)
+        nltk_s = min(nltk_s, seconds)
+        seconds, scores = best_time(batched, 3)
+        ours_s = min(ours_s, seconds)
+        seconds, replayed = best_time(first, 3)
+        replay_s = min(replay_s, seconds)
+    nltk_full = nltk_s * rows / timed_rows
+    identical = (
+        scores.cpu().tolist()[:timed_rows] == expected
+        and first_scores.cpu().tolist()[:timed_rows] == expected
+        and torch.equal(first_scores.cpu(), replayed.cpu())
+    )
+    return {
+        "rows": rows,
+        "tokens": hypotheses.shape[1],
+        "refs": references.shape[1],
+        "nltk_s": nltk_full,
+        "extrapolated": timed_rows < rows,
+        "ours_ms": 1000 * ours_s,
+        "ratio": nltk_full / ours_s,
+        "scorer_first_ms": 1000 * first_s,
+        "scorer_ms": 1000 * replay_s,
+        "scorer_ratio": nltk_full / replay_s,
+        "identical": bool(identical),
+    }
+
+
+def machine(device: torch.device) -> dict:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import nltk
+
+    info = {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "torch threads": torch.get_num_threads(),
+        "numpy": np.__version__,
+        "nltk": nltk.__version__,
+        "device": str(device),
+    }
+    if device.type == "cuda":
+        info["gpu"] = torch.cuda.get_device_name(device)
+    if hasattr(os, "getloadavg"):
+        info["load average"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    return info
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=256)
-    parser.add_argument("--lengths", type=int, nargs="+", default=[256, 1024])
+    parser.add_argument("--shapes", nargs="+", default=list(SHAPES), help="BxL batch shapes")
     parser.add_argument("--refs", type=int, nargs="+", default=[1, 4])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--threads", type=int, default=1, help="torch intra-op threads (default 1; 0 keeps torch's default)"
-    )
+    parser.add_argument("--loop-seconds", type=float, default=10.0, help="budget of one nltk loop before extrapolating")
+    parser.add_argument("--threads", type=int, default=0, help="torch intra-op threads (default 0: torch's default)")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--output", type=Path, default=None, help="default: benchmarks/results/batched-<device>.json")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-    print(
-        f"# {platform.processor() or platform.machine()}, {torch.get_num_threads()} torch thread(s), "
-        f"torch {torch.__version__}, device {device}"
-    )
-    print(f"{'rows':>5} {'tokens':>6} {'refs':>4} {'nltk loop s':>11} {'batched s':>9} {'ratio':>7}  identical")
+    print(f"# {machine(device)}")
+    header = f"{'rows':>5} {'tokens':>6} {'refs':>4} {'nltk s':>9} {'ours ms':>8} {'ratio':>7} {'scorer ms':>9} {'first ms':>9}"
+    print(header + "  identical")
     generator = torch.Generator().manual_seed(12345)
-    for length in args.lengths:
+    results = []
+    for shape in args.shapes:
+        rows, length = (int(part) for part in shape.lower().split("x"))
         for n_refs in args.refs:
-            hypotheses, references = make_batch(args.rows, length, n_refs, generator)
-            nltk_s, ours_s, same = measure(hypotheses, references, device, args.repeat)
+            hypotheses, references = make_batch(rows, length, n_refs, generator)
+            row = measure(hypotheses, references, device, args.repeat, args.loop_seconds)
+            results.append(row)
             print(
-                f"{args.rows:>5} {length:>6} {n_refs:>4} {nltk_s:>11.3f} {ours_s:>9.4f} {nltk_s / ours_s:>6.1f}x  {same}"
+                f"{rows:>5} {length:>6} {n_refs:>4} {row['nltk_s']:>9.3f}{'*' if row['extrapolated'] else ' '}"
+                f"{row['ours_ms']:>7.2f} {row['ratio']:>6.1f}x {row['scorer_ms']:>9.2f} {row['scorer_first_ms']:>9.1f}"
+                f"  {row['identical']}",
+                flush=True,
             )
+    name = "GPU" if device.type == "cuda" else "CPU"
+    report = {
+        "schema": 1,
+        "title": f"Batched token-id GLEU on {name} ({device.type})",
+        "order": 20 if device.type == "cpu" else 25,
+        "date": time.strftime("%Y-%m-%d"),
+        "command": f"python benchmarks/bench_batched.py --device {args.device}",
+        "machine": machine(device),
+        "notes": [
+            "B rows of L token ids (vocabulary 32,000; each reference is its hypothesis with 30% of the tokens "
+            "replaced), against a loop of nltk `sentence_gleu` over ready-made id lists (extrapolated from its first "
+            "rows where marked); best of interleaved runs; every score `==` nltk's on the rows nltk scored.",
+            "`batch_sentence_gleu` counts CPU tensors with the engine's numpy backend, at torch's default settings; "
+            "`BatchScorer` runs the fixed-shape torch backend (on CUDA: the replay of a captured graph; 'first call' "
+            "includes the capture).",
+        ],
+        "tables": [
+            {
+                "columns": [
+                    {"key": "rows", "label": "B", "format": ","},
+                    {"key": "tokens", "label": "L", "format": ","},
+                    {"key": "refs", "label": "refs"},
+                    {"key": "nltk_s", "label": "nltk loop", "format": ".3f", "unit": " s"},
+                    {"key": "extrapolated", "label": "extrapolated"},
+                    {"key": "ours_ms", "label": "batch_sentence_gleu", "format": ".2f", "unit": " ms"},
+                    {"key": "ratio", "label": "vs nltk", "format": ".1f", "unit": "x"},
+                    {"key": "scorer_ms", "label": "BatchScorer", "format": ".2f", "unit": " ms"},
+                    {"key": "scorer_ratio", "label": "vs nltk", "format": ".1f", "unit": "x"},
+                    {"key": "scorer_first_ms", "label": "first call", "format": ".1f", "unit": " ms"},
+                    {"key": "identical", "label": "identical"},
+                ],
+                "rows": results,
+            }
+        ],
+    }
+    output = args.output or RESULTS / f"batched-{device.type}.json"
+    output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {output}")
 
 
 if __name__ == "__main__":

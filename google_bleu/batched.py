@@ -518,8 +518,8 @@ class BatchScorer:
     device the first call for a shape (batch size, references, lengths, dtypes) captures
     the whole computation as a CUDA graph, and every later call of that shape copies the
     new ids in and replays it (no host synchronisation inside, a few microseconds of
-    launch). On CPU tensors the same fixed-shape computation runs eagerly (for CPU work
-    :func:`batch_sentence_gleu`, which counts with numpy, is faster). Scores are those of
+    launch). On other devices the fixed-shape computation runs eagerly, and CPU tensors are
+    counted with numpy as :func:`batch_sentence_gleu` counts them. Scores are those of
     :func:`batch_sentence_gleu`: ``==`` nltk's ``sentence_gleu``.
 
     Args:
@@ -589,6 +589,8 @@ class BatchScorer:
         """``int64 [B, 4]`` statistics rows, as :func:`batch_gleu_stats` (same arguments, tensors only)."""
         torch, batch = self._inputs(hypotheses, references, hypothesis_lengths, reference_lengths)
         args = (batch.hyp[1], batch.hyp[2], batch.ref[1], batch.ref[2])
+        if batch.device.type == "cpu":  # nothing to capture: numpy counts CPU tensors fastest
+            return torch.from_numpy(np.ascontiguousarray(_cpu_rows(batch, self.pad_id, self.min_len, self.max_len)[0]))
         if not (self.cuda_graphs and batch.device.type == "cuda"):
             return self._compute(torch, *args)
         key = tuple(None if value is None else (tuple(value.shape), value.dtype, value.device) for value in args)

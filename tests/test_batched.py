@@ -236,6 +236,9 @@ def test_batch_scorer_equals_nltk_with_padding_and_lengths(rows, extra, order):
     scorer = batched.BatchScorer(pad_id=PAD, min_len=min_len, max_len=max_len)
     hyp_t, ref_t = pad_rows(hyps, width, PAD), padded_references(refs, width, PAD)
     assert scorer(hyp_t, ref_t).tolist() == nltk_scores(hyps, refs, min_len, max_len)
+    # The fixed-shape torch computation that a CUDA graph captures, run here on CPU tensors.
+    rows = scorer._compute(torch, hyp_t, None, ref_t, None)
+    assert stats_scores(rows).tolist() == nltk_scores(hyps, refs, min_len, max_len)
     # Lengths instead of a pad value: the padding is real token 0 here.
     by_length = batched.BatchScorer(min_len=min_len, max_len=max_len)
     got = by_length(
@@ -245,6 +248,9 @@ def test_batch_scorer_equals_nltk_with_padding_and_lengths(rows, extra, order):
         reference_lengths=torch.tensor([[len(r) for r in rs] for rs in refs]),
     )
     assert got.tolist() == nltk_scores(hyps, refs, min_len, max_len)
+    lengths = (torch.tensor([len(h) for h in hyps]), torch.tensor([[len(r) for r in rs] for rs in refs]))
+    rows = by_length._compute(torch, pad_rows(hyps, width, 0), lengths[0], padded_references(refs, width, 0), lengths[1])
+    assert stats_scores(rows).tolist() == nltk_scores(hyps, refs, min_len, max_len)
 
 
 class _Ops(torch.utils._python_dispatch.TorchDispatchMode):
