@@ -397,6 +397,10 @@ def spaced_13a_batch(texts: list[str]) -> SpacedLines:
         >>> [line.split() for line in spaced.lines], spaced.counts.tolist()
         ([['Hello', ',', 'world', '!'], ['3.5', '-', '4', 'days']], [4, 4])
     """
+    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
+        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
+        if bad is not None:
+            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
     lines: list[str] = []
     counts: list[np.ndarray] = []
     start, size = 0, 0
@@ -421,4 +425,6 @@ def tokenize_13a(text: str) -> list[str]:
         >>> tokenize_13a("e.g. 3.5-4 <skipped> &lt;b&gt;")
         ['e', '.', 'g', '.', '3.5', '-', '4', '<', 'b', '>']
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__} {text!r:.40}")
     return _space_13a(f" {_unescape_13a(text)} ").split()
