@@ -234,7 +234,8 @@ _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
 _13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
 _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
 #: Characters that can stand between lines of a batch: not whitespace for str.split, not
-#: touched by any 13a step. The first one absent from the batch is used.
+#: touched by any 13a step. The first one absent from the batch is used; when each occurs
+#: somewhere, the batch is cut into runs of lines that leave one free.
 _SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
 #: Whitespace for str.split other than the space itself.
 _OTHER_WHITESPACE_CHARS = (
@@ -336,9 +337,30 @@ def _blank_whitespace(codes: np.ndarray) -> None:
 def _batch_13a(texts: list[str]) -> SpacedLines:
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
-    if separator is None:  # every candidate occurs in the text: one line at a time
-        tokens = [_space_13a(f" {_unescape_13a(text)} ").split() for text in texts]
-        return SpacedLines([" ".join(line) for line in tokens], np.fromiter(map(len, tokens), np.int64, len(texts)))
+    if separator is not None:
+        return _batch_13a_between(texts, separator)
+    # Every candidate occurs somewhere: runs of consecutive lines that leave one free, so
+    # that lines holding many candidates do not send the whole batch down the one-line path.
+    parts: list[SpacedLines] = []
+    start, free = 0, set(_SEPARATORS)
+    for stop, text in enumerate(texts):
+        left = free.difference(text)
+        if not left:
+            if start < stop:
+                parts.append(_batch_13a_between(texts[start:stop], min(free)))
+            start, left = stop, set(_SEPARATORS).difference(text)
+            if not left:  # this line holds every candidate: on its own
+                tokens = _space_13a(f" {_unescape_13a(text)} ").split()
+                parts.append(SpacedLines([" ".join(tokens)], np.array([len(tokens)], np.int64)))
+                start, left = stop + 1, set(_SEPARATORS)
+        free = left
+    if start < len(texts):
+        parts.append(_batch_13a_between(texts[start:], min(free)))
+    return SpacedLines([line for part in parts for line in part.lines], np.concatenate([part.counts for part in parts]))
+
+
+def _batch_13a_between(texts: list[str], separator: str) -> SpacedLines:
+    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines."""
     text = _unescape_13a(f" {separator} ".join(texts))
     codes = np.frombuffer(f" {text} ".encode("utf-8", "surrogatepass"), np.uint8).copy()
     _blank_whitespace(codes)
@@ -375,6 +397,10 @@ def spaced_13a_batch(texts: list[str]) -> SpacedLines:
         >>> [line.split() for line in spaced.lines], spaced.counts.tolist()
         ([['Hello', ',', 'world', '!'], ['3.5', '-', '4', 'days']], [4, 4])
     """
+    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
+        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
+        if bad is not None:
+            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
     lines: list[str] = []
     counts: list[np.ndarray] = []
     start, size = 0, 0
@@ -399,4 +425,6 @@ def tokenize_13a(text: str) -> list[str]:
         >>> tokenize_13a("e.g. 3.5-4 <skipped> &lt;b&gt;")
         ['e', '.', 'g', '.', '3.5', '-', '4', '<', 'b', '>']
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__} {text!r:.40}")
     return _space_13a(f" {_unescape_13a(text)} ").split()

@@ -1,5 +1,6 @@
 """Our 13a gives exactly sacrebleu's Tokenizer13a tokens: real data, edge cases, fuzz."""
 
+import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -79,13 +80,13 @@ def test_fuzz_arbitrary_unicode(text):
     assert tokenize_13a(text) == oracle(text)
 
 
-def test_every_separator_taken_falls_back_to_one_line_at_a_time():
+def test_a_line_holding_every_separator_is_done_on_its_own():
     crowded = "".join(tokenizers_module._SEPARATORS) + " a.b, 1.5 x-1-\t\u3000y"
     texts = [crowded, "plain, text.", "3-4"]
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
     spaced = spaced_13a_batch(texts)
-    assert [line.split(" ") for line in spaced.lines] == expected
+    assert [line.split() for line in spaced.lines] == expected
     assert spaced.counts.tolist() == list(map(len, expected))
 
 
@@ -134,3 +135,48 @@ def test_byte_classes_match_the_13a_definitions():
     assert sorted(split) == sorted(tokenizers_module._13A_PUNCTUATION.replace(" ", ""))
     whitespace = [chr(c) for c in range(0x110000) if len(f"a{chr(c)}b".split()) == 2 and c != 0x20]
     assert sorted(tokenizers_module._OTHER_WHITESPACE_CHARS) == whitespace
+
+
+def test_every_code_point_in_every_13a_context_equals_sacrebleu():
+    # Each code point after a digit, before and after a comma, and before a dash: the
+    # contexts of 13a's rules. 256 code points a line, so some lines hold every candidate
+    # the batch could put between lines (U+0000..U+0008, U+E000..U+E0FF).
+    lines = ["1".join(f"{c},{c}-" for c in map(chr, range(block, block + 256))) for block in range(0, 0x110000, 256)]
+    expected = [oracle(line) for line in lines]
+    spaced = spaced_13a_batch(lines)
+    assert [line.split() for line in spaced.lines] == expected
+    assert spaced.counts.tolist() == list(map(len, expected))
+    assert [tokenize_13a(line) for line in lines] == expected
+
+
+@pytest.mark.parametrize("where", [0, 1, 500, 998, 999])
+def test_a_line_holding_every_separator_among_ordinary_lines(where):
+    texts = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")[:999]
+    texts.insert(where, "".join(tokenizers_module._SEPARATORS) + " 1.5-2, a.b")
+    expected = [oracle(text) for text in texts]
+    assert tokenize_13a_batch(texts) == expected
+    spaced = spaced_13a_batch(texts)
+    assert [line.split() for line in spaced.lines] == expected
+    assert spaced.counts.tolist() == list(map(len, expected))
+
+
+def test_empty_and_blank_batches():
+    assert tokenize_13a_batch([]) == []
+    spaced = spaced_13a_batch([])
+    assert spaced.lines == [] and spaced.counts.dtype == np.int64 and spaced.counts.size == 0
+    texts = ["", " ", "\t\x1c\u3000", "<skipped>", "-\n", "\n\n"]
+    assert tokenize_13a_batch(texts) == [oracle(text) for text in texts] == [[]] * len(texts)
+    assert spaced_13a_batch(texts).counts.tolist() == [0] * len(texts)
+
+
+@pytest.mark.parametrize("n_parts", [2, 3, 7])
+def test_lines_sharing_out_every_separator_equal_sacrebleu(n_parts):
+    # No candidate is free for the batch, nor for any n_parts consecutive lines.
+    separators = tokenizers_module._SEPARATORS
+    texts = [f"{i}.5-{i}, a." + "".join(separators[i % n_parts :: n_parts]) for i in range(40)]
+    texts[17:17] = ["", "".join(separators), "-\n", "".join(separators) + " x"]
+    expected = [oracle(text) for text in texts]
+    assert tokenize_13a_batch(texts) == expected
+    spaced = spaced_13a_batch(texts)
+    assert [line.split() for line in spaced.lines] == expected
+    assert spaced.counts.tolist() == list(map(len, expected))

@@ -1,5 +1,6 @@
 """Named tokenizers are sacrebleu's, split on whitespace; callables are checked."""
 
+import numpy as np
 import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
@@ -49,3 +50,22 @@ def test_callable_output_is_checked():
         get_tokenizer(42)
     with pytest.raises(TypeError, match="lowercase must be a bool"):
         get_tokenizer("13a", lowercase="yes")
+
+
+@pytest.mark.parametrize("bad", [5, None, b"a b", ["a"]])
+def test_13a_refuses_what_is_not_text(bad):
+    tokenize = get_tokenizer("13a")
+    with pytest.raises(TypeError, match=rf"^text must be a str, got {type(bad).__name__} "):
+        tokenize(bad)
+    for call in (tokenize.tokenize_all, tokenize.spaced_all):
+        with pytest.raises(TypeError, match=rf"^texts\[2\] must be a str, got {type(bad).__name__} "):
+            call(["a", "b", bad, "c"])
+
+
+def test_13a_takes_str_subclasses_as_their_text():
+    texts = np.array(["Hello, world!", "3.5-4\tdays", "\ue000 a.b"])
+    expected = [Tokenizer13a()(str(text)).split() for text in texts]
+    tokenize = get_tokenizer("13a")
+    assert tokenize.tokenize_all(texts) == tokenize.tokenize_all(list(texts)) == expected
+    assert [tokenize(text) for text in texts] == expected
+    assert [line.split() for line in tokenize.spaced_all(texts).lines] == expected
