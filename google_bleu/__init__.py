@@ -35,6 +35,7 @@ __all__ = [
     "Explanation",
     "GleuStats",
     "GoogleBleu",
+    "GoogleBLEUScore",
     "MAX_ORDER",
     "METRIC_PATH",
     "PairedResult",
@@ -83,6 +84,7 @@ _LAZY = {
     "batch_sentence_gleu": "batched",
     "batch_gleu_stats": "batched",
     "make_gleu_reward": "rewards",
+    "GoogleBLEUScore": "torchmetrics_metric",
 }
 
 
