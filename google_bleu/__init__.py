@@ -36,6 +36,7 @@ __all__ = [
     "GleuStats",
     "GoogleBleu",
     "GoogleBLEUScore",
+    "LmEvalGleu",
     "MAX_ORDER",
     "METRIC_PATH",
     "PairedResult",
@@ -54,6 +55,7 @@ __all__ = [
     "load",
     "make_compute_metrics",
     "make_gleu_reward",
+    "make_lighteval_metric",
     "paired_test",
     "paired_test_stats",
     "sentence_gleu",
@@ -85,6 +87,8 @@ _LAZY = {
     "batch_gleu_stats": "batched",
     "make_gleu_reward": "rewards",
     "GoogleBLEUScore": "torchmetrics_metric",
+    "LmEvalGleu": "lm_eval_metric",
+    "make_lighteval_metric": "lighteval_metric",
 }
 
 
