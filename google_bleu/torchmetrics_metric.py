@@ -184,6 +184,12 @@ class GoogleBLEUScore(Metric):
             self._restore(snapshot)
             raise
 
+    def _apply(self, fn: Callable, exclude_state: Sequence[str] = "") -> Any:
+        if self._dtype_convert:
+            # set_dtype converts every state; these are exact integer counts and stay int64.
+            exclude_state = tuple(self._defaults)
+        return super()._apply(fn, exclude_state)
+
     def _sync_dist(self, *args: Any, **kwargs: Any) -> None:
         rows = getattr(self, SENTENCE_STATE, None)
         if isinstance(rows, list) and not rows:

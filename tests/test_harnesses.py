@@ -324,3 +324,13 @@ def test_adapters_import_nothing_heavy_until_used():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     assert out.split("\n")[:2] == ["[]", "[]"]
+
+
+def test_adapter_names_are_exported():
+    import google_bleu
+    from google_bleu.lighteval_metric import make_lighteval_metric as direct
+
+    for name in ("GoogleBLEUScore", "LmEvalGleu", "make_lighteval_metric"):
+        assert name in google_bleu.__all__
+    assert google_bleu.make_lighteval_metric is direct
+    assert google_bleu.LmEvalGleu is LmEvalGleu

@@ -164,6 +164,22 @@ def test_states_are_summed_int64_totals():
         assert metric.totals()[0] == 2**60 and metric.compute().item() == 2**60 / 2**61
 
 
+def test_dtype_changes_keep_integer_states():
+    metric = GoogleBLEUScore(return_sentence_scores=True)
+    metric.update(SYSTEM[:10], REFERENCES[:10])
+    metric.set_dtype(torch.float16)
+    metric.half()
+    metric.to(torch.float64)
+    metric.update(SYSTEM[10:], REFERENCES[10:])
+    assert {getattr(metric, name).dtype for name in ("n_match", "n_hyp", "n_ref", "n_all")} == {torch.int64}
+    assert {rows.dtype for rows in metric.sentence_rows} == {torch.int64}
+    score, sentences = metric.compute()
+    assert score.item() == GLEU().corpus_score(SYSTEM, REFERENCES).score
+    assert sentences.tolist() == GLEU().sentence_scores(SYSTEM, REFERENCES)
+    metric.reset()  # the defaults stayed int64 too
+    assert metric.n_match.dtype == torch.int64
+
+
 def test_pickle_and_clone_keep_state():
     metric = GoogleBLEUScore(lowercase=True, return_sentence_scores=True)
     metric.update(SYSTEM[:10], REFERENCES[:10])
@@ -312,3 +328,15 @@ def test_two_process_gloo_sync_is_exact(tmp_path):
             assert report["sentences"][0] == expected
             # Gathered sentence rows: rank 0's, then rank 1's, i.e. corpus order here.
             assert report["sentences"][1] == scorer.sentence_scores(SYSTEM, RAGGED)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_states_follow_the_metric_to_cuda():
+    metric = GoogleBLEUScore(return_sentence_scores=True).to("cuda")
+    metric.update(SYSTEM[:100], RAGGED[:100])
+    metric(SYSTEM[100:], RAGGED[100:])
+    assert metric.n_match.device.type == "cuda" and metric.n_match.dtype == torch.int64
+    assert all(rows.device.type == "cuda" for rows in metric.sentence_rows)
+    score, sentences = metric.compute()
+    assert score.item() == GLEU().corpus_score(SYSTEM, RAGGED).score
+    assert sentences.tolist() == GLEU().sentence_scores(SYSTEM, RAGGED)
