@@ -184,6 +184,26 @@ class GoogleBLEUScore(Metric):
             self._restore(snapshot)
             raise
 
+    def merge_state(self, incoming_state: dict[str, Any] | Metric) -> None:
+        """Adds another metric's states (or a state dict) to this one (torchmetrics' ``merge_state``).
+
+        Raises:
+            ValueError: If the other metric counts with other settings, or a state is
+                missing (nothing is merged then).
+        """
+        state = incoming_state
+        if isinstance(incoming_state, GoogleBLEUScore):
+            if repr(incoming_state.scorer) != repr(self.scorer):
+                raise ValueError(
+                    f"cannot merge a metric counted with {incoming_state.scorer!r} into one counted with {self.scorer!r}"
+                )
+            state = incoming_state.metric_state
+        if isinstance(state, dict):
+            missing = [name for name in self._defaults if name not in state]
+            if missing:
+                raise ValueError(f"incoming_state has no {missing} state (keys: {sorted(state)})")
+        super().merge_state(incoming_state)
+
     def _apply(self, fn: Callable, exclude_state: Sequence[str] = "") -> Any:
         if self._dtype_convert:
             # set_dtype converts every state; these are exact integer counts and stay int64.
@@ -232,7 +252,11 @@ class GoogleBLEUScore(Metric):
         return rows.reshape(-1, len(COLUMNS)).to(torch.int64)
 
     def compute(self) -> Tensor | tuple[Tensor, Tensor]:
-        """Corpus GLEU (float64), and the sentence scores when ``return_sentence_scores``."""
+        """Corpus GLEU, and the sentence scores when ``return_sentence_scores``.
+
+        Both are float64 CPU tensors: float64 holds the exact ratio ``n_match / n_all``
+        (the scorer's float), and not every accelerator has float64.
+        """
         score = torch.tensor(self._stats().score(), dtype=torch.float64)
         if not self.return_sentence_scores:
             return score

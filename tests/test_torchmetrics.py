@@ -148,6 +148,26 @@ def test_merge_state_equals_one_metric(as_dict):
     assert sentences.tolist() == expected
 
 
+def test_merge_state_rejects_other_settings_and_missing_states():
+    metric = GoogleBLEUScore(return_sentence_scores=True)
+    metric.update(SYSTEM[:5], REFERENCES[:5])
+    before = metric.totals()
+    other = GoogleBLEUScore(min_len=2, return_sentence_scores=True)
+    other.update(SYSTEM[5:10], REFERENCES[5:10])
+    with pytest.raises(ValueError, match=r"cannot merge a metric counted with GLEU\(.*min_len=2"):
+        metric.merge_state(other)
+    without_sentences = GoogleBLEUScore()
+    without_sentences.update(SYSTEM[5:10], REFERENCES[5:10])
+    with pytest.raises(ValueError, match=r"incoming_state has no \['sentence_rows'\] state"):
+        metric.merge_state(without_sentences)
+    with pytest.raises(ValueError, match="incoming_state has no"):
+        metric.merge_state({"n_match": torch.tensor(1)})
+    assert metric.totals() == before
+    # A metric without sentence scores takes the totals of one with them.
+    without_sentences.merge_state(metric)
+    assert without_sentences.compute().item() == GLEU().corpus_score(SYSTEM[:10], REFERENCES[:10]).score
+
+
 def test_states_are_summed_int64_totals():
     metric = GoogleBLEUScore()
     assert GoogleBLEUScore.full_state_update is False
