@@ -38,6 +38,8 @@ __all__ = [
     "Explanation",
     "GleuStats",
     "GoogleBleu",
+    "GoogleBLEUScore",
+    "LmEvalGleu",
     "MAX_ORDER",
     "METRIC_PATH",
     "PairedResult",
@@ -59,6 +61,7 @@ __all__ = [
     "mbr_select",
     "make_openrlhf_reward",
     "make_verifiers_reward",
+    "make_lighteval_metric",
     "paired_test",
     "pairwise_gleu",
     "paired_test_stats",
@@ -97,6 +100,9 @@ _LAZY = {
     "GleuIdReward": "rewards",
     "make_openrlhf_reward": "rewards",
     "make_verifiers_reward": "rewards",
+    "GoogleBLEUScore": "torchmetrics_metric",
+    "LmEvalGleu": "lm_eval_metric",
+    "make_lighteval_metric": "lighteval_metric",
 }
 
 
