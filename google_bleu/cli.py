@@ -6,16 +6,21 @@
     google-bleu REF -i BASE SYS1 SYS2 --paired-bs   paired tests against the first system
     google-bleu REF -i HYP --sentence-level         one score a line
 
-A thin adapter over :func:`google_bleu.text_stats`, :class:`google_bleu.GleuStats` and
-:mod:`google_bleu.significance`: it reads files, calls them and prints. Scores are printed
-on sacrebleu's 0-100 scale, rounded to ``--width`` decimals; the JSON output also carries
-the exact integer totals, so every printed number can be recomputed exactly.
+A thin adapter over :class:`google_bleu.GLEU` and :class:`google_bleu.GleuScore`: it reads
+files, builds one scorer, and prints the scores it returns (``GleuScore.format`` and
+``GleuScore.json_object``). Scores are printed on sacrebleu's 0-100 scale, rounded to
+``--width`` decimals; the JSON output also carries the exact integer totals, so every
+printed number can be recomputed exactly. Text tables are drawn by tabulate, the progress
+bar (on a terminal, for long inputs, unless ``-q``) by tqdm.
 
-Files are read as sacrebleu's CLI reads them: UTF-8, split on ``\\n`` only, trailing
-whitespace stripped from each line, and a byte-order mark (U+FEFF) at the start of a file
-kept as part of line 1 (sacrebleu opens files as ``utf-8``, not ``utf-8-sig``); the tool
-warns on stderr when it sees one. Every user error ends with a one-line message on stderr
-and exit status 2, without a traceback.
+Files and standard input are read by the shared line policy (:mod:`google_bleu.lines`),
+sacrebleu's CLI rule: UTF-8, split on ``\\n`` only, trailing whitespace stripped from
+each line, and a byte-order mark (U+FEFF) at the start kept as part of line 1, with a
+warning on stderr.
+
+Exit status: 0 on success; 2 for a usage or input error (one line on stderr, no
+traceback); 1 when the output cannot be written (a full disk, a closed stream). Any other
+error is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -27,31 +32,40 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from .gleu import text_stats
-from .signature import signature
-from .significance import (
-    DEFAULT_N_BOOTSTRAP,
-    DEFAULT_N_RANDOMIZATION,
-    DEFAULT_SEED,
-    bootstrap_ci,
-    check_n_samples,
-    check_seed,
-    paired_test_stats,
-)
+from tabulate import DataRow, Line, TableFormat, tabulate
+from tqdm import tqdm
+
+from .lines import LineError, bom_warning, lines_from_bytes
+from .scorer import GLEU, GleuScore
+from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from .stats import GleuStats
-from .tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS, get_tokenizer
-from .validation import MAX_ORDER
+from .tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
+from .validation import MAX_ORDER, MAX_SAMPLES, check_n_samples, check_seed
 from .version import __version__
 
 PROG = "google-bleu"
 STDIN = "-"
-BOM = "\ufeff"
 #: A progress bar is drawn (on a terminal only) when systems x segments reach this.
 PROGRESS_MIN_SEGMENTS = 10_000
+#: The text table: columns separated by " | ", a "-+-" rule under the header, no border.
+TABLE_FORMAT = TableFormat(
+    lineabove=None,
+    linebelowheader=Line("", "-", "-+-", ""),
+    linebetweenrows=None,
+    linebelow=None,
+    headerrow=DataRow("", " | ", ""),
+    datarow=DataRow("", " | ", ""),
+    padding=0,
+    with_header_hide=None,
+)
 
 
 class UsageError(Exception):
     """A problem with the user's input: reported in one line, no traceback."""
+
+
+class OutputError(Exception):
+    """The output could not be written: reported in one line, exit status 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,52 +74,28 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def decode_lines(data: bytes, name: str) -> list[str]:
-    """Splits bytes into lines as sacrebleu's CLI does, strictly UTF-8.
-
-    Lines are split on ``\\n`` only, trailing whitespace (``\\r`` included) is stripped,
-    and a BOM is kept (sacrebleu reads with ``encoding="utf-8"``).
-
-    Example:
-        >>> decode_lines(b"a b \\r\\n\\xef\\xbb\\xbfc\\n", "x.txt")
-        ['a b', '\\ufeffc']
-        >>> decode_lines(b"ok\\n\\xff\\n", "x.txt")
-        Traceback (most recent call last):
-        ...
-        google_bleu.cli.UsageError: x.txt: line 2 is not valid UTF-8 (invalid start byte at byte 0)
-    """
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    decoded = []
-    for number, raw in enumerate(lines, start=1):
-        try:
-            decoded.append(raw.decode("utf-8").rstrip())
-        except UnicodeDecodeError as error:
-            raise UsageError(
-                f"{name}: line {number} is not valid UTF-8 ({error.reason} at byte {error.start})"
-            ) from None
-    return decoded
-
-
 def read_lines(path: str, stdin: BinaryIO | None = None) -> list[str]:
     """Reads one segment per line from a file, or from standard input for ``-``."""
+    name = "standard input" if path == STDIN else path
     try:
         if path == STDIN:
-            data = (stdin if stdin is not None else sys.stdin.buffer).read()
+            if stdin is None:
+                if sys.stdin is None:  # started with standard input closed (<&-)
+                    raise UsageError("standard input is closed: give the system output with -i HYP")
+                stdin = sys.stdin.buffer
+            data = stdin.read()
         else:
             with open(path, "rb") as handle:
                 data = handle.read()
     except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    name = "standard input" if path == STDIN else path
-    lines = decode_lines(data, name)
-    if lines and lines[0].startswith(BOM):
-        print(
-            f"{PROG}: warning: {name} starts with a byte-order mark (U+FEFF); "
-            "it is kept as part of line 1, as sacrebleu does",
-            file=sys.stderr,
-        )
+        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
+    try:
+        lines = lines_from_bytes(data, name)
+    except LineError as error:
+        raise UsageError(str(error)) from None
+    warning = bom_warning(lines, name)
+    if warning:
+        print(f"{PROG}: warning: {warning}", file=sys.stderr)
     return lines
 
 
@@ -148,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--confidence-n",
         type=int,
         default=DEFAULT_N_BOOTSTRAP,
-        help="bootstrap resamples for intervals (default %(default)s)",
+        help=f"bootstrap resamples for intervals (default %(default)s, at most {MAX_SAMPLES})",
     )
     paired = stats.add_mutually_exclusive_group()
     paired.add_argument("-pbs", "--paired-bs", action="store_true", help="paired bootstrap test against the first -i")
@@ -159,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--paired-n",
         type=int,
         default=None,
-        help=f"resamples (bs, default {DEFAULT_N_BOOTSTRAP}) or trials (ar, default {DEFAULT_N_RANDOMIZATION})",
+        help=f"resamples (bs, default {DEFAULT_N_BOOTSTRAP}) or trials (ar, default {DEFAULT_N_RANDOMIZATION}), "
+        f"at most {MAX_SAMPLES}",
     )
     stats.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the resampling (default %(default)s)")
     output = parser.add_argument_group("output")
@@ -171,75 +162,61 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class Progress:
-    """A progress bar on stderr, drawn only when stderr is a terminal and the work is long."""
-
-    def __init__(self, total: int, enabled: bool, stream: TextIO | None = None) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.total = max(total, 1)
-        self.done = 0
-        self.enabled = enabled and self.stream.isatty()
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if self.enabled:
-            filled = 30 * self.done // self.total
-            bar = "#" * filled + "." * (30 - filled)
-            self.stream.write(f"\r{PROG} [{bar}] {self.done}/{self.total} {label[-40:]:<40}")
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            self.stream.write("\r" + " " * 100 + "\r")
-            self.stream.flush()
+def _progress(total: int, enabled: bool) -> tqdm:
+    # disable=None: tqdm draws only when stderr is a terminal; mininterval=0 draws every step
+    # (there are few: one per system and test).
+    return tqdm(
+        total=total,
+        desc=PROG,
+        file=sys.stderr,
+        disable=None if enabled else True,
+        leave=False,
+        mininterval=0,
+        bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} {postfix}",
+        **_default_size(),
+    )
 
 
-def _check_options(args: argparse.Namespace, n_systems: int) -> None:
+def _default_size() -> dict[str, int]:
+    """80x24 for a terminal that reports no size (a fresh pty says 0x0, and tqdm would
+    draw nothing); nothing (tqdm measures the terminal) otherwise."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):
+        return {}
+    return {} if size.columns > 0 and size.lines > 0 else {"ncols": 80, "nrows": 24}
+
+
+def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
+    """Checks every option and builds the scorer; a refused value becomes a :class:`UsageError`.
+
+    Only these checks are translated: once the scorer exists, the scoring of lines read
+    from files cannot meet an invalid input, so any error after this is a bug and keeps
+    its traceback.
+    """
     paired = args.paired_bs or args.paired_ar
     try:
         check_n_samples(args.confidence_n, "--confidence-n")
         if args.paired_n is not None:
             check_n_samples(args.paired_n, "--paired-n")
-        check_seed(args.seed)
-    except (TypeError, ValueError) as error:
+        check_seed(args.seed, "--seed")
+    except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
     if args.sentence_level and (n_systems > 1 or args.confidence or paired):
         raise UsageError("--sentence-level takes one system and no --confidence or paired test")
     if paired and n_systems < 2:
         raise UsageError("paired tests need at least two systems after -i (the first is the baseline)")
-
-
-def _percent(value: float, width: int) -> float:
-    return round(100 * value, width)
-
-
-def _system_json(name: str, stats: GleuStats, sig: str, width: int) -> dict[str, Any]:
-    return {
-        "name": "GLEU",
-        "system": name,
-        "score": _percent(stats.score(), width),
-        "precision": _percent(stats.precision(), width),
-        "recall": _percent(stats.recall(), width),
-        "signature": sig,
-        **stats.to_dict(),
-    }
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = [
-        " | ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-        for row in [header, *rows]
-    ]
-    lines.insert(1, "-+-".join("-" * w for w in widths))
-    return "\n".join(line.rstrip() for line in lines)
+    try:
+        return GLEU(args.tokenize, args.lowercase, args.min_len, args.max_len)
+    except (ValueError, TypeError, ImportError) as error:  # ImportError: a tokenizer's extra is missing
+        raise UsageError(str(error)) from None
 
 
 def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = None) -> None:
     """Parses ``argv``, scores, and writes the output to ``stdout``."""
     args = build_parser().parse_args(argv)
     paths = args.input if args.input is not None else [STDIN]
-    _check_options(args, len(paths))
+    scorer = _settings(args, len(paths))
     paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
 
     ref_files = [read_lines(path) for path in args.refs]
@@ -248,142 +225,171 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
             raise UsageError(f"{args.refs[0]} has {len(ref_files[0])} lines but {path} has {len(lines)}")
     n_segments = len(ref_files[0])
     references = [list(refs) for refs in zip(*ref_files)]
-    tokenize = get_tokenizer(args.tokenize, args.lowercase)
+    nrefs = len(ref_files)
 
     work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if args.confidence and not paired else 0)
-    progress = Progress(work, not args.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS)
-    systems: list[GleuStats] = []
-    try:
+    with _progress(work, not args.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
+        systems: list[GleuStats] = []
         for path in paths:
             hypotheses = read_lines(path, stdin)
             if len(hypotheses) != n_segments:
                 name = "standard input" if path == STDIN else path
                 raise UsageError(f"{name} has {len(hypotheses)} lines but {args.refs[0]} has {n_segments}")
-            systems.append(text_stats(hypotheses, references, tokenize, False, args.min_len, args.max_len))
-            progress.step(f"scored {path}")
+            systems.append(scorer.stats(hypotheses, references))
+            progress.set_postfix_str(f"scored {path}", refresh=False)
+            progress.update()
         if args.sentence_level:
-            progress.close()
-            _print_sentences(systems[0], args, stdout)
-            return
-        n_bootstrap = args.confidence_n if args.confidence and not paired else None
-        n_samples = args.paired_n or (DEFAULT_N_BOOTSTRAP if paired == "bs" else DEFAULT_N_RANDOMIZATION)
-        # Paired tests always resample (bs: the test's own samples; ar: intervals by bootstrap).
-        sig_bootstrap = (n_samples if paired == "bs" else args.confidence_n) if paired else n_bootstrap
-        sig = signature(
-            str(len(ref_files)),
-            tokenize.name,
-            args.lowercase,
-            systems[0].min_len,
-            systems[0].max_len,
-            sig_bootstrap,
-            args.seed,
-            n_samples if paired == "ar" else None,
-        )
-        if paired:
-            # Each comparison depends only on the baseline and that system, so testing
-            # pair by pair equals one call on all systems and lets the bar advance.
-            results = []
-            for path, stats in zip(paths[1:], systems[1:]):
-                pair = paired_test_stats([systems[0], stats], paired, n_samples, args.seed, args.confidence_n)
-                results += pair if not results else pair[1:]
-                progress.step(f"paired test {path}")
-            intervals: list[tuple[float, float] | None] = [(r.ci_low, r.ci_high) for r in results]
-            p_values = [r.p_value for r in results]
+            text = _sentences(systems[0], args)
         else:
-            intervals = []
-            for path, stats in zip(paths, systems):
-                intervals.append(None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, args.seed))
-                if n_bootstrap is not None:
-                    progress.step(f"bootstrap {path}")
-            p_values = [None] * len(systems)
-    finally:
-        progress.close()
-    _print_corpus(paths, systems, intervals, p_values, sig, paired, args, stdout)
+            scores = _scores(scorer, systems, paths, nrefs, paired, args, progress)
+            text = _corpus(paths, scores, (scorer.min_len, scorer.max_len), paired, args)
+    output = _Output(stdout)
+    output.write(text)
+    output.flush()
 
 
-def _print_sentences(stats: GleuStats, args: argparse.Namespace, stdout: TextIO) -> None:
-    scores = stats.sentence_scores()
-    for row, score in zip(stats.rows.tolist(), scores.tolist()):
-        if args.score_only or args.format == "text":
-            stdout.write(f"{100 * score:.{args.width}f}\n")
-        else:
-            counts = dict(zip(("n_match", "n_hyp", "n_ref", "n_all"), row))
-            stdout.write(json.dumps({"score": _percent(score, args.width), **counts}) + "\n")
-
-
-def _print_corpus(
-    paths: list[str],
+def _scores(
+    scorer: GLEU,
     systems: list[GleuStats],
-    intervals: list[tuple[float, float] | None],
-    p_values: list[float | None],
-    sig: str,
+    paths: list[str],
+    nrefs: int,
     paired: str | None,
     args: argparse.Namespace,
-    stdout: TextIO,
-) -> None:
+    progress: tqdm,
+) -> list[GleuScore]:
+    if not paired:
+        n_bootstrap = args.confidence_n if args.confidence else None
+        scores = []
+        for path, stats in zip(paths, systems):
+            scores.append(scorer.score_stats(stats, nrefs, n_bootstrap, args.seed))
+            if n_bootstrap is not None:
+                progress.set_postfix_str(f"bootstrap {path}", refresh=False)
+                progress.update()
+        return scores
+    # Each comparison depends only on the baseline and that system, so testing pair by
+    # pair equals one call on all systems and lets the bar advance.
+    scores = []
+    for path, stats in zip(paths[1:], systems[1:]):
+        pair = scorer.paired_scores([systems[0], stats], paired, args.paired_n, args.seed, args.confidence_n, nrefs)
+        scores += pair if not scores else pair[1:]
+        progress.set_postfix_str(f"paired test {path}", refresh=False)
+        progress.update()
+    return scores
+
+
+class _Output:
+    """The output stream; an ``OSError`` while writing (not a closed pipe) becomes an :class:`OutputError`."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        if stream is None:  # started with standard output closed (>&-)
+            raise OutputError("cannot write the output: standard output is closed")
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        self._do(self.stream.write, text)
+
+    def flush(self) -> None:
+        self._do(self.stream.flush)
+
+    @staticmethod
+    def _do(method: Any, *args: Any) -> None:
+        try:
+            method(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputError(f"cannot write the output: {error.strerror or error}") from None
+
+
+def _sentences(stats: GleuStats, args: argparse.Namespace) -> str:
+    lines = []
+    for row, score in zip(stats.rows.tolist(), stats.sentence_scores().tolist()):
+        if args.score_only or args.format == "text":
+            lines.append(f"{100 * score:.{args.width}f}\n")
+        else:
+            counts = dict(zip(("n_match", "n_hyp", "n_ref", "n_all"), row))
+            lines.append(json.dumps({"score": round(100 * score, args.width), **counts}) + "\n")
+    return "".join(lines)
+
+
+def _corpus(
+    paths: list[str], scores: list[GleuScore], orders: tuple[int, int], paired: str | None, args: argparse.Namespace
+) -> str:
     width = args.width
     names = ["stdin" if path == STDIN else path for path in paths]
     if args.score_only:
-        for stats in systems:
-            stdout.write(f"{100 * stats.score():.{width}f}\n")
-        return
+        return "".join(score.format(width, score_only=True) + "\n" for score in scores)
     if args.format == "json":
         objects = []
-        for index, (name, stats, interval, p_value) in enumerate(zip(names, systems, intervals, p_values)):
-            obj = _system_json(name, stats, sig, width)
-            if interval is not None:
-                obj["ci_low"], obj["ci_high"] = (_percent(bound, width) for bound in interval)
+        for index, (name, score) in enumerate(zip(names, scores)):
+            # GleuScore's object, with the system's name and the orders beside the totals.
+            values = score.json_object(width)
+            optional = {key: values.pop(key) for key in ("ci_low", "ci_high", "p_value") if key in values}
+            obj = {"name": values.pop("name"), "system": name, **values, "min_len": orders[0], "max_len": orders[1]}
+            obj.update(optional)
             if paired:
                 obj["baseline"] = index == 0
-                obj["p_value"] = None if p_value is None else round(p_value, 4)
+                obj["p_value"] = obj.pop("p_value", None)
             objects.append(obj)
         document: Any = objects[0] if len(objects) == 1 else objects
-        stdout.write(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
-        return
-    if len(systems) == 1 and not paired:
-        stats, interval = systems[0], intervals[0]
-        ci = "" if interval is None else f" [{100 * interval[0]:.{width}f}, {100 * interval[1]:.{width}f}]"
-        stdout.write(
-            f"GLEU|{sig} = {100 * stats.score():.{width}f}{ci} "
-            f"(P = {100 * stats.precision():.{width}f}, R = {100 * stats.recall():.{width}f})\n"
-        )
-        return
-    header = ["System", "GLEU", "P", "R"]
-    if any(interval is not None for interval in intervals):
-        header.append("95% CI")
-    if paired:
-        header.append("p-value")
+        return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    if len(scores) == 1 and not paired:
+        return scores[0].format(width) + "\n"
+    return _table(names, scores, paired, width)
+
+
+def _table(names: list[str], scores: list[GleuScore], paired: str | None, width: int) -> str:
+    with_ci = any(score.ci_low is not None for score in scores)
+    header = ["System", "GLEU", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
     rows = []
-    for index, (name, stats, interval, p_value) in enumerate(zip(names, systems, intervals, p_values)):
+    for index, (name, score) in enumerate(zip(names, scores)):
         row = [f"Baseline: {name}" if paired and index == 0 else name]
-        row += [f"{100 * value:.{width}f}" for value in (stats.score(), stats.precision(), stats.recall())]
-        if interval is not None:
-            row.append(f"[{100 * interval[0]:.{width}f}, {100 * interval[1]:.{width}f}]")
+        row += [f"{100 * value:.{width}f}" for value in (score.score, score.precision, score.recall)]
+        if score.ci_low is not None:
+            row.append(f"[{100 * score.ci_low:.{width}f}, {100 * score.ci_high:.{width}f}]")
         if paired:
-            row.append("" if p_value is None else f"{p_value:.4f}" + ("*" if p_value <= 0.05 else " "))
+            p_value = score.p_value
+            row.append("" if p_value is None else f"{p_value:.4f}" + ("*" if p_value <= 0.05 else ""))
         rows.append(row)
-    stdout.write(_table(header, rows) + "\n\n")
-    stdout.write(f"GLEU|{sig}\n")
+    # Names left, numbers right, p-values left (so the digits align whether or not a * follows).
+    align = ["left"] + ["right"] * (len(header) - 1 - bool(paired)) + ["left"] * bool(paired)
+    table = tabulate(rows, header, tablefmt=TABLE_FORMAT, colalign=align, disable_numparse=True)
+    text = "\n".join(line.rstrip() for line in table.splitlines()) + "\n\n"
+    text += f"GLEU|{scores[0].signature}\n"
     if paired:
         test = "bootstrap resampling" if paired == "bs" else "approximate randomization"
-        stdout.write(
+        text += (
             f"Paired {test} against the baseline, two-sided, p = (c+1)/(n+1); "
             "* marks p <= 0.05. The interval is the 95% bootstrap percentile interval.\n"
         )
+    return text
+
+
+def _silence_stdout() -> None:
+    # What is still buffered for a stream that cannot take it goes to /dev/null, so the
+    # interpreter's final flush does not print a second error.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no real stdout (closed, or captured in-process)
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: returns the exit status (0 ok, 2 usage or input error)."""
+    """Entry point: returns the exit status (0 ok, 2 usage or input error, 1 output not written)."""
     try:
         run(argv, sys.stdout)
-    except (UsageError, ValueError, TypeError, ImportError) as error:
+    except UsageError as error:
         message = " ".join(str(error).split())
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
+    except OutputError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        _silence_stdout()
+        return 1
     except BrokenPipeError:
         # `google-bleu ... | head` closes the pipe early; that is not an error.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
         return 0
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)

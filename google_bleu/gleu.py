@@ -124,10 +124,14 @@ def text_stats(
     """Per-segment statistics for untokenized text: the entry every text surface shares.
 
     Args:
-        predictions: One string per segment.
+        predictions: One string per segment (a list, tuple, numpy array, pandas Series or
+            datasets column; see :mod:`google_bleu.validation`).
         references: Per segment a string or a non-empty list of strings (counts may vary).
-        tokenizer: A tokenizer name (default ``"13a"``) or a callable ``str -> list[str]``.
-        lowercase: Lowercase before tokenizing.
+        tokenizer: A tokenizer name (default ``"13a"``), a callable ``str -> list[str]``,
+            or a :class:`~google_bleu.tokenizers.Tokenizer`.
+        lowercase: Lowercase before tokenizing: passed to
+            :func:`~google_bleu.tokenizers.get_tokenizer`, whose ``Tokenizer`` holds and
+            applies the setting (a ``Tokenizer`` that already lowercases keeps doing so).
         min_len: Lowest n-gram order.
         max_len: Highest n-gram order.
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import datasets
@@ -15,11 +16,12 @@ import evaluate
 # No comment may follow an import line: evaluate reads "import .x  # ..." as a download URL.
 from .engine import segment_rows
 from .gleu import text_stats
+from .scorer import GLEU, GleuScore
 from .signature import count_references, signature
-from .significance import DEFAULT_SEED, bootstrap_ci, check_n_samples, check_seed
+from .significance import DEFAULT_SEED, bootstrap_ci
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, get_tokenizer
-from .validation import check_texts
+from .validation import check_bool, check_n_samples, check_seed, check_texts, check_utf8
 from .version import __version__
 
 _CITATION = """\
@@ -53,7 +55,8 @@ _KWARGS_DESCRIPTION = """\
 Computes corpus Google-BLEU, corpus precision and recall, and optionally sentence scores.
 
 Args:
-    predictions (list of str): translations to score.
+    predictions (list of str): translations to score (a list, tuple, numpy array, pandas
+        Series or datasets column; dicts, sets, generators and DataFrames are refused).
     references (list of list of str | list of str): one or more references per prediction
         (the count may vary), or one string per prediction.
     tokenizer (str or callable): "13a" (default), "none", "intl", "zh", "char",
@@ -64,8 +67,14 @@ Args:
     lowercase (bool): lowercase before tokenizing, default False.
     return_sentence_scores (bool): also return one score per prediction, default False.
     n_bootstrap (int): when given, add a 95% bootstrap confidence interval from this many
-        resamples of the segments' statistics (sacrebleu uses 1000), default None.
+        resamples of the segments' statistics (sacrebleu uses 1000; at most 1,000,000),
+        default None.
     seed (int): seed of the bootstrap's local generator, default 12345 (None: fresh entropy).
+
+Every argument is checked before evaluate reads (and clears) what add/add_batch stored,
+so a rejected compute() keeps the added data for the next call. compute() with nothing
+added and no predictions raises a ValueError; an explicitly empty corpus
+(predictions=[], references=[]) scores 0.0, as nltk's corpus_gleu.
 
 Returns:
     'google_bleu': corpus GLEU (0.0 for an empty corpus),
@@ -125,18 +134,50 @@ def result(
     return_sentence_scores: bool = False,
     interval: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
-    """The output dict shared by every surface; optional keys only when asked for."""
-    output: dict[str, Any] = {
-        "google_bleu": stats.score(),
-        "precision": stats.precision(),
-        "recall": stats.recall(),
-        "signature": sig,
-    }
-    if return_sentence_scores:
-        output["sentence_scores"] = stats.sentence_scores().tolist()
-    if interval is not None:
-        output["ci_low"], output["ci_high"] = interval
-    return output
+    """The evaluate module's dict of statistics and their signature (:meth:`GleuScore.metric_dict`).
+
+    For callers that already hold statistics and a signature; a :class:`GLEU` gives both.
+    """
+    sentence_scores = stats.sentence_scores().tolist() if return_sentence_scores else None
+    return GleuScore.from_stats(stats, sig, interval).metric_dict(sentence_scores)
+
+
+@dataclasses.dataclass(frozen=True)
+class ComputeOptions:
+    """The options of ``compute``, checked (all of them) before any data is consumed."""
+
+    scorer: GLEU
+    return_sentence_scores: bool = False
+    n_bootstrap: int | None = None
+    seed: int | None = DEFAULT_SEED
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict[str, Any]) -> ComputeOptions:
+        """Checks ``compute``'s keyword arguments and builds the scorer once."""
+        settings = ("tokenizer", "lowercase", "min_len", "max_len")
+        unknown = sorted(set(kwargs) - {*settings, "return_sentence_scores", "n_bootstrap", "seed"})
+        if unknown:
+            raise TypeError(f"compute() got unknown arguments {unknown}")
+        scorer = GLEU(**{key: kwargs[key] for key in settings if key in kwargs})
+        if scorer.tokenizer.checked:
+            # A callable's output is checked when it runs: run it once on a short line now,
+            # so a tokenizer that breaks the contract fails before the stored data is read.
+            scorer.tokenizer("a b")
+        n_bootstrap = kwargs.get("n_bootstrap")
+        return cls(
+            scorer,
+            check_bool(kwargs.get("return_sentence_scores", False), "return_sentence_scores"),
+            None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap"),
+            check_seed(kwargs.get("seed", DEFAULT_SEED)),
+        )
+
+
+def _checked(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
+    # Checked and normalised before evaluate's Arrow encoding, so errors name the problem
+    # (Arrow stores UTF-8: a lone surrogate would fail there without naming the segment).
+    predictions, references = check_texts(predictions, references)
+    check_utf8(predictions, references)
+    return predictions, references
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -166,26 +207,31 @@ class GoogleBleu(evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/1609.08144"],
         )
 
-    # Inputs are validated and references normalised to lists before evaluate's Arrow
-    # encoding, so errors name the problem and batches of either shape can be mixed.
+    # References are normalised to lists, so batches of either shape can be mixed.
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Adds a batch of predictions and references (validated first)."""
-        predictions, references = check_texts(predictions, references)
+        predictions, references = _checked(predictions, references)
         if predictions:
             super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Adds one prediction and its reference(s) (validated first)."""
-        predictions, references = check_texts([prediction], [reference])
+        predictions, references = _checked([prediction], [reference])
         super().add(prediction=predictions[0], reference=references[0], **kwargs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
         """Computes the metric over these inputs and everything added before.
 
-        An empty corpus scores 0.0 (as nltk), where evaluate alone would fail.
+        Every argument is checked first: evaluate reads and deletes the added data when
+        it computes, so a rejected call must fail before that and keep the data.
+
+        Raises:
+            ValueError: Nothing was added and no predictions were given (an explicitly
+                empty corpus, ``predictions=[]`` and ``references=[]``, scores 0.0 as in nltk).
         """
+        options = ComputeOptions.from_kwargs(kwargs)
         if predictions is not None or references is not None:
-            predictions, references = check_texts(predictions, references)
+            predictions, references = _checked(predictions, references)
         if self.writer is None and not predictions:
             if self.num_process > 1:
                 # Process 0 would wait for this process's cache file until evaluate's timeout.
@@ -193,32 +239,18 @@ class GoogleBleu(evaluate.Metric):
                     f"process {self.process_id} of {self.num_process} added no prediction: in evaluate's "
                     "distributed mode every process must add at least one before compute()"
                 )
+            if predictions is None:
+                raise ValueError(
+                    "nothing to compute: no prediction was added (add/add_batch) or given to compute(); "
+                    "an empty corpus is scored by compute(predictions=[], references=[]) and gives 0.0"
+                )
             # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
-            return self._compute(predictions=[], references=[], **kwargs)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+            return self._compute(predictions=[], references=[], options=options)
+        return super().compute(predictions=predictions, references=references, options=options)
 
-    def _compute(
-        self,
-        predictions: list[str],
-        references: list[Any],
-        tokenizer: Any = DEFAULT_TOKENIZER,
-        min_len: int = 1,
-        max_len: int = 4,
-        lowercase: bool = False,
-        return_sentence_scores: bool = False,
-        n_bootstrap: int | None = None,
-        seed: int | None = DEFAULT_SEED,
-    ) -> dict[str, Any]:
-        if not isinstance(return_sentence_scores, bool):
-            raise TypeError(f"return_sentence_scores must be a bool, got {type(return_sentence_scores).__name__}")
-        if n_bootstrap is not None:
-            n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
-        seed = check_seed(seed)
-        tokenize = get_tokenizer(tokenizer, lowercase)
-        # Stored inputs were checked by add/add_batch; text_stats checks its own input again.
-        stats = text_stats(predictions, references, tokenize, False, min_len, max_len)
-        sig = signature(
-            count_references(references), tokenize.name, lowercase, stats.min_len, stats.max_len, n_bootstrap, seed
-        )
-        interval = None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, seed)
-        return result(stats, sig, return_sentence_scores, interval)
+    def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
+        # Stored inputs were checked by add/add_batch; options by compute().
+        scorer = options.scorer
+        stats = scorer.stats(predictions, references)
+        score = scorer.score_stats(stats, count_references(references), options.n_bootstrap, options.seed)
+        return score.metric_dict(stats.sentence_scores().tolist() if options.return_sentence_scores else None)

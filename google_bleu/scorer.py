@@ -29,10 +29,22 @@ from typing import Any
 
 from .gleu import gleu_stats, text_stats
 from .signature import count_references, signature
-from .significance import DEFAULT_SEED, bootstrap_ci, check_n_samples, check_seed
+from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, TESTS, bootstrap_ci, paired_test_stats
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_orders, check_texts, describe
+from .validation import check_n_samples, check_orders, check_seed, check_texts, describe
+
+#: The keys of the evaluate module's dict, in order (``sentence_scores`` only when asked,
+#: ``ci_low``/``ci_high`` only with an interval).
+METRIC_KEYS = ("google_bleu", "precision", "recall", "signature")
+
+
+def _check_width(width: Any) -> int:
+    if isinstance(width, bool) or not isinstance(width, int):
+        raise TypeError(f"width must be an integer from 0 to 17, got {describe(width)}")
+    if not 0 <= width <= 17:
+        raise ValueError(f"width must be an integer from 0 to 17, got {describe(width)}")
+    return width
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,12 +92,23 @@ class GleuScore:
         n_match, n_hyp, n_ref, n_all = stats.totals()
         low, high = (None, None) if interval is None else interval
         return cls(
-            stats.score(), stats.precision(), stats.recall(), n_match, n_hyp, n_ref, n_all, signature, low, high, p_value
+            stats.score(),
+            stats.precision(),
+            stats.recall(),
+            n_match,
+            n_hyp,
+            n_ref,
+            n_all,
+            signature,
+            low,
+            high,
+            p_value,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values: ``google_bleu``, ``precision``, ``recall``, ``signature``, the totals,
         and ``ci_low``/``ci_high``/``p_value`` only when computed (fractions, not percent).
+        The evaluate module's dict is a subset (:meth:`metric_dict`).
 
         Example:
             >>> GLEU().corpus_score(["a b"], [["a b"]]).to_dict()["google_bleu"]
@@ -107,6 +130,22 @@ class GleuScore:
             out["p_value"] = self.p_value
         return out
 
+    def metric_dict(self, sentence_scores: list[float] | None = None) -> dict[str, Any]:
+        """The evaluate module's dict: :data:`METRIC_KEYS` of :meth:`to_dict`, then
+        ``sentence_scores`` when given and ``ci_low``/``ci_high`` when computed.
+
+        Example:
+            >>> GLEU().corpus_score(["a b"], [["a c"]]).metric_dict([1 / 3])
+            {'google_bleu': 0.3333333333333333, 'precision': 0.3333333333333333, 'recall': 0.3333333333333333, 'signature': 'nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...', 'sentence_scores': [0.3333333333333333]}
+        """
+        values = self.to_dict()
+        out = {key: values[key] for key in METRIC_KEYS}
+        if sentence_scores is not None:
+            out["sentence_scores"] = sentence_scores
+        if self.ci_low is not None:
+            out["ci_low"], out["ci_high"] = self.ci_low, self.ci_high
+        return out
+
     def format(self, width: int = 1, score_only: bool = False, json: bool = False) -> str:
         """The score for people (or JSON), on the 0-100 scale with ``width`` decimals.
 
@@ -125,8 +164,7 @@ class GleuScore:
             >>> json.loads(result.format(json=True))["score"]
             33.3
         """
-        if isinstance(width, bool) or not isinstance(width, int) or not 0 <= width <= 17:
-            raise ValueError(f"width must be an integer from 0 to 17, got {describe(width)}")
+        width = _check_width(width)
         if score_only:
             return f"{100 * self.score:.{width}f}"
         if json:
@@ -140,6 +178,7 @@ class GleuScore:
 
     def json_object(self, width: int = 1) -> dict[str, Any]:
         """The object :meth:`format` prints with ``json=True``."""
+        width = _check_width(width)
 
         def percent(value: float) -> float:
             return round(100 * value, width)
@@ -171,10 +210,15 @@ class GLEU:
     Args:
         tokenizer: A tokenizer name (``"13a"``, the default, or another of sacrebleu's:
             ``none``, ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab``, ``spm``,
-            ``flores101``, ``flores200``) or a callable ``str -> list[str]``.
-        lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``).
+            ``flores101``, ``flores200``), a callable ``str -> list[str]``, or a
+            :class:`~google_bleu.tokenizers.Tokenizer`.
+        lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``). The setting
+            lives on :attr:`tokenizer`; :attr:`lowercase` reads it from there.
         min_len: Lowest n-gram order (default 1).
         max_len: Highest n-gram order (default 4, at most ``MAX_ORDER``).
+
+    Text inputs (``predictions``, ``references``) may be lists, tuples, numpy arrays,
+    pandas Series or datasets columns; see :mod:`google_bleu.validation`.
 
     Raises:
         ValueError, TypeError: For bad settings, here and nowhere later.
@@ -192,7 +236,7 @@ class GLEU:
         ValueError: unknown tokenizer 'nonsense'; choose one of ...
     """
 
-    __slots__ = ("min_len", "max_len", "lowercase", "tokenizer")
+    __slots__ = ("min_len", "max_len", "tokenizer")
 
     def __init__(
         self,
@@ -202,11 +246,13 @@ class GLEU:
         max_len: int = 4,
     ) -> None:
         self.min_len, self.max_len = check_orders(min_len, max_len)
-        if not isinstance(lowercase, bool):
-            raise TypeError(f"lowercase must be a bool, got {describe(lowercase)}")
-        self.lowercase = lowercase
-        #: The :class:`~google_bleu.tokenizers.Tokenizer` (it applies ``lowercase``).
+        #: The :class:`~google_bleu.tokenizers.Tokenizer`; it applies and reports ``lowercase``.
         self.tokenizer = get_tokenizer(tokenizer, lowercase)
+
+    @property
+    def lowercase(self) -> bool:
+        """Whether text is lowercased before tokenizing (the tokenizer's setting)."""
+        return self.tokenizer.lowercase
 
     def __repr__(self) -> str:
         return (
@@ -249,8 +295,25 @@ class GLEU:
             'nrefs:var|case:lc|tok:13a|ngram:1-4'
         """
         return signature(
-            str(nrefs), self.tokenizer.name, self.lowercase, self.min_len, self.max_len, n_bootstrap, seed, n_randomization
+            str(nrefs),
+            self.tokenizer.name,
+            self.lowercase,
+            self.min_len,
+            self.max_len,
+            n_bootstrap,
+            seed,
+            n_randomization,
         )
+
+    def _check_stats(self, stats: Any, name: str = "stats") -> GleuStats:
+        if not isinstance(stats, GleuStats):
+            raise TypeError(f"{name} must be a GleuStats, got {describe(stats)}")
+        if (stats.min_len, stats.max_len) != (self.min_len, self.max_len):
+            raise ValueError(
+                f"{name} were counted with orders {stats.min_len}-{stats.max_len}, "
+                f"this scorer uses {self.min_len}-{self.max_len}"
+            )
+        return stats
 
     def score_stats(
         self,
@@ -264,18 +327,12 @@ class GLEU:
         Args:
             stats: Per-segment statistics (from :meth:`stats`, summed across workers, ...).
             nrefs: References per segment, for the signature.
-            n_bootstrap: When given, add a 95% bootstrap interval from this many resamples.
+            n_bootstrap: When given, add a 95% bootstrap interval from this many resamples
+                (at most ``MAX_SAMPLES``).
             seed: Seed of the bootstrap's local generator (``None``: fresh entropy).
         """
-        if not isinstance(stats, GleuStats):
-            raise TypeError(f"stats must be a GleuStats, got {describe(stats)}")
-        if (stats.min_len, stats.max_len) != (self.min_len, self.max_len):
-            raise ValueError(
-                f"stats were counted with orders {stats.min_len}-{stats.max_len}, "
-                f"this scorer uses {self.min_len}-{self.max_len}"
-            )
-        if n_bootstrap is not None:
-            n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
+        stats = self._check_stats(stats)
+        n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
         seed = check_seed(seed)
         interval = None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, seed)
         return GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
@@ -292,16 +349,60 @@ class GLEU:
         Args:
             predictions: One string per segment.
             references: Per segment a string or a non-empty list of strings (counts may vary).
-            n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000).
+            n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000; at
+                most ``MAX_SAMPLES``).
             seed: Seed of the bootstrap (default 12345; ``None``: fresh entropy).
         """
-        if n_bootstrap is not None:
-            n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
+        # Every argument is checked before the text is tokenized.
+        n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
         seed = check_seed(seed)
         predictions, references = check_texts(predictions, references)
-        stats = self.stats(predictions, references)
-        return self.score_stats(stats, count_references(references), n_bootstrap, seed)
+        return self.score_stats(self.stats(predictions, references), count_references(references), n_bootstrap, seed)
 
     def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:
         """Sentence GLEU of each prediction (``== nltk.sentence_gleu`` on the same tokens)."""
         return self.stats(predictions, references).sentence_scores().tolist()
+
+    def paired_scores(
+        self,
+        systems: Sequence[GleuStats],
+        test: str = "bs",
+        n_samples: int | None = None,
+        seed: int | None = DEFAULT_SEED,
+        n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
+        nrefs: str | int = 1,
+    ) -> list[GleuScore]:
+        """Paired tests of each system against the first, as :class:`GleuScore` objects.
+
+        The statistics layer is :func:`google_bleu.significance.paired_test_stats`; this adds
+        the signature (``bs:N``, or ``ar:N|bs:M`` for approximate randomization, and the
+        seed). Each result has the 95% interval; all but the baseline have a p-value.
+
+        Args:
+            systems: Statistics of each system on the same segments, the baseline first.
+            test: ``"bs"`` (paired bootstrap) or ``"ar"`` (approximate randomization).
+            n_samples: Resamples (bs, default 1000) or trials (ar, default 10000).
+            seed: Seed of the local generators (``None``: fresh entropy).
+            n_bootstrap: Resamples behind each interval for ``"ar"``.
+            nrefs: References per segment, for the signature.
+
+        Example:
+            >>> scorer = GLEU()
+            >>> refs = ["the cat sat on the mat", "a dog ran", "hello there"]
+            >>> base = scorer.stats(["the cat sat", "a dog", "hello"], refs)
+            >>> [(s.p_value, s.signature.split("|")[4]) for s in scorer.paired_scores([base, base], n_samples=99)]
+            [(None, 'bs:99'), (1.0, 'bs:99')]
+        """
+        if test not in TESTS:
+            raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}")
+        systems = [self._check_stats(stats, f"systems[{i}]") for i, stats in enumerate(systems)]
+        results = paired_test_stats(systems, test, n_samples, seed, n_bootstrap)
+        first = results[0]
+        if test == "bs":
+            sig = self.signature(nrefs, first.n_samples, first.seed)
+        else:
+            sig = self.signature(nrefs, first.n_bootstrap, first.seed, first.n_samples)
+        return [
+            GleuScore.from_stats(stats, sig, (result.ci_low, result.ci_high), result.p_value)
+            for stats, result in zip(systems, results)
+        ]

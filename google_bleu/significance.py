@@ -37,15 +37,14 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
 import numpy as np
 
-from .gleu import text_stats
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer
+from .validation import check_n_samples, check_seed, check_sequence, describe
 
 #: Default seed of every resampling (sacrebleu's default too).
 DEFAULT_SEED = 12345
@@ -62,43 +61,9 @@ _BLOCK_CELLS = 1 << 21
 _EXACT_LIMIT = 1 << 53
 
 
-def check_n_samples(value: Any, name: str = "n_samples") -> int:
-    """Validates a number of resamples or trials: a positive integer.
-
-    Example:
-        >>> check_n_samples(1000)
-        1000
-        >>> check_n_samples(0)
-        Traceback (most recent call last):
-        ...
-        ValueError: n_samples must be a positive integer, got 0
-    """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
-def check_seed(value: Any) -> int | None:
-    """Validates a seed: a non-negative integer, or ``None`` for fresh entropy.
-
-    Example:
-        >>> check_seed(12345), check_seed(None)
-        (12345, None)
-    """
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"seed must be a non-negative integer or None, got {value!r} ({type(value).__name__})")
-    if value < 0:
-        raise ValueError(f"seed must be a non-negative integer or None, got {value!r}")
-    return int(value)
-
-
 def _check_stats(stats: Any, name: str = "stats") -> GleuStats:
     if not isinstance(stats, GleuStats):
-        raise TypeError(f"{name} must be a GleuStats, got {type(stats).__name__}")
+        raise TypeError(f"{name} must be a GleuStats, got {describe(stats)}")
     return stats
 
 
@@ -221,7 +186,7 @@ def bootstrap_ci(
         >>> bootstrap_ci(stats) == (stats.score(), stats.score())
         True
     """
-    return percentile_interval(bootstrap_scores(stats, n_bootstrap, seed))
+    return percentile_interval(bootstrap_scores(stats, check_n_samples(n_bootstrap, "n_bootstrap"), seed))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -366,9 +331,10 @@ def paired_test_stats(
     """
     if test not in TESTS:
         raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}")
+    check_sequence(systems, "systems", "a sequence of GleuStats, the baseline first")
     systems = [_check_stats(stats, f"systems[{i}]") for i, stats in enumerate(systems)]
     if not systems:
-        raise ValueError("paired_test needs at least one system (the baseline)")
+        raise ValueError("systems is empty: paired_test needs at least one system (the baseline)")
     for stats in systems[1:]:
         _check_paired(systems[0], stats)
     default = DEFAULT_N_BOOTSTRAP if test == "bs" else DEFAULT_N_RANDOMIZATION
@@ -435,10 +401,12 @@ def paired_test(
         (True, 1.0, True)
     """
     if not isinstance(systems, Mapping):
-        raise TypeError(f"systems must be a mapping of system name to predictions, got {type(systems).__name__}")
+        raise TypeError(f"systems must be a mapping of system name to predictions, got {describe(systems)}")
     if not systems:
-        raise ValueError("paired_test needs at least one system (the baseline)")
-    stats = [
-        text_stats(predictions, references, tokenizer, lowercase, min_len, max_len) for predictions in systems.values()
-    ]
+        raise ValueError("systems is empty: paired_test needs at least one system (the baseline)")
+    # The scorer builds on this module (its intervals), so it is imported here, not above.
+    from .scorer import GLEU
+
+    scorer = GLEU(tokenizer, lowercase, min_len, max_len)
+    stats = [scorer.stats(predictions, references) for predictions in systems.values()]
     return dict(zip(systems, paired_test_stats(stats, test, n_samples, seed, n_bootstrap)))

@@ -18,6 +18,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .validation import check_bool, describe
+
 #: Tokenizer names and the sacrebleu classes behind them.
 SACREBLEU_TOKENIZERS = {
     "none": "tokenizer_none.NoneTokenizer",
@@ -94,7 +96,7 @@ class Tokenizer:
             text = text.lower()
         tokens = self.function(text)
         if self.checked:
-            _check_output(tokens, text)
+            tokens = _checked_output(tokens, text)
         return tokens
 
     def tokenize_all(self, texts: list[str]) -> list[list[str]]:
@@ -127,18 +129,24 @@ class Tokenizer:
         return f"Tokenizer({self.name!r}, lowercase={self.lowercase})"
 
 
-def _check_output(tokens: Any, text: str) -> None:
+def _checked_output(tokens: Any, text: str) -> list[str]:
+    """A user tokenizer's output as a list of plain str (str subclasses such as
+    ``numpy.str_`` are converted), or a ``TypeError``."""
     if not isinstance(tokens, list):
         hint = " (wrap it: lambda s: tok(s).split())" if isinstance(tokens, str) else ""
         raise TypeError(
             f"tokenizer must return a list of str, got {type(tokens).__name__} for input {text[:40]!r}{hint}"
         )
     kinds = set(map(type, tokens))
-    if kinds - {str}:
-        bad = next(token for token in tokens if not isinstance(token, str))
-        raise TypeError(
-            f"tokenizer must return a list of str, got a {type(bad).__name__} token {bad!r} for input {text[:40]!r}"
-        )
+    if kinds <= {str}:
+        return tokens
+    for token in tokens:
+        if not isinstance(token, str):
+            raise TypeError(
+                f"tokenizer must return a list of str, got a {type(token).__name__} token {token!r} "
+                f"for input {text[:40]!r}"
+            )
+    return [str.__str__(token) for token in tokens]
 
 
 def _sacrebleu_tokenizer(name: str) -> Callable[[str], list[str]]:
@@ -162,13 +170,18 @@ def get_tokenizer(
     """Returns the tokenizer for a name, a callable or a :class:`Tokenizer`.
 
     Args:
-        tokenizer: A name from :data:`SACREBLEU_TOKENIZERS` or a callable
-            ``str -> list[str]``.
-        lowercase: Lowercase before tokenizing.
+        tokenizer: A name from :data:`SACREBLEU_TOKENIZERS`, a callable
+            ``str -> list[str]`` (its output is checked; ``str`` subclasses such as
+            ``numpy.str_`` are converted to ``str``), or a :class:`Tokenizer`.
+        lowercase: Lowercase before tokenizing. The returned :class:`Tokenizer` is the one
+            home of this setting: it applies it and reports it (``.lowercase``), and
+            signatures read it from there. A :class:`Tokenizer` that already lowercases
+            keeps doing so.
 
     Raises:
         ValueError: For an unknown name.
-        TypeError: For something that is neither a name nor a callable.
+        TypeError: For something that is neither a name nor a callable, or a
+            ``lowercase`` that is not a bool.
         ImportError: For a known tokenizer whose extra packages are missing; the message
             says what to install.
 
@@ -178,17 +191,11 @@ def get_tokenizer(
         ...
         ValueError: unknown tokenizer 'nonsense'; choose one of 13a, char, flores101, flores200, intl, ja-mecab, ko-mecab, none, spm, zh, or pass a callable str -> list[str]
     """
-    if not isinstance(lowercase, bool):
-        raise TypeError(f"lowercase must be a bool, got {type(lowercase).__name__} {lowercase!r}")
+    check_bool(lowercase, "lowercase")
     if isinstance(tokenizer, Tokenizer):
-        return Tokenizer(
-            tokenizer.name,
-            tokenizer.function,
-            tokenizer.checked,
-            lowercase or tokenizer.lowercase,
-            tokenizer.batch,
-            tokenizer.spaced,
-        )
+        if not lowercase or tokenizer.lowercase:
+            return tokenizer  # immutable in use: nothing to copy
+        return Tokenizer(tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.batch, tokenizer.spaced)
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
             names = ", ".join(sorted(SACREBLEU_TOKENIZERS))
@@ -207,7 +214,7 @@ def get_tokenizer(
         return Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), checked=False, lowercase=lowercase)
     if callable(tokenizer):
         return Tokenizer("custom", tokenizer, checked=True, lowercase=lowercase)
-    raise TypeError(f"tokenizer must be a name or a callable str -> list[str], got {type(tokenizer).__name__}")
+    raise TypeError(f"tokenizer must be a name or a callable str -> list[str], got {describe(tokenizer)}")
 
 
 # -- 13a ------------------------------------------------------------------------

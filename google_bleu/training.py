@@ -4,7 +4,8 @@ The hook does what the copied boilerplate often gets wrong: it takes the first e
 when predictions are a tuple, takes the argmax of logits, replaces ``-100`` in BOTH
 predictions and labels by the pad id before decoding (predictions padded across batches
 or processes hold ``-100``, which crashes ``batch_decode``: transformers #22634), decodes
-with ``skip_special_tokens=True``, strips, and scores the texts with :func:`text_stats`.
+with ``skip_special_tokens=True``, strips, and scores the texts with one
+:class:`~google_bleu.GLEU` built (and checked) when the hook is made.
 With ``batch_eval_metrics=True`` it adds up the sufficient statistics of each batch, so the
 final result is exactly that of one call over the whole set (averaging per-batch scores
 is not).
@@ -19,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .gleu import text_stats
+from .scorer import GLEU
 from .stats import GleuStats
-from .tokenizers import DEFAULT_TOKENIZER, get_tokenizer
-from .validation import check_orders
+from .validation import describe
 
 #: The keys of ``metric_options``: the text options of the metric's ``compute``.
 METRIC_OPTIONS = ("tokenizer", "lowercase", "min_len", "max_len")
@@ -57,18 +57,17 @@ class ComputeMetrics:
             raise ValueError(
                 "the tokenizer has no pad_token_id: set one (e.g. tokenizer.pad_token = tokenizer.eos_token)"
             )
+        if isinstance(pad_token_id, bool) or not hasattr(pad_token_id, "__index__"):
+            raise TypeError(f"the tokenizer's pad_token_id must be an integer, got {describe(pad_token_id)}")
         self.tokenizer = tokenizer
         self.pad_token_id = int(pad_token_id)
-        # Built once here, never inside the hook.
-        self.text_tokenizer = get_tokenizer(
-            metric_options.get("tokenizer", DEFAULT_TOKENIZER), metric_options.get("lowercase", False)
-        )
-        self.min_len, self.max_len = check_orders(metric_options.get("min_len", 1), metric_options.get("max_len", 4))
+        #: The scorer, built (and its options checked) once here, never inside the hook.
+        self.scorer = GLEU(**metric_options)
         self.reset()
 
     def reset(self) -> None:
         """Forgets the statistics accumulated with ``compute_result=False``."""
-        self._stats = GleuStats.empty(self.min_len, self.max_len)
+        self._stats = GleuStats.empty(self.scorer.min_len, self.scorer.max_len)
         self._gen_tokens = 0
         self._gen_count = 0
 
@@ -115,14 +114,7 @@ class ComputeMetrics:
         if len(prediction_ids) != len(label_ids):
             raise ValueError(f"got {len(prediction_ids)} predictions but {len(label_ids)} labels")
         label_ids = np.where(label_ids == IGNORE_INDEX, self.pad_token_id, label_ids)
-        stats = text_stats(
-            self.decode(prediction_ids),
-            self.decode(label_ids),
-            self.text_tokenizer,
-            False,
-            self.min_len,
-            self.max_len,
-        )
+        stats = self.scorer.stats(self.decode(prediction_ids), self.decode(label_ids))
         # Generated length as transformers' examples define it: tokens other than padding.
         gen_tokens = int(np.count_nonzero(prediction_ids != self.pad_token_id))
         return stats, gen_tokens, len(prediction_ids)

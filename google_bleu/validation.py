@@ -1,13 +1,23 @@
-"""Input checks shared by every surface (core, evaluate module, CLI, app).
+"""Input checks shared by every surface (core, scorer, evaluate module, CLI, app, adapters).
 
-Each check raises ``TypeError`` for a wrong kind of value and ``ValueError`` for a
-wrong value, with a message that names the argument and shows what was given.
-Nothing here imports evaluate, datasets or any I/O.
+Each check raises ``TypeError`` for a wrong kind of value and ``ValueError`` for a wrong
+value, with a message that names the argument and shows what was given. Nothing here
+imports evaluate, datasets or any I/O.
+
+Containers: wherever one entry per segment (or one token per position) is expected, a
+``list``, ``tuple``, numpy array (1-d or more), pandas ``Series``, datasets ``Column``
+(``dataset["prediction"]``) or any other sized, indexable sequence is accepted. Refused
+with a ``TypeError`` that names the argument and the type: strings (they
+would be scored character by character), mappings such as ``dict`` (iterating one gives
+its keys), tables (a pandas or polars ``DataFrame`` iterates its column names while
+``len()`` counts rows; a datasets ``Dataset`` iterates row dicts: select one column),
+sets, generators and iterators (no order or no length: make a list), and 0-d arrays.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import numbers
+from collections.abc import Mapping, Sequence
 from itertools import chain
 from typing import Any
 
@@ -15,6 +25,11 @@ from typing import Any
 #: enumerates O(n**2) tuples per segment (CVE-2024-39705 class of memory blow-up);
 #: orders beyond a few dozen have no use for GLEU, so larger values are refused.
 MAX_ORDER = 100
+
+#: Most bootstrap resamples or randomization trials accepted. Resampling holds one row
+#: of totals per sample (``--confidence-n 10**10`` asked for 320 GB); a million already
+#: pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000 and 10,000).
+MAX_SAMPLES = 1_000_000
 
 
 def describe(value: Any) -> str:
@@ -24,10 +39,24 @@ def describe(value: Any) -> str:
         >>> describe([1, 2])
         'list [1, 2]'
     """
-    text = repr(value)
+    text = " ".join(repr(value).splitlines())  # a DataFrame's repr spans lines
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(value).__name__} {text}"
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Validates a flag: exactly ``True`` or ``False`` (not 0/1, not a string).
+
+    Example:
+        >>> check_bool("yes", "lowercase")
+        Traceback (most recent call last):
+        ...
+        TypeError: lowercase must be a bool, got str 'yes'
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {describe(value)}")
+    return value
 
 
 def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
@@ -65,16 +94,90 @@ def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
     return min_len, max_len
 
 
+def check_n_samples(value: Any, name: str = "n_samples") -> int:
+    """Validates a number of resamples or trials: an integer from 1 to :data:`MAX_SAMPLES`.
+
+    Example:
+        >>> check_n_samples(1000)
+        1000
+        >>> check_n_samples(0)
+        Traceback (most recent call last):
+        ...
+        ValueError: n_samples must be a positive integer, got 0
+        >>> check_n_samples(10**10, "n_bootstrap")
+        Traceback (most recent call last):
+        ...
+        ValueError: n_bootstrap must be at most 1000000 (MAX_SAMPLES), got 10000000000
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if value > MAX_SAMPLES:
+        raise ValueError(f"{name} must be at most {MAX_SAMPLES} (MAX_SAMPLES), got {value!r}")
+    return int(value)
+
+
+def check_seed(value: Any, name: str = "seed") -> int | None:
+    """Validates a seed: a non-negative integer, or ``None`` for fresh entropy.
+
+    Example:
+        >>> check_seed(12345), check_seed(None)
+        (12345, None)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a non-negative integer or None, got {value!r} ({type(value).__name__})")
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer or None, got {value!r}")
+    return int(value)
+
+
 _PLAIN_SEQUENCES = (list, tuple)
 _PLAIN_TYPES = frozenset(_PLAIN_SEQUENCES)
 _STR = frozenset({str})
 
 
-def _is_sequence(value: Any) -> bool:
+def _not_a_sequence(value: Any) -> str | None:
+    """Why ``value`` is refused as a sequence (see the module docstring), or ``None``."""
     if type(value) in _PLAIN_SEQUENCES:  # the common case, without the ABC machinery
-        return True
-    # numpy arrays and torch tensors are not registered as Sequence but index like one.
-    return isinstance(value, Sequence) or (hasattr(value, "__len__") and hasattr(value, "__getitem__"))
+        return None
+    if isinstance(value, (str, bytes, bytearray)):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a mapping (iterating it gives its keys)"
+    if hasattr(value, "columns") or hasattr(value, "column_names"):
+        return "a table (select one column, e.g. data['prediction'])"
+    if getattr(value, "ndim", None) == 0:
+        return "a 0-d array (it has no entries)"
+    # numpy arrays, pandas Series and torch tensors are not registered as Sequence but index like one.
+    if isinstance(value, Sequence) or (hasattr(value, "__len__") and hasattr(value, "__getitem__")):
+        return None
+    return "not a sized, indexable sequence (sets, generators and iterators are refused: make a list)"
+
+
+def _is_sequence(value: Any) -> bool:
+    """Whether ``value`` is an accepted sequence, strings included (callers refuse them
+    with their own message). For the adapters that check their own input shapes."""
+    return isinstance(value, (str, bytes)) or _not_a_sequence(value) is None
+
+
+def check_sequence(value: Any, name: str, what: str = "a sequence with one entry per segment") -> None:
+    """Refuses a container that is not a sequence (see the module docstring).
+
+    Example:
+        >>> check_sequence({"a": 1}, "predictions")
+        Traceback (most recent call last):
+        ...
+        TypeError: predictions must be a sequence with one entry per segment (list, tuple, numpy array, pandas Series, datasets column), got dict {'a': 1}: a mapping (iterating it gives its keys)
+    """
+    problem = _not_a_sequence(value)
+    if problem is not None:
+        raise TypeError(
+            f"{name} must be {what} (list, tuple, numpy array, pandas Series, datasets column), "
+            f"got {describe(value)}: {problem}"
+        )
 
 
 def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
@@ -94,15 +197,16 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     """Validates pre-tokenized input for the core.
 
     Args:
-        hypotheses: One token sequence per segment.
+        hypotheses: One token sequence per segment (containers as in the module docstring,
+            at both levels).
         list_of_references: For each segment, a non-empty sequence of token sequences.
 
     Returns:
         ``(hypotheses, list_of_references)`` as lists (the token sequences are not copied).
 
     Raises:
-        TypeError: If a hypothesis or reference is a bare string (it would be scored as
-            characters) or not a sequence.
+        TypeError: If a hypothesis or reference is a bare string (it would be scored
+            as characters) or not a sequence.
         ValueError: If the counts differ or a segment has no reference.
 
     Example:
@@ -113,9 +217,8 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
         ...
         ValueError: got 1 hypotheses but 0 reference lists
     """
-    for name, value in (("hypotheses", hypotheses), ("list_of_references", list_of_references)):
-        if isinstance(value, (str, bytes)) or not _is_sequence(value):
-            raise TypeError(f"{name} must be a sequence with one entry per segment, got {describe(value)}")
+    check_sequence(hypotheses, "hypotheses")
+    check_sequence(list_of_references, "list_of_references")
     if len(hypotheses) != len(list_of_references):
         raise ValueError(f"got {len(hypotheses)} hypotheses but {len(list_of_references)} reference lists")
     hypotheses = list(hypotheses)
@@ -128,20 +231,24 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
                 f"hypothesis {i} is a {type(hypothesis).__name__}, not a token sequence; "
                 f"split it first (e.g. text.split()): {describe(hypothesis)}"
             )
-        if not _is_sequence(hypothesis):
-            raise TypeError(f"hypothesis {i} must be a sequence of tokens, got {describe(hypothesis)}")
+        problem = _not_a_sequence(hypothesis)
+        if problem is not None:
+            raise TypeError(f"hypothesis {i} must be a sequence of tokens, got {describe(hypothesis)}: {problem}")
     for i, references in enumerate(list_of_references):
-        if isinstance(references, (str, bytes)) or not _is_sequence(references):
+        problem = _not_a_sequence(references)
+        if problem is not None:
             raise TypeError(
-                f"references of segment {i} must be a sequence of token sequences, got {describe(references)}"
+                f"references of segment {i} must be a sequence of token sequences, got {describe(references)}: "
+                f"{problem}"
             )
         if len(references) == 0:
             raise ValueError(f"segment {i} has no reference; every hypothesis needs at least one")
         for j, reference in enumerate(references):
-            if isinstance(reference, (str, bytes)) or not _is_sequence(reference):
+            problem = _not_a_sequence(reference)
+            if problem is not None:
                 raise TypeError(
                     f"reference {j} of segment {i} must be a token sequence (e.g. text.split()), "
-                    f"got {describe(reference)}"
+                    f"got {describe(reference)}: {problem}"
                 )
     return hypotheses, list_of_references
 
@@ -164,18 +271,24 @@ def _plain_text_references(predictions: list, references: Any) -> list[list[str]
     return list(references) if kinds == {list} else list(map(list, references))
 
 
+def _text(value: Any) -> str:
+    # str subclasses (numpy.str_, from arrays and Series) become plain str for the engine.
+    return value if type(value) is str else str.__str__(value)
+
+
 def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
     """Validates untokenized input and normalises references to one list per prediction.
 
     Args:
-        predictions: One string per segment.
+        predictions: One string per segment (containers as in the module docstring).
         references: Per segment a string (one reference) or a non-empty sequence of strings.
 
     Returns:
-        ``(predictions, references)``; references always as a list of string lists.
+        ``(predictions, references)``: plain ``str`` values (``numpy.str_`` and other str
+        subclasses converted); references always as a list of string lists.
 
     Raises:
-        TypeError: If a prediction or reference is not a string.
+        TypeError: If a container is refused or a prediction or reference is not a string.
         ValueError: If the counts differ or a segment has no reference.
 
     Example:
@@ -186,9 +299,8 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
         ...
         ValueError: got 2 predictions but 1 reference lists
     """
-    for name, value in (("predictions", predictions), ("references", references)):
-        if isinstance(value, (str, bytes)) or not _is_sequence(value):
-            raise TypeError(f"{name} must be a list with one entry per segment, got {describe(value)}")
+    check_sequence(predictions, "predictions")
+    check_sequence(references, "references")
     if len(predictions) != len(references):
         raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists")
     predictions = list(predictions)
@@ -198,18 +310,60 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
     for i, prediction in enumerate(predictions):
         if not isinstance(prediction, str):
             raise TypeError(f"prediction {i} must be a str, got {describe(prediction)}")
+    predictions = list(map(_text, predictions))
     normalized: list[list[str]] = []
     for i, refs in enumerate(references):
         if isinstance(refs, str):
-            normalized.append([refs])
+            normalized.append([_text(refs)])
             continue
-        if not _is_sequence(refs):
-            raise TypeError(f"references of prediction {i} must be a str or a list of str, got {describe(refs)}")
+        problem = _not_a_sequence(refs)
+        if problem is not None:
+            raise TypeError(
+                f"references of prediction {i} must be a str or a list of str, got {describe(refs)}: {problem}"
+            )
         refs = list(refs)
         if not refs:
             raise ValueError(f"prediction {i} has no reference; every prediction needs at least one")
         for j, ref in enumerate(refs):
             if not isinstance(ref, str):
                 raise TypeError(f"reference {j} of prediction {i} must be a str, got {describe(ref)}")
-        normalized.append(refs)
+        normalized.append(list(map(_text, refs)))
     return predictions, normalized
+
+
+def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
+    """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``).
+
+    Python strings may hold lone surrogates (from ``surrogateescape`` decoding or a JSON
+    ``"\\ud800"``); the scoring core handles them, but anything that stores text as UTF-8
+    (evaluate's Arrow cache) cannot. Checked in one C-level pass; the message names the
+    segment.
+
+    Example:
+        >>> check_utf8(["fine", "bad \\ud800"], [["a"], ["b"]])
+        Traceback (most recent call last):
+        ...
+        ValueError: prediction 1 holds a lone surrogate U+D800 at character 4, which UTF-8 cannot encode: ...
+    """
+    texts = chain(predictions, chain.from_iterable(references))
+    try:
+        "".join(texts).encode("utf-8")
+        return
+    except UnicodeEncodeError:
+        pass
+    named = chain(
+        ((f"prediction {i}", text) for i, text in enumerate(predictions)),
+        (
+            (f"reference {j} of prediction {i}", text)
+            for i, refs in enumerate(references)
+            for j, text in enumerate(refs)
+        ),
+    )
+    for name, text in named:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"{name} holds a lone surrogate U+{ord(text[error.start]):04X} at character {error.start}, "
+                "which UTF-8 cannot encode: repair the text (e.g. decode it with errors='replace')"
+            ) from None
