@@ -35,6 +35,7 @@ Example:
 
 from __future__ import annotations
 
+import io
 import itertools
 import os
 import pickle
@@ -105,7 +106,7 @@ def _check_scorer(scorer: Any, jobs: int) -> None:
 
     if not isinstance(scorer, GLEU):
         raise TypeError(f"scorer must be a GLEU, got {describe(scorer)}")
-    if jobs > 1:
+    if jobs > 1 and _settings(scorer) is None:
         try:
             pickle.dumps(scorer)
         except Exception as error:  # pickling raises several types (PicklingError, AttributeError, TypeError)
@@ -115,13 +116,30 @@ def _check_scorer(scorer: Any, jobs: int) -> None:
             ) from None
 
 
+def _settings(scorer: Any) -> tuple[str, bool, int, int] | None:
+    """The settings that rebuild a scorer with a named tokenizer (None for a callable)."""
+    from .tokenizers import SACREBLEU_TOKENIZERS
+
+    name = scorer.tokenizer.name
+    if name not in SACREBLEU_TOKENIZERS:
+        return None
+    return (name, scorer.lowercase, scorer.min_len, scorer.max_len)
+
+
 # -- worker side ---------------------------------------------------------------------------
 _WORKER_SCORER: Any = None
 
 
-def _init_worker(scorer: Any) -> None:
+def _init_worker(scorer: Any, settings: tuple[str, bool, int, int] | None) -> None:
+    # A named tokenizer is rebuilt from its name (some hold unpicklable state); a callable
+    # tokenizer arrives pickled with its scorer.
     global _WORKER_SCORER
-    _WORKER_SCORER = scorer
+    if settings is None:
+        _WORKER_SCORER = scorer
+    else:
+        from .scorer import GLEU
+
+        _WORKER_SCORER = GLEU(*settings)
 
 
 def _rows(scorer: Any, predictions: list[str], references: list[list[str]]) -> np.ndarray:
@@ -187,8 +205,10 @@ def _run(scorer: Any, jobs: int, tasks: Iterator[tuple[Callable[..., np.ndarray]
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
+    settings = _settings(scorer)
+    initargs = (None if settings else scorer, settings)
     pending: deque[Future] = deque()
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(scorer,)) as pool:
+    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=initargs) as pool:
         try:
             for _, remote, args in tasks:
                 pending.append(pool.submit(remote, *args))
@@ -254,6 +274,8 @@ class _LineFile:
             except OSError as error:
                 raise ValueError(f"cannot read {self.name}: {error.strerror or error}") from None
             self.owned = True
+        elif isinstance(source, io.TextIOBase):
+            raise TypeError(f"{name or getattr(source, 'name', 'stream')} must be opened in binary mode ('rb'), got a text stream")
         elif hasattr(source, "read") and hasattr(source, "readline"):
             self.name = name if name is not None else str(getattr(source, "name", "stream"))
             self.handle, self.owned = source, False
@@ -275,6 +297,24 @@ class _LineFile:
     def starts_with_bom(self, lines: list[bytes]) -> bool:
         first, self.first = self.first, False
         return first and bool(lines) and lines[0].startswith(BOM_BYTES)
+
+    def count_ahead(self) -> int | None:
+        """Lines of a regular file, counted without decoding (None for a stream); the position is kept."""
+        try:
+            if not self.handle.seekable():
+                return None
+            position = self.handle.tell()
+            count, last = 0, b"\n"
+            while True:
+                block = self.handle.read(1 << 20)
+                if not block:
+                    break
+                count += block.count(b"\n")
+                last = block[-1:]
+            self.handle.seek(position)
+        except (OSError, AttributeError, ValueError, TypeError):
+            return None
+        return count + (last != b"\n")
 
     def count_rest(self) -> int:
         while True:
@@ -437,8 +477,21 @@ def file_stats(
                 blocks = [b"".join(lines) for lines in chunks]
                 yield _block_rows, _worker_block_rows, (blocks[0], blocks[1:], names, first_line)
 
-        parts = list(_run(scorer, jobs, tasks()))
+        # A regular file's lines are counted first, so the rows fill one array of the final
+        # size (32 bytes a segment) instead of being concatenated at the end (twice that).
+        capacity = files[0].count_ahead()
+        rows = np.empty((capacity or 0, len(COLUMNS)), np.int64)
+        parts: list[np.ndarray] = []
+        filled = 0
+        for part in _run(scorer, jobs, tasks()):
+            if not parts and filled + len(part) <= len(rows):
+                rows[filled : filled + len(part)] = part
+                filled += len(part)
+            else:  # a stream, or a file that grew while it was read
+                parts.append(part)
     finally:
         for file in files:
             file.close()
-    return _concatenate(parts, scorer)
+    if parts:
+        return _concatenate([rows[:filled], *parts], scorer)
+    return GleuStats(rows if filled == len(rows) else rows[:filled].copy(), scorer.min_len, scorer.max_len)
