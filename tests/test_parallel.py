@@ -239,3 +239,23 @@ def test_streamed_files_memory_grows_with_rows_not_text(tmp_path):
     print(f"peak RSS grew by {growth_mb:.1f} MB for {text_mb:.0f} MB of text and {n} segments")
     assert text_mb > 120
     assert growth_mb < 100, f"peak RSS grew by {growth_mb:.0f} MB for {text_mb:.0f} MB of text"
+
+
+# -- docs/scale.md -------------------------------------------------------------------------
+def scale_doc_blocks() -> dict[str, str]:
+    from tests.readme_snippets import _BLOCK
+
+    return {match["name"]: match["code"] for match in _BLOCK.finditer((REPO / "docs" / "scale.md").read_text("utf-8"))}
+
+
+def test_scale_guide_examples_run(capsys):
+    blocks = scale_doc_blocks()
+    namespace = {"__name__": "__main__"}
+    for name in ("python-jobs", "file-stats", "datasets-map", "torch-distributed"):
+        exec(compile(blocks[name], f"docs/scale.md:{name}", "exec"), namespace)
+    printed = capsys.readouterr().out.split("\n")
+    expected = GLEU().corpus_score(namespace["predictions"], namespace["references"]).score
+    assert printed[0] == f"{expected:.4f}"
+    assert printed[1] == f"{len(namespace['references'])} True"
+    assert printed[2].startswith("google_bleu ")
+    assert set(blocks) == {"python-jobs", "file-stats", "ray-recipe", "datasets-map", "torch-distributed"}
