@@ -37,9 +37,15 @@ $(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed
 bench-batched: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_batched.py
 
+# Throughput against workers for --jobs and Ray Data, and the 10M-line memory run (a few minutes).
+.PHONY: bench-scale
+bench-scale: $(VENV)/.bench-installed
+	$(PY) benchmarks/bench_scale.py
+
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
 	$(MAKE) bench-batched
+	$(MAKE) bench-scale
 
 
 $(VENV)/.app-installed: pyproject.toml
