@@ -187,7 +187,11 @@ def main() -> None:
         "versions": versions(),
         "pairs": args.pairs,
         "ray_pairs": args.ray_pairs or args.pairs,
-        "note": "cores shared with other work: efficiency is indicative only",
+        "note": (
+            "cores shared with other work (load average 4-8 on 2 cores during the run): efficiency is "
+            "indicative only; no 16-core machine was available. Ray rows include Ray Data's per-run "
+            "overhead (read, plan, hash aggregation: about 15 s here), so they use fewer pairs."
+        ),
         "jobs": [],
         "ray": [],
     }

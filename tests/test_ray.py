@@ -14,6 +14,9 @@ from tests.oracles import REPO, SAMPLES, SHARED_DATA, hf_google_bleu, read_lines
 ray = pytest.importorskip("ray", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
 pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
 
+# Each Ray Data pipeline costs seconds of planning and scheduling on a small machine.
+pytestmark = pytest.mark.slow
+
 SHARED_WMT17 = next(
     (folder / "wmt17_en_de" for folder in (SHARED_DATA, REPO.parent.parent / "shared" / "data") if folder.is_dir()),
     SHARED_DATA / "wmt17_en_de",
