@@ -27,7 +27,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
 
-from .gleu import text_stats
+from .parallel import count_lines, file_stats
+from .scorer import GLEU
 from .signature import signature
 from .significance import (
     DEFAULT_N_BOOTSTRAP,
@@ -39,7 +40,7 @@ from .significance import (
     paired_test_stats,
 )
 from .stats import GleuStats
-from .tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS, get_tokenizer
+from .tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from .validation import MAX_ORDER
 from .version import __version__
 
@@ -119,6 +120,20 @@ def _width(text: str) -> int:
     return value
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (all cores) or a positive integer, got {text!r}")
+    return value
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (sacrebleu's option names and short forms)."""
     parser = _Parser(
@@ -140,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
     parser.add_argument("--min-len", type=int, default=1, help="lowest n-gram order (default 1)")
     parser.add_argument("--max-len", type=int, default=4, help=f"highest n-gram order (default 4, at most {MAX_ORDER})")
+    parser.add_argument(
+        "-j", "--jobs", type=_jobs, default=1, help="worker processes (default 1; 0 = all cores); same output"
+    )
     parser.add_argument("-sl", "--sentence-level", action="store_true", help="print one score per segment")
     stats = parser.add_argument_group("statistics")
     stats.add_argument("-ci", "--confidence", action="store_true", help="add a 95%% bootstrap confidence interval")
@@ -242,24 +260,19 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     _check_options(args, len(paths))
     paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
 
-    ref_files = [read_lines(path) for path in args.refs]
-    for path, lines in zip(args.refs[1:], ref_files[1:]):
-        if len(lines) != len(ref_files[0]):
-            raise UsageError(f"{args.refs[0]} has {len(ref_files[0])} lines but {path} has {len(lines)}")
-    n_segments = len(ref_files[0])
-    references = [list(refs) for refs in zip(*ref_files)]
-    tokenize = get_tokenizer(args.tokenize, args.lowercase)
+    # Files are streamed in chunks of lines (never read whole) and scored by --jobs workers.
+    n_segments = count_lines(args.refs, warn=_warn)
+    scorer = GLEU(args.tokenize, args.lowercase, args.min_len, args.max_len)
+    tokenize = scorer.tokenizer
 
     work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if args.confidence and not paired else 0)
     progress = Progress(work, not args.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS)
     systems: list[GleuStats] = []
     try:
         for path in paths:
-            hypotheses = read_lines(path, stdin)
-            if len(hypotheses) != n_segments:
-                name = "standard input" if path == STDIN else path
-                raise UsageError(f"{name} has {len(hypotheses)} lines but {args.refs[0]} has {n_segments}")
-            systems.append(text_stats(hypotheses, references, tokenize, False, args.min_len, args.max_len))
+            source = (stdin if stdin is not None else sys.stdin.buffer) if path == STDIN else path
+            name = "standard input" if path == STDIN else path
+            systems.append(file_stats(source, args.refs, scorer, args.jobs, warn=_warn, warn_references=False, name=name))
             progress.step(f"scored {path}")
         if args.sentence_level:
             progress.close()
@@ -270,7 +283,7 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
         # Paired tests always resample (bs: the test's own samples; ar: intervals by bootstrap).
         sig_bootstrap = (n_samples if paired == "bs" else args.confidence_n) if paired else n_bootstrap
         sig = signature(
-            str(len(ref_files)),
+            str(len(args.refs)),
             tokenize.name,
             args.lowercase,
             systems[0].min_len,

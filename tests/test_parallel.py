@@ -259,3 +259,35 @@ def test_scale_guide_examples_run(capsys):
     assert printed[1] == f"{len(namespace['references'])} True"
     assert printed[2].startswith("google_bleu ")
     assert set(blocks) == {"python-jobs", "file-stats", "ray-recipe", "datasets-map", "torch-distributed"}
+
+
+# -- the command line ----------------------------------------------------------------------
+def cli(*argv: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "google_bleu", *argv], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_cli_jobs_output_is_identical(tmp_path):
+    ref0, ref1 = str(WMT17 / "ref0.txt"), str(WMT17 / "sys_online-B.0.txt")
+    systems = [str(WMT17 / "sys_online-A.0.txt"), str(WMT17 / "sys_uedin-nmt.4722.txt")]
+    for options in (["-f", "text", "--confidence"], ["--sentence-level"]):
+        chosen = systems if "--sentence-level" not in options else systems[:1]
+        one = cli(ref0, ref1, "-i", *chosen, *options)
+        two = cli(ref0, ref1, "-i", *chosen, *options, "--jobs", "2")
+        assert one[0] == 0 and two == one
+    # The BOM of online-A is still reported once, as without --jobs.
+    assert one[2].count("byte-order mark") == 1
+
+
+def test_cli_jobs_errors(tmp_path):
+    ref = str(WMT17 / "ref0.txt")
+    short = write(tmp_path / "short.txt", b"a\nb\n")
+    code, out, err = cli(ref, "-i", short, "--jobs", "2")
+    assert (code, out, err) == (2, "", f"google-bleu: error: {short} has 2 lines but {ref} has 300\n")
+    for bad in ("-1", "two"):
+        code, _, err = cli(ref, "-i", ref, "--jobs", bad)
+        assert code == 2 and err == (
+            f"google-bleu: error: argument -j/--jobs: must be 0 (all cores) or a positive integer, got '{bad}'\n"
+        )
