@@ -85,11 +85,11 @@ print(json.dumps({"seconds": seconds, "segments": len(stats), "totals": stats.to
 
 RAY_RUN = """
 import json, os, sys, time
-os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
 import ray
 from google_bleu import GleuColumns
+from tests import local_ray
 parquet, cpus = sys.argv[1], int(sys.argv[2])
-ray.init(num_cpus=cpus, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+local_ray.start(num_cpus=cpus)
 ray.data.DataContext.get_current().enable_progress_bars = False
 columns = GleuColumns(predictions="prediction", references="references")
 ray.data.range(4).map_batches(lambda b: b).materialize()  # workers up before the clock

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 from google_bleu import GLEU, GleuColumns, GleuStats
+from tests import local_ray
 from tests.oracles import REPO, SAMPLES, SHARED_DATA, hf_google_bleu, read_lines
 
 ray = pytest.importorskip("ray", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
@@ -26,14 +25,7 @@ SHARED_WMT17 = next(
 @pytest.fixture(scope="module")
 def cluster():
     """One local Ray cluster for the module; no dashboard, no usage report, loopback only."""
-    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
-    context = ray.init(
-        num_cpus=2,
-        include_dashboard=False,
-        _node_ip_address="127.0.0.1",
-        log_to_driver=False,
-        configure_logging=False,
-    )
+    context = local_ray.start(num_cpus=2)
     data_context = ray.data.DataContext.get_current()
     data_context.enable_progress_bars = False
     try:
