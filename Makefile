@@ -42,11 +42,16 @@ bench-batched: $(VENV)/.bench-installed
 .PHONY: bench-pairwise
 bench-pairwise: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_pairwise.py
+# Throughput against workers for --jobs and Ray Data, and the 10M-line memory run (a few minutes).
+.PHONY: bench-scale
+bench-scale: $(VENV)/.bench-installed
+	$(PY) benchmarks/bench_scale.py
 
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
 	$(MAKE) bench-batched
 	$(MAKE) bench-pairwise
+	$(MAKE) bench-scale
 	$(PY) benchmarks/report.py
 
 

@@ -16,7 +16,9 @@ bar (on a terminal, for long inputs, unless ``-q``) by tqdm.
 Files and standard input are read by the shared line policy (:mod:`google_bleu.lines`),
 sacrebleu's CLI rule: UTF-8, split on ``\\n`` only, trailing whitespace stripped from
 each line, and a byte-order mark (U+FEFF) at the start kept as part of line 1, with a
-warning on stderr.
+warning on stderr. They are streamed a chunk of lines at a time and scored by ``--jobs``
+worker processes (:mod:`google_bleu.parallel`), so memory grows with the per-segment
+statistics, not with the text.
 
 Exit status: 0 on success; 2 for a usage or input error (one line on stderr, no
 traceback); 1 when the output cannot be written (a full disk, a closed stream). Any other
@@ -35,7 +37,8 @@ from typing import Any, BinaryIO, TextIO
 from tabulate import DataRow, Line, TableFormat, tabulate
 from tqdm import tqdm
 
-from .lines import LineError, bom_warning, lines_from_bytes
+from .lines import LineError
+from .parallel import FileError, count_lines, file_stats
 from .scorer import GLEU, GleuScore
 from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from .stats import GleuStats
@@ -74,29 +77,23 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def read_lines(path: str, stdin: BinaryIO | None = None) -> list[str]:
-    """Reads one segment per line from a file, or from standard input for ``-``."""
-    name = "standard input" if path == STDIN else path
+def _stdin(stdin: BinaryIO | None) -> BinaryIO:
+    if stdin is not None:
+        return stdin
+    if sys.stdin is None:  # started with standard input closed (<&-)
+        raise UsageError("standard input is closed: give the system output with -i HYP")
+    return sys.stdin.buffer
+
+
+def _input(read: Any, *args: Any, **kwargs: Any) -> Any:
+    """Runs a step that reads the input files: their problems (missing, unreadable, not
+    UTF-8, lines that differ in number) become one-line usage errors."""
     try:
-        if path == STDIN:
-            if stdin is None:
-                if sys.stdin is None:  # started with standard input closed (<&-)
-                    raise UsageError("standard input is closed: give the system output with -i HYP")
-                stdin = sys.stdin.buffer
-            data = stdin.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
+        return read(*args, **kwargs)
     except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror or error}") from None
-    try:
-        lines = lines_from_bytes(data, name)
-    except LineError as error:
+        raise UsageError(f"cannot read {error.filename or 'the input'}: {error.strerror or error}") from None
+    except (LineError, FileError) as error:  # not UTF-8; unreadable; lines that differ in number
         raise UsageError(str(error)) from None
-    warning = bom_warning(lines, name)
-    if warning:
-        print(f"{PROG}: warning: {warning}", file=sys.stderr)
-    return lines
 
 
 def _width(text: str) -> int:
@@ -107,6 +104,20 @@ def _width(text: str) -> int:
     if not 0 <= value <= 17:
         raise argparse.ArgumentTypeError(f"must be an integer from 0 to 17, got {text!r}")
     return value
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (all cores) or a positive integer, got {text!r}")
+    return value
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -130,6 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
     parser.add_argument("--min-len", type=int, default=1, help="lowest n-gram order (default 1)")
     parser.add_argument("--max-len", type=int, default=4, help=f"highest n-gram order (default 4, at most {MAX_ORDER})")
+    parser.add_argument(
+        "-j", "--jobs", type=_jobs, default=1, help="worker processes (default 1; 0 = all cores); same output"
+    )
     parser.add_argument("-sl", "--sentence-level", action="store_true", help="print one score per segment")
     stats = parser.add_argument_group("statistics")
     stats.add_argument("-ci", "--confidence", action="store_true", help="add a 95%% bootstrap confidence interval")
@@ -219,23 +233,18 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     scorer = _settings(args, len(paths))
     paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
 
-    ref_files = [read_lines(path) for path in args.refs]
-    for path, lines in zip(args.refs[1:], ref_files[1:]):
-        if len(lines) != len(ref_files[0]):
-            raise UsageError(f"{args.refs[0]} has {len(ref_files[0])} lines but {path} has {len(lines)}")
-    n_segments = len(ref_files[0])
-    references = [list(refs) for refs in zip(*ref_files)]
-    nrefs = len(ref_files)
+    # Files are streamed in chunks of lines (never read whole) and scored by --jobs workers.
+    n_segments = _input(count_lines, args.refs, warn=_warn)
+    nrefs = len(args.refs)
 
     work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if args.confidence and not paired else 0)
     with _progress(work, not args.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
         systems: list[GleuStats] = []
         for path in paths:
-            hypotheses = read_lines(path, stdin)
-            if len(hypotheses) != n_segments:
-                name = "standard input" if path == STDIN else path
-                raise UsageError(f"{name} has {len(hypotheses)} lines but {args.refs[0]} has {n_segments}")
-            systems.append(scorer.stats(hypotheses, references))
+            name = "standard input" if path == STDIN else path
+            source = _stdin(stdin) if path == STDIN else path
+            stats = _input(file_stats, source, args.refs, scorer, args.jobs, warn=_warn, warn_references=False, name=name)
+            systems.append(stats)
             progress.set_postfix_str(f"scored {path}", refresh=False)
             progress.update()
         if args.sentence_level:

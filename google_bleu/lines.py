@@ -52,12 +52,13 @@ def split_lines(text: str) -> list[str]:
     return [line.rstrip() for line in lines]
 
 
-def lines_from_bytes(data: bytes, name: str) -> list[str]:
+def lines_from_bytes(data: bytes, name: str, first_line: int = 1) -> list[str]:
     """Lines of a file's (or standard input's) bytes: strict UTF-8, then :func:`split_lines`.
 
     Args:
-        data: The raw bytes.
+        data: The raw bytes (a whole file, or a block of whole lines of one).
         name: The source, for error messages (a path, ``"standard input"``, ...).
+        first_line: The number of the block's first line in its file, for error messages.
 
     Raises:
         LineError: A line is not valid UTF-8 (the message gives its number and byte offset).
@@ -73,7 +74,7 @@ def lines_from_bytes(data: bytes, name: str) -> list[str]:
     except UnicodeDecodeError as error:
         # The line is counted on the raw bytes, so it is right whatever comes after it.
         line_start = data.rfind(b"\n", 0, error.start) + 1
-        number = data.count(b"\n", 0, error.start) + 1
+        number = data.count(b"\n", 0, error.start) + first_line
         raise LineError(
             f"{name}: line {number} is not valid UTF-8 ({error.reason} at byte {error.start - line_start})"
         ) from None

@@ -261,13 +261,21 @@ class GLEU:
         )
 
     # -- statistics -------------------------------------------------------------
-    def stats(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> GleuStats:
+    def stats(
+        self, predictions: Sequence[str], references: Sequence[str | Sequence[str]], jobs: int = 1
+    ) -> GleuStats:
         """Per-segment statistics of untokenized text (one row per prediction).
 
         Args:
             predictions: One string per segment.
             references: Per segment a string or a non-empty list of strings.
+            jobs: Worker processes for large inputs (``0``: every core); the rows are
+                identical to one process's (see :mod:`google_bleu.parallel`).
         """
+        if not (type(jobs) is int and jobs == 1):
+            from .parallel import parallel_stats
+
+            return parallel_stats(self, predictions, references, jobs)
         return text_stats(predictions, references, self.tokenizer, min_len=self.min_len, max_len=self.max_len)
 
     def token_stats(self, hypotheses: Sequence[Sequence[Any]], list_of_references: Sequence[Any]) -> GleuStats:
@@ -343,6 +351,7 @@ class GLEU:
         references: Sequence[str | Sequence[str]],
         n_bootstrap: int | None = None,
         seed: int | None = DEFAULT_SEED,
+        jobs: int = 1,
     ) -> GleuScore:
         """Corpus GLEU of untokenized text.
 
@@ -352,12 +361,14 @@ class GLEU:
             n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000; at
                 most ``MAX_SAMPLES``).
             seed: Seed of the bootstrap (default 12345; ``None``: fresh entropy).
+            jobs: Worker processes for large inputs (``0``: every core; same score).
         """
         # Every argument is checked before the text is tokenized.
         n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
         seed = check_seed(seed)
         predictions, references = check_texts(predictions, references)
-        return self.score_stats(self.stats(predictions, references), count_references(references), n_bootstrap, seed)
+        stats = self.stats(predictions, references, jobs=jobs)
+        return self.score_stats(stats, count_references(references), n_bootstrap, seed)
 
     def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:
         """Sentence GLEU of each prediction (``== nltk.sentence_gleu`` on the same tokens)."""
