@@ -16,6 +16,8 @@ import evaluate
 # No comment may follow an import line: evaluate reads "import .x  # ..." as a download URL.
 from .engine import segment_rows
 from .gleu import text_stats
+from .lines import split_lines
+from .parallel import parallel_stats
 from .scorer import GLEU, GleuScore
 from .signature import count_references, signature
 from .significance import DEFAULT_SEED, bootstrap_ci
