@@ -251,14 +251,14 @@ def scale_doc_blocks() -> dict[str, str]:
 def test_scale_guide_examples_run(capsys):
     blocks = scale_doc_blocks()
     namespace = {"__name__": "__main__"}
-    for name in ("python-jobs", "file-stats", "datasets-map", "torch-distributed"):
+    for name in ("python-jobs", "file-stats", "datasets-map", "scale-torch-distributed"):
         exec(compile(blocks[name], f"docs/scale.md:{name}", "exec"), namespace)
     printed = capsys.readouterr().out.split("\n")
     expected = GLEU().corpus_score(namespace["predictions"], namespace["references"]).score
     assert printed[0] == f"{expected:.4f}"
     assert printed[1] == f"{len(namespace['references'])} True"
     assert printed[2].startswith("google_bleu ")
-    assert set(blocks) == {"python-jobs", "file-stats", "ray-recipe", "datasets-map", "torch-distributed"}
+    assert set(blocks) == {"python-jobs", "file-stats", "ray-recipe", "datasets-map", "scale-torch-distributed"}
 
 
 # -- the command line ----------------------------------------------------------------------
