@@ -29,128 +29,27 @@ torch is imported when these functions are called, never by ``import google_bleu
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .engine import TorchBackend, choose_references, count_matches, id_rows
 from .stats import COLUMNS, GleuStats
-from .validation import check_orders, describe
+from .validation import (
+    check_device,
+    check_id_tensor,
+    check_lengths,
+    check_orders,
+    check_pad_id,
+    check_sequence,
+    describe,
+    id_arrays,
+    id_references,
+    is_tensor,
+)
 
 if TYPE_CHECKING:
     import torch
-
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _check_pad_id(pad_id: Any) -> int | None:
-    if pad_id is None:
-        return None
-    if isinstance(pad_id, bool) or not hasattr(pad_id, "__index__"):
-        raise TypeError(f"pad_id must be an integer or None, got {describe(pad_id)}")
-    value = int(pad_id)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise ValueError(f"pad_id must fit in int64 (token ids are int64), got {value}")
-    return value
-
-
-def _check_device(torch: Any, device: Any) -> Any:
-    try:
-        device = torch.device(device)
-    except (TypeError, RuntimeError, ValueError):
-        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {describe(device)}") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device is {str(device)!r} but CUDA is not available here")
-    return device
-
-
-def _check_integer_tensor(torch: Any, name: str, tensor: Any) -> None:
-    if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
-        raise TypeError(f"{name} must hold integer token ids, got dtype {tensor.dtype}")
-    if tensor.dtype == torch.uint64 and tensor.numel() and int(tensor.max()) > _INT64_MAX:
-        raise ValueError(f"{name} holds ids above the int64 range")
-
-
-def _lengths_tensor(
-    torch: Any, name: str, lengths: Any, shape: tuple[int, ...], size: int, device: Any, check: bool = True
-):
-    """Validates explicit lengths for tensor input: integers in ``0..size`` of this shape."""
-    if not isinstance(lengths, torch.Tensor):
-        try:
-            lengths = torch.as_tensor(np.asarray(lengths))
-        except (TypeError, ValueError, RuntimeError):
-            raise TypeError(f"{name} must be integers, got {describe(lengths)}") from None
-    _check_integer_tensor(torch, name, lengths)
-    if tuple(lengths.shape) != shape:
-        raise ValueError(f"{name} must have shape {list(shape)}, got {list(lengths.shape)}")
-    lengths = lengths.to(device=device, dtype=torch.int64)
-    if check and lengths.numel():
-        low, high = torch.aminmax(lengths)
-        low, high = int(low), int(high)
-        if low < 0 or high > size:
-            raise ValueError(f"{name} must lie in 0..{size} (the padded length), got values from {low} to {high}")
-    return lengths
-
-
-def _as_id_array(name: str, sequence: Any) -> np.ndarray:
-    """One id sequence (list of ints, 1-D array or tensor) as int64 numpy."""
-    if isinstance(sequence, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
-    if hasattr(sequence, "detach"):  # a torch tensor, possibly on a GPU
-        sequence = sequence.detach().cpu().numpy()
-    try:
-        array = np.asarray(sequence)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}") from None
-    if array.ndim != 1:
-        if array.ndim == 0:
-            raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
-        raise ValueError(f"{name} must be one sequence of ids (1-D), got shape {list(array.shape)}")
-    if array.size and array.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer token ids, got {array.dtype} values such as {array[0]!r}")
-    if array.dtype.kind == "u" and array.size and int(array.max()) > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} holds ids above the int64 range")
-    return array.astype(np.int64, copy=False)
-
-
-def _is_tensor(value: Any) -> bool:
-    return type(value).__module__.startswith("torch") and hasattr(value, "dim")
-
-
-def _check_sequence(name: str, value: Any) -> None:
-    if isinstance(value, (str, bytes, dict)) or not (hasattr(value, "__len__") and hasattr(value, "__getitem__")):
-        raise TypeError(f"{name} must be a sequence, got {describe(value)}")
-
-
-def _list_sides(name: str, rows: Sequence, pad_id: int | None) -> list[np.ndarray]:
-    arrays = [_as_id_array(f"{name}[{i}]", row) for i, row in enumerate(rows)]
-    if pad_id is not None:
-        arrays = [array[array != pad_id] for array in arrays]
-    return arrays
-
-
-def _ragged_references(references: Any, n_rows: int, pad_id: int | None) -> list[list[np.ndarray]]:
-    _check_sequence("references", references)
-    if len(references) != n_rows:
-        raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
-    rows = []
-    for i, refs in enumerate(references):
-        if isinstance(refs, (str, bytes, dict)) or not (hasattr(refs, "__len__") and hasattr(refs, "__getitem__")):
-            raise TypeError(
-                f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
-            )
-        if len(refs) == 0:
-            raise ValueError(f"row {i} has no reference; every hypothesis needs at least one")
-        first = refs[0]
-        if isinstance(first, (int, np.integer)) or (_is_tensor(first) and first.dim() == 0):
-            raise TypeError(
-                f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
-                f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
-            )
-        rows.append(_list_sides(f"references[{i}]", refs, pad_id))
-    return rows
-
 
 class _Input:
     """A validated batch: each side either padded tensors (with optional lengths) or id lists.
@@ -174,46 +73,46 @@ def _read_input(
     hypothesis_lengths: Any,
     reference_lengths: Any,
     device: Any,
-    check_lengths: bool = True,
+    validate_lengths: bool = True,
 ) -> _Input:
-    hyp_is_tensor, ref_is_tensor = _is_tensor(hypotheses), _is_tensor(references)
+    hyp_is_tensor, ref_is_tensor = is_tensor(hypotheses), is_tensor(references)
     if hyp_is_tensor and ref_is_tensor and hypotheses.device != references.device:
         raise ValueError(
             f"hypotheses and references must be on the same device, got {hypotheses.device} and {references.device}"
         )
     if device is None:
         device = hypotheses.device if hyp_is_tensor else references.device if ref_is_tensor else torch.device("cpu")
-    device = _check_device(torch, device)
+    device = check_device(torch, device)
 
     if hyp_is_tensor:
-        _check_integer_tensor(torch, "hypotheses", hypotheses)
+        check_id_tensor(torch, "hypotheses", hypotheses)
         if hypotheses.dim() != 2:
             raise ValueError(f"hypotheses must be a 2-D tensor [batch, length], got shape {list(hypotheses.shape)}")
         n_rows = int(hypotheses.shape[0])
         lengths = None
         if hypothesis_lengths is not None:
-            lengths = _lengths_tensor(
+            lengths = check_lengths(
                 torch,
                 "hypothesis_lengths",
                 hypothesis_lengths,
                 (n_rows,),
                 int(hypotheses.shape[1]),
                 hypotheses.device,
-                check_lengths,
+                validate_lengths,
             )
         hyp: tuple = ("padded", hypotheses, lengths)
     else:
-        _check_sequence("hypotheses", hypotheses)
+        check_sequence(hypotheses, "hypotheses", "a sequence of id sequences")
         if hypothesis_lengths is not None:
             raise ValueError(
                 "hypothesis_lengths applies to a padded tensor; a list of id lists carries its own lengths"
             )
-        arrays = _list_sides("hypotheses", hypotheses, pad_id)
+        arrays = id_arrays("hypotheses", hypotheses, pad_id)
         n_rows = len(arrays)
         hyp = ("ragged", arrays)
 
     if ref_is_tensor:
-        _check_integer_tensor(torch, "references", references)
+        check_id_tensor(torch, "references", references)
         if references.dim() not in (2, 3):
             raise ValueError(
                 "references must be a tensor [batch, length] or [batch, n_references, length], "
@@ -228,21 +127,21 @@ def _read_input(
         lengths = None
         if reference_lengths is not None:
             shape = (n_rows,) if references.dim() == 2 else (n_rows, n_slots)
-            lengths = _lengths_tensor(
+            lengths = check_lengths(
                 torch,
                 "reference_lengths",
                 reference_lengths,
                 shape,
                 int(ref3.shape[2]),
                 references.device,
-                check_lengths,
+                validate_lengths,
             )
             lengths = lengths.reshape(n_rows, n_slots)
         ref: tuple = ("padded", ref3, lengths)
     else:
         if reference_lengths is not None:
             raise ValueError("reference_lengths applies to a padded tensor; lists of id lists carry their own lengths")
-        ref = ("ragged", _ragged_references(references, n_rows, pad_id))
+        ref = ("ragged", id_references(references, n_rows, pad_id))
     return _Input(hyp, ref, n_rows, device)
 
 
@@ -424,7 +323,7 @@ def batch_gleu_stats(
     import torch
 
     min_len, max_len = check_orders(min_len, max_len)
-    pad_id = _check_pad_id(pad_id)
+    pad_id = check_pad_id(pad_id)
     batch = _read_input(torch, hypotheses, references, pad_id, hypothesis_lengths, reference_lengths, device)
     if batch.device.type == "cpu":
         rows, _ = _cpu_rows(batch, pad_id, min_len, max_len)
@@ -504,7 +403,7 @@ def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> Gle
         >>> stats.rows.tolist(), stats.score()
         ([[3, 3, 3, 3], [1, 3, 3, 3]], 0.6666666666666666)
     """
-    if not _is_tensor(rows):
+    if not is_tensor(rows):
         raise TypeError(f"rows must be a torch tensor from batch_gleu_stats, got {describe(rows)}")
     if rows.dim() != 2 or rows.shape[1] != len(COLUMNS):
         raise ValueError(f"rows must have shape [B, {len(COLUMNS)}], got {list(rows.shape)}")
@@ -553,7 +452,7 @@ class BatchScorer:
         check_lengths: bool = True,
     ) -> None:
         self.min_len, self.max_len = check_orders(min_len, max_len)
-        self.pad_id = _check_pad_id(pad_id)
+        self.pad_id = check_pad_id(pad_id)
         for name, value in (("cuda_graphs", cuda_graphs), ("check_lengths", check_lengths)):
             if not isinstance(value, bool):
                 raise TypeError(f"{name} must be a bool, got {describe(value)}")
@@ -567,7 +466,7 @@ class BatchScorer:
     def _inputs(self, hypotheses: Any, references: Any, hypothesis_lengths: Any, reference_lengths: Any) -> tuple:
         import torch
 
-        if not (_is_tensor(hypotheses) and _is_tensor(references)):
+        if not (is_tensor(hypotheses) and is_tensor(references)):
             raise TypeError(
                 "BatchScorer takes padded tensors (hypotheses [B, L], references [B, L] or [B, R, L]); "
                 f"got {describe(hypotheses)} and {describe(references)}; use batch_sentence_gleu for id lists"

@@ -48,10 +48,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from .batched import _check_integer_tensor, _check_pad_id, _flat_numpy, _is_tensor, _lengths_tensor
+from .batched import _flat_numpy
 from .engine import _group_in_segments, _group_keys, _token_groups, ngram_counts
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_orders, describe
+from .validation import check_id_tensor, check_lengths, check_orders, check_pad_id, describe, id_array, is_tensor
 
 if TYPE_CHECKING:
     import torch
@@ -92,7 +92,7 @@ class _Prepared(NamedTuple):
 
 def _kind_of(name: str, value: Any) -> str | None:
     """``"tensor"``, ``"text"``, ``"tokens"``, or None for an empty sequence."""
-    if _is_tensor(value):
+    if is_tensor(value):
         return "tensor"
     if isinstance(value, (str, bytes, dict)) or not (hasattr(value, "__len__") and hasattr(value, "__getitem__")):
         raise TypeError(
@@ -147,10 +147,8 @@ def _text_sides(sides: list[list[str]], tokenize: Tokenizer) -> tuple[list[_Side
 def _token_side(name: str, value: Sequence, pad_id: int | None) -> _Side:
     sentences = []
     for i, sentence in enumerate(value):
-        if _is_tensor(sentence) or isinstance(sentence, np.ndarray):
-            from .batched import _as_id_array
-
-            sentence = _as_id_array(f"{name}[{i}]", sentence).tolist()
+        if is_tensor(sentence) or isinstance(sentence, np.ndarray):
+            sentence = id_array(f"{name}[{i}]", sentence).tolist()
         if pad_id is not None:
             sentence = [token for token in sentence if token != pad_id]
         sentences.append(tuple(sentence))
@@ -164,13 +162,13 @@ def _token_side(name: str, value: Sequence, pad_id: int | None) -> _Side:
 
 def _tensor_side(torch, name: str, value, pad_id: int | None, lengths: Any, lengths_name: str, device, first_name: str):
     """Distinct rows of a padded ``[N, L]`` id tensor: ``(_Side with no sentences, flat ids)``."""
-    _check_integer_tensor(torch, name, value)
+    check_id_tensor(torch, name, value)
     if value.dim() != 2:
         raise ValueError(f"{name} must be a 2-D tensor [n, length], got shape {list(value.shape)}")
     if value.device != device:
         raise ValueError(f"{first_name} and {name} must be on the same device, got {device} and {value.device}")
     if lengths is not None:
-        lengths = _lengths_tensor(torch, lengths_name, lengths, (value.shape[0],), value.shape[1], device)
+        lengths = check_lengths(torch, lengths_name, lengths, (value.shape[0],), value.shape[1], device)
     tokens, counts = _flat_numpy(value, lengths, pad_id)
     ends = np.cumsum(counts).tolist()
     rows = [tokens[end - size : end].tobytes() for end, size in zip(ends, counts.tolist())]
@@ -193,7 +191,7 @@ def _prepare(
     hyp_name, ref_name, hyp_lengths_name, ref_lengths_name = names
     if not isinstance(lowercase, bool):
         raise TypeError(f"lowercase must be a bool, got {describe(lowercase)}")
-    pad_id = _check_pad_id(pad_id)
+    pad_id = check_pad_id(pad_id)
     hyp_kind = _kind_of(hyp_name, hypotheses)
     ref_kind = None if references is None else _kind_of(ref_name, references)
     if references is None and reference_lengths is not None:
@@ -570,7 +568,7 @@ class MbrResult(NamedTuple):
 
 
 def _check_weights(weights: Any, n: int, name: str) -> np.ndarray:
-    if _is_tensor(weights):
+    if is_tensor(weights):
         weights = weights.detach().cpu().numpy()
     if isinstance(weights, (str, bytes)):
         raise TypeError(f"weights must be a sequence of numbers, got {describe(weights)}")

@@ -291,8 +291,8 @@ class GleuIdReward:
         device: Any = None,
         name: str = "gleu_ids",
     ) -> None:
-        from .batched import _check_pad_id
         from .validation import check_orders
+        from .validation import check_pad_id as _check_pad_id
 
         if not isinstance(reference_key, str):
             raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
