@@ -8,8 +8,8 @@ call reads nothing back to the host and can be replayed as a CUDA graph).
 
 A chunk of segments is one array of positions: the hypotheses' tokens, then the
 references' (segment by segment). Order 1 groups each position with the equal tokens of
-its segment; ``str`` tokens are read from their UTF-8 bytes (:func:`_str_token_words`),
-other hashable tokens get ids from a dict, integer ids are their own keys. Order n+1 keys
+its segment (token keys and the hash table: :mod:`google_bleu.keys`; integer ids are
+their own keys). Order n+1 keys
 position p by the pair (group of the n-gram at p, group of the n-gram at p + 1). Counting
 group labels gives each n-gram's count in the hypothesis and in each reference; clipped
 matches are summed per reference, and the reference kept for a segment is the first with
@@ -19,24 +19,17 @@ follow from lengths alone. ``docs/design.md`` explains the choices.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import chain, compress, count
+from itertools import chain
 from typing import Any
 
 import numpy as np
+
+from .keys import _MIX, _group_in_segments, _group_keys, _token_groups
 
 #: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
 #: temporaries stay near the CPU caches and extra memory stays bounded whatever the
 #: corpus size; a single segment longer than this is one chunk of its own.
 CHUNK_TOKENS = 1 << 16
-#: Bytes of a token that its first word holds exactly; longer tokens are hashed.
-_WORD = 8
-#: ``_WORD_MASKS[k]`` keeps the low ``k`` bytes of a little-endian word (k = 0..8).
-_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1], np.uint64)
-#: Odd 64-bit multipliers for hashing (Fibonacci hashing, word mixing).
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX = np.uint64(0xBF58476D1CE4E5B9)
-_SPACE = ord(" ")
 
 
 def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
@@ -53,228 +46,6 @@ def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
     terms = (top - min_len + 1).clip(min=0)
     # Arithmetic series from (L - min_len + 1) down to (L - top + 1).
     return (terms * (2 * lengths - min_len - top + 2)) // 2
-
-
-def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
-    """For each element, the index of an element equal to it in every array of ``exact``.
-
-    Equal elements get the same index (their group's representative), unequal ones never do.
-    ``hashed`` holds ``uint64`` hashes of the exact values (equal values, equal hashes;
-    only the top bits are used). One pass of a hash table with no probing: each element
-    writes its index into its slot and reads back the slot's winner, which represents it
-    when its exact values equal the winner's. Elements that lost their slot to another value
-    take another round with rehashed slots, among themselves; each round settles at least
-    every slot's winner, so the rounds end, and how the slots fall changes no result.
-    """
-    n = hashed.size
-    bits = n.bit_length() + 1  # at least twice as many slots as elements
-    shift = np.uint64(64 - bits)
-    table = np.empty(1 << bits, np.int64)  # only slots written in a round are read back in it
-    slot = (hashed >> shift).view(np.int64)
-    table[slot] = np.arange(n)
-    rep = np.take(table, slot)
-    lost = np.take(exact[0], rep) != exact[0]
-    for values in exact[1:]:
-        lost |= np.take(values, rep) != values
-    todo = np.flatnonzero(lost)
-    rehashed = hashed
-    while todo.size:
-        rehashed = np.take(rehashed, todo) if rehashed.size != todo.size else rehashed
-        rehashed = rehashed ^ (rehashed >> np.uint64(29))
-        rehashed *= _MIX
-        slot = (rehashed >> shift).view(np.int64)
-        table[slot] = todo
-        winner = np.take(table, slot)
-        rep[todo] = winner
-        lost = np.zeros(todo.size, bool)
-        for values in exact:
-            lost |= np.take(values, winner) != np.take(values, todo)
-        keep = np.flatnonzero(lost)
-        todo = np.take(todo, keep)
-        rehashed = np.take(rehashed, keep)
-    return rep
-
-
-def _group_keys(keys: np.ndarray) -> np.ndarray:
-    """:func:`_group` for exact non-negative ``int64`` keys (Fibonacci-hashed)."""
-    return _group(keys.view(np.uint64) * _GOLDEN, (keys,))
-
-
-def _group_in_segments(values: np.ndarray, segment_of: np.ndarray, segment_hash: np.ndarray) -> np.ndarray:
-    """:func:`_group` for exact ``uint64`` values that are equal only within one segment."""
-    hashed = values ^ segment_hash
-    hashed *= _GOLDEN
-    return _group(hashed, (values, segment_of))
-
-
-def _token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of: np.ndarray) -> np.ndarray:
-    """Per token position, a representative position holding the same token in the same segment.
-
-    ``sentences`` are token sequences, or with ``spaced`` texts whose tokens are separated
-    by ASCII spaces (see :func:`spaced_segment_rows`); ``lengths`` are their token counts,
-    ``segment_of`` each position's segment. ``str`` tokens are read from their UTF-8 bytes
-    (:func:`_str_token_words`); other tokens, and chunks that path declines, get exact ids
-    from a dict, so any hashable token works and equal tokens (as Python compares them) match.
-    """
-    n_tokens = segment_of.size
-    segment_hash = segment_of.astype(np.uint64)
-    segment_hash *= _MIX
-    non_empty = compress(sentences, lengths.tolist())
-    try:
-        text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
-    except TypeError:  # some token is not a str
-        words = None
-    else:
-        # A NUL inside a spaced line would read as a gap between tokens (it joins lines):
-        # such chunks take the dictionary path, which splits on whitespace only.
-        holds_nul = spaced and text.count("\0") != int(np.count_nonzero(lengths)) - 1
-        words = None if holds_nul else _str_token_words(text, spaced, n_tokens)
-    if words is not None:
-        words, check = words
-        rep = _group_in_segments(words, segment_of, segment_hash)
-        if check(rep):
-            return rep
-    tokens = chain.from_iterable(map(str.split, sentences) if spaced else sentences)
-    return _group_in_segments(_token_ids(tokens, n_tokens).view(np.uint64), segment_of, segment_hash)
-
-
-def _token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
-    # One pass: a token's id is the position of its first occurrence (setdefault keeps it).
-    vocabulary: dict = {}
-    try:
-        return np.fromiter(map(vocabulary.setdefault, tokens, count()), np.int64, n_tokens)
-    except TypeError as error:
-        raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
-
-
-def _str_token_words(text: str, spaced: bool, n_tokens: int):
-    """Per token of ``text``, a 64-bit word standing for its bytes, and a check of groups.
-
-    ``text`` holds the (non-empty) sentences joined with NUL: their tokens joined with NUL
-    too, or with ``spaced`` separated by runs of ASCII spaces. A token of at most 8 bytes
-    is its own word (zero-padded: exact, as no token here holds NUL, so its first byte is
-    not zero unless the token is empty); a longer one gets a hash of its length and words
-    whose low byte is zero and which is not zero, so it never equals a short token's word.
-    Returns ``(words, check)`` where ``check(rep)`` says whether every long token has the
-    bytes of its representative (a hash collision makes it False, and the caller counts
-    with exact ids instead), or None when a token holds NUL. ``str`` subclasses are read
-    (and so compared) by their text.
-    """
-    data = text.encode("utf-8", "surrogatepass")  # injective, lone surrogates included
-    size = len(data)
-    buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
-    buffer[:size] = np.frombuffer(data, np.uint8)
-    aligned = buffer.view("<u8").astype(np.uint64, copy=False)  # a view on little-endian hosts
-    if spaced:
-        starts, lengths = _spaced_tokens(buffer[: size + 1])
-        if starts.size != n_tokens:
-            return None  # some token holds a NUL character
-    else:
-        ends = np.flatnonzero(buffer[:size] == 0)
-        if ends.size != n_tokens - 1:
-            return None  # some token holds a NUL character
-        starts = np.empty(n_tokens, np.int64)
-        starts[0] = 0
-        starts[1:] = ends
-        starts[1:] += 1
-        lengths = np.empty(n_tokens, np.int64)
-        lengths[:-1] = ends
-        lengths[-1] = size
-        lengths -= starts
-    words = _words_at(aligned, starts, lengths)
-    long = np.flatnonzero(lengths > _WORD)
-    if long.size:
-        hashed = _hash_long(aligned, np.take(starts, long), np.take(lengths, long), np.take(words, long))
-        hashed &= ~np.uint64(0xFF)
-        hashed |= np.uint64(0x100)
-        words[long] = hashed
-
-    def check(rep: np.ndarray) -> bool:
-        other = np.take(rep, long)
-        moved = other != long
-        return _tokens_equal(aligned, starts, lengths, long[moved], other[moved])
-
-    return words, check
-
-
-def _spaced_tokens(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the runs of bytes other than space and NUL (``codes`` ends with NUL)."""
-    gap = codes == _SPACE
-    gap |= codes == 0
-    edge = gap[1:] != gap[:-1]  # a token starts after a gap and ends before one
-    bounds = np.flatnonzero(edge)
-    bounds += 1
-    if not gap[0]:
-        bounds = np.concatenate(([0], bounds))
-    starts = bounds[0::2]
-    return starts, bounds[1::2] - starts
-
-
-def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The bytes ``starts[i] .. starts[i] + min(lengths[i], 8)`` as little-endian words.
-
-    Two aligned reads and shifts per token (unaligned fancy indexing is several times slower).
-    """
-    index = starts >> 3
-    shift = ((starts & 7) << 3).astype(np.uint64)
-    words = np.take(aligned, index)
-    words >>= shift
-    index += 1
-    high = np.take(aligned, index)
-    high <<= np.uint64(1)
-    high <<= np.uint64(63) - shift  # two steps: a shift by 64 is not defined
-    words |= high
-    words &= np.take(_WORD_MASKS, np.minimum(lengths, _WORD))
-    return words
-
-
-def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every 8-byte word of tokens of these byte lengths: its token, its byte offset in the
-    token, and each token's index of its first word (one C-level pass, whatever the lengths)."""
-    n_words = (lengths + (_WORD - 1)) // _WORD
-    first_word = np.cumsum(n_words) - n_words
-    token = np.repeat(np.arange(lengths.size), n_words)
-    offset = np.arange(token.size, dtype=np.int64)
-    offset -= np.repeat(first_word, n_words)
-    offset *= _WORD
-    return token, offset, first_word
-
-
-def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens longer than one word (their length and every word).
-
-    Each word is mixed with its offset and the mixed words of a token are summed (modulo
-    2**64), so the cost is linear in the bytes with a fixed number of numpy passes, however
-    long a token is. ``first`` (the tokens' first words) is part of the words read here.
-    """
-    token, offset, first_word = _word_spans(lengths)
-    words = _words_at(aligned, np.take(starts, token) + offset, np.take(lengths, token) - offset)
-    mixed = offset.astype(np.uint64)
-    mixed *= _GOLDEN
-    mixed ^= words
-    mixed *= _MIX
-    mixed ^= mixed >> np.uint64(29)
-    mixed *= _GOLDEN
-    hashed = np.add.reduceat(mixed, first_word) if mixed.size else np.zeros(0, np.uint64)
-    length_hash = lengths.astype(np.uint64)
-    length_hash *= _MIX
-    hashed ^= length_hash
-    hashed *= _GOLDEN
-    hashed ^= hashed >> np.uint64(32)
-    return hashed
-
-
-def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether every token ``a[i]`` has the same bytes as token ``b[i]`` (one pass over their words)."""
-    length = np.take(lengths, a)
-    if not np.array_equal(length, np.take(lengths, b)):
-        return False
-    token, offset, _ = _word_spans(length)
-    rest = np.take(length, token) - offset
-    return np.array_equal(
-        _words_at(aligned, np.take(np.take(starts, a), token) + offset, rest),
-        _words_at(aligned, np.take(np.take(starts, b), token) + offset, rest),
-    )
 
 
 # -- the counting core, written once over a small backend interface -------------------

@@ -16,6 +16,7 @@ import evaluate
 # No comment may follow an import line: evaluate reads "import .x  # ..." as a download URL.
 from .engine import segment_rows
 from .gleu import text_stats
+from .keys import _group_keys
 from .lines import split_lines
 from .parallel import parallel_stats
 from .scorer import GLEU, GleuScore

@@ -8,7 +8,7 @@ to nltk's ``sentence_gleu([reference], hypothesis, min_len, max_len)`` (``==``),
 How it works (exact integer counts, then one matrix product):
 
 1. Every sentence of both sides goes into one batch that is ONE segment for the engine's
-   grouping (:func:`google_bleu.engine._token_groups`, :func:`~google_bleu.engine._group_keys`),
+   grouping (:func:`google_bleu.keys._token_groups`, :func:`~google_bleu.keys._group_keys`),
    so equal n-grams of different sentences share a group. Order n+1 keys a position by
    the groups of its n-gram and of its neighbour's, as the engine does.
 2. Per order, each (sentence, n-gram) pair is counted. Only n-grams that occur on both
@@ -49,7 +49,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from .batched import _flat_numpy
-from .engine import _group_in_segments, _group_keys, _token_groups, ngram_counts
+from .engine import ngram_counts
+from .keys import _group_in_segments, _group_keys, _token_groups
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .validation import check_id_tensor, check_lengths, check_orders, check_pad_id, describe, id_array, is_tensor
 

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import google_bleu.engine as engine
 import google_bleu.gleu as gleu
+import google_bleu.keys as keys
 from google_bleu import corpus_gleu, get_tokenizer, gleu_stats, text_stats
 from google_bleu.validation import check_texts, check_tokens
 from tests.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
@@ -207,21 +208,21 @@ def _groups(sentences, spaced=False, segments=None):
     """The engine's order-1 groups of one chunk: a representative position per token."""
     lengths = np.array([len(s.split()) if spaced else len(s) for s in sentences], np.int64)
     segment_of = np.zeros(int(lengths.sum()), np.int64) if segments is None else np.repeat(segments, lengths)
-    return engine._token_groups(sentences, lengths, spaced, segment_of)
+    return keys._token_groups(sentences, lengths, spaced, segment_of)
 
 
 def _str_words(sentences, spaced=False):
     n = sum(len(s.split()) if spaced else len(s) for s in sentences)
     non_empty = [s for s in sentences if s]
     text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
-    return engine._str_token_words(text, spaced, n)
+    return keys._str_token_words(text, spaced, n)
 
 
 def _no_dictionary(monkeypatch):
     def refuse(tokens, n_tokens):
         raise AssertionError("the dictionary path was taken")
 
-    monkeypatch.setattr(engine, "_token_ids", refuse)
+    monkeypatch.setattr(keys, "_token_ids", refuse)
 
 
 def _same_partition(rep, flat):
@@ -271,10 +272,10 @@ def test_str_path_declines_tokens_holding_nul():
 def test_long_token_hash_collisions_fall_back_to_the_dictionary(monkeypatch):
     # Every long token hashed alike: the byte check finds the collision, and the chunk is
     # counted with exact ids from the dictionary instead.
-    monkeypatch.setattr(engine, "_hash_long", lambda aligned, starts, lengths, first: np.zeros(starts.size, np.uint64))
+    monkeypatch.setattr(keys, "_hash_long", lambda aligned, starts, lengths, first: np.zeros(starts.size, np.uint64))
     calls = []
-    token_ids = engine._token_ids
-    monkeypatch.setattr(engine, "_token_ids", lambda *args: calls.append(1) or token_ids(*args))
+    token_ids = keys._token_ids
+    monkeypatch.setattr(keys, "_token_ids", lambda *args: calls.append(1) or token_ids(*args))
     flat = ["abcdefghijk", "abcdefghijl", "abcdefghijk", "a", "abcdefghijkl"]
     _same_partition(_groups([flat]).tolist(), flat)
     assert calls
@@ -294,7 +295,7 @@ def test_group_is_exact_whatever_the_hash(pairs, buckets):
     a = np.array([x for x, _ in pairs], np.int64)
     b = np.array([y for _, y in pairs], np.int64)
     hashed = ((a + b) % buckets).astype(np.uint64) << np.uint64(60)
-    rep = engine._group(hashed, (a, b))
+    rep = keys._group(hashed, (a, b))
     assert (np.take(rep, rep) == rep).all() if pairs else rep.size == 0
     _same_partition(rep.tolist(), pairs)
 
@@ -305,6 +306,6 @@ def test_forced_collisions_give_the_same_scores(monkeypatch):
     hyps = [["a", "b", "abcdefghij", "é"], ["x", "y"], []]
     refs = [[["a", "abcdefghij", "b"], ["é"]], [["y", "x", "y"]], [["z"]]]
     expected = gleu_stats(hyps, refs)
-    monkeypatch.setattr(engine, "_GOLDEN", np.uint64(0))
+    monkeypatch.setattr(keys, "_GOLDEN", np.uint64(0))
     assert gleu_stats(hyps, refs) == expected
     assert expected.score() == nltk_corpus(refs, hyps)
