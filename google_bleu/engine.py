@@ -9,8 +9,8 @@ call reads nothing back to the host and can be replayed as a CUDA graph).
 A chunk of segments is one array of positions: the hypotheses' tokens, then the
 references' (segment by segment). Order 1 groups each position with the equal tokens of
 its segment (token keys and the hash table: :mod:`google_bleu.keys`; integer ids are
-their own keys). Order n+1 keys
-position p by the pair (group of the n-gram at p, group of the n-gram at p + 1). Counting
+their own keys). Order n+1 keys position p by the pair (group of the n-gram at p, group
+of the n-gram at p + 1). Counting
 group labels gives each n-gram's count in the hypothesis and in each reference; clipped
 matches are summed per reference, and the reference kept for a segment is the first with
 the highest ``n_match / max(n_hyp, n_ref)``, as nltk's ``max`` keeps it. N-gram totals
