@@ -23,7 +23,7 @@ def serve() -> Iterator[str]:
 
     port = free_port()
     app.demo.launch(
-        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **app.LAUNCH_KWARGS
+        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **app.launch_kwargs()
     )
     try:
         yield f"http://127.0.0.1:{port}/"
