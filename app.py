@@ -288,7 +288,7 @@ def compute(
     try:
         return score(predictions, references, tokenizer, min_len, max_len, lowercase).output
     except InputError as error:
-        raise gr.Error(str(error)) from None
+        raise gr.Error(str(error), print_exception=False) from None
 
 
 # -- the page ---------------------------------------------------------------------------
