@@ -1,8 +1,8 @@
 """The Gradio Space for google-bleu: score, compare and see why, in the browser.
 
-A thin adapter: text in, :func:`google_bleu.text_stats` for the numbers,
-:func:`google_bleu.explain` for the highlighted matches, the evaluate module's
-``result`` dict for the output. It holds no scoring logic of its own.
+A thin adapter: text in, one :class:`google_bleu.GLEU` built from the chosen settings per
+request, its :class:`google_bleu.GleuScore` out, and :func:`google_bleu.explain` for the
+highlighted matches of the one segment shown. It holds no scoring logic of its own.
 
 Run it with ``make app`` (or ``python app.py``). Besides the page, it serves a named API
 endpoint ``compute`` for ``gradio_client``::
@@ -10,15 +10,26 @@ endpoint ``compute`` for ``gradio_client``::
     from gradio_client import Client
     Client("http://127.0.0.1:7860/").predict(
         "the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False, api_name="/compute"
-    )  # the evaluate module's dict, with sentence_scores
+    )  # GleuScore.to_dict() (the evaluate module's keys and the exact totals), with sentence_scores
 
-Limits that protect a public Space: at most ``MAX_INPUT_CHARS`` characters and
-``MAX_SEGMENTS`` lines; user text is only split and tokenized, never evaluated; the app
-itself writes no file (gradio keeps uploads in its temporary directory).
+Limits that protect a public Space, each with its own message:
+
+- a request body larger than ``MAX_REQUEST_BYTES`` is refused before it is read or
+  parsed (:class:`RequestSizeLimit`, HTTP 413);
+- at most ``MAX_INPUT_CHARS`` characters and ``MAX_SEGMENTS`` lines are scored;
+- ``CONCURRENCY`` requests are computed at a time, ``QUEUE_SIZE`` wait, and gradio keeps
+  the state of at most ``SESSION_CAPACITY`` sessions, so memory stays bounded over any
+  number of requests;
+- the page explains one segment at a time (cost linear in its tokens times ``max_len``)
+  and highlights at most ``MAX_SHOWN_TOKENS`` tokens a side, saying so when it cuts.
+
+User text is only split and tokenized, never evaluated; the app itself writes no file
+(gradio keeps uploads in its temporary directory).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +38,11 @@ from typing import Any
 import gradio as gr
 import numpy as np
 import pandas as pd
+from fastapi import HTTPException
+from starlette.middleware import Middleware
 
-from google_bleu import GleuStats, Tokenizer, explain, get_tokenizer, text_stats
-from google_bleu.google_bleu import result
-from google_bleu.signature import count_references, signature
+from google_bleu import GLEU, GleuStats, explain, get_tokenizer
+from google_bleu.signature import count_references
 from google_bleu.validation import MAX_ORDER
 
 #: Largest input accepted, predictions and references together, in characters.
@@ -39,6 +51,19 @@ MAX_INPUT_CHARS = 2_000_000
 MAX_SEGMENTS = 20_000
 #: Largest uploaded file, in bytes (UTF-8 takes at most 4 bytes a character).
 MAX_FILE_BYTES = 4 * MAX_INPUT_CHARS
+#: Largest request body, in bytes: JSON writes a character in at most 6 bytes (``\uXXXX``),
+#: plus room for the other fields. Uploads (multipart) have their own cap, ``MAX_FILE_BYTES``.
+MAX_REQUEST_BYTES = 6 * MAX_INPUT_CHARS + (1 << 20)
+#: Requests computed at the same time (a free Space has 2 CPU cores).
+CONCURRENCY = 2
+#: Requests that may wait in the queue; more are turned away with a message.
+QUEUE_SIZE = 64
+#: Sessions whose state gradio keeps (inputs and outputs of their last request).
+SESSION_CAPACITY = 64
+#: Most tokens a side highlighted in "Why this score".
+MAX_SHOWN_TOKENS = 1_000
+#: Most characters of a prediction or reference shown in a table cell.
+MAX_CELL_CHARS = 300
 
 #: Tokenizers this page may offer. The SentencePiece ones are left out: they download a
 #: model at first use and write it outside a temporary directory.
@@ -80,26 +105,103 @@ def _available(name: str) -> bool:
 TOKENIZERS = [name for name in CANDIDATE_TOKENIZERS if _available(name)]
 
 
-# -- parsing ---------------------------------------------------------------------------
-def split_lines(text: str) -> list[str]:
-    """One segment a line: every newline starts a line, so nothing is dropped.
+# -- the request size cap ----------------------------------------------------------------
+class RequestSizeLimit:
+    """ASGI middleware: refuses a request body over ``max_bytes`` before anything parses it.
 
-    A line's final ``\\r`` (Windows line ends) is not part of the segment.
+    A declared ``Content-Length`` over the cap is answered 413 at once, without reading the
+    body; a body sent without one (chunked) is counted as it arrives and refused as soon
+    as it passes the cap, so at most ``max_bytes`` of it is ever held.
+    """
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    def _too_large(self, size: str) -> HTTPException:
+        return HTTPException(
+            status_code=413,
+            detail=f"request too large: {size} bytes, this Space takes at most {self.max_bytes:,} "
+            f"(at most {MAX_INPUT_CHARS:,} characters of text; use the google-bleu package or CLI "
+            "for larger corpora)",
+        )
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            await self._refuse(send, f"{int(declared):,}" if declared.isdigit() else "unknown")
+            return
+        received = 0
+
+        async def limited_receive() -> dict:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    # An HTTPException passes through FastAPI's body parsing unchanged.
+                    raise self._too_large(f"more than {self.max_bytes:,}")
+            return message
+
+        await self.app(scope, limited_receive, send)
+
+    async def _refuse(self, send: Any, size: str) -> None:
+        error = self._too_large(size)
+        body = json.dumps({"detail": error.detail}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+# -- parsing ---------------------------------------------------------------------------
+# The shared line policy (sacrebleu's command line): lines split on "\n" only, a final
+# newline ends the last line, trailing whitespace is stripped. Same names and behaviour
+# as google_bleu.lines, which replaces these two functions with one import.
+def split_lines(text: str) -> list[str]:
+    """One segment a line; a final newline ends the last line; trailing whitespace goes.
 
     Example:
-        >>> split_lines("a\\n\\nb"), split_lines("a\\r\\nb\\n")
-        (['a', '', 'b'], ['a', 'b', ''])
+        >>> split_lines("a\\n\\nb"), split_lines("a \\r\\nb\\n"), split_lines("")
+        (['a', '', 'b'], ['a', 'b'], [])
     """
-    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.rstrip() for line in lines]
 
 
-def _file_lines(text: str) -> list[str]:
-    # In a file, the final newline ends the last line rather than starting one.
-    return split_lines(text[:-1] if text.endswith("\n") else text)
+def lines_from_text(text: str) -> list[str]:
+    """Lines of text pasted into the page (the same rule as files)."""
+    return split_lines(text)
+
+
+def _check_text(name: str, text: Any) -> None:
+    if not isinstance(text, str):
+        raise InputError(f"{name} must be text (one segment a line), got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        line = text.count("\n", 0, error.start) + 1
+        raise InputError(
+            f"{name} line {line} holds a lone surrogate (U+{ord(text[error.start]):04X}), which is not valid text"
+        ) from None
 
 
 def parse_inputs(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
-    """Predictions and references (tab-separated columns) from the two text boxes."""
+    """Predictions and references (tab-separated columns) from the two text boxes.
+
+    Example:
+        >>> parse_inputs("a\\nb\\n", "x\\ty\\nz")
+        (['a', 'b'], [['x', 'y'], ['z']])
+    """
     for name, value in (("predictions", predictions), ("references", references)):
         if not isinstance(value, str):
             raise InputError(f"{name} must be text (one segment a line), got {type(value).__name__}")
@@ -109,20 +211,18 @@ def parse_inputs(predictions: Any, references: Any) -> tuple[list[str], list[lis
             f"input too large: {size:,} characters, this page takes at most {MAX_INPUT_CHARS:,} "
             "(use the google-bleu package or CLI for larger corpora)"
         )
+    _check_text("predictions", predictions)
+    _check_text("references", references)
     if not predictions.strip() and not references.strip():
         raise InputError("no input: paste predictions and references, one segment a line")
     if not references.strip():
         raise InputError("references are empty: paste one reference a line (several: separated by tabs)")
-    prediction_lines = split_lines(predictions)
-    reference_lines = split_lines(references)
+    prediction_lines = lines_from_text(predictions)
+    reference_lines = lines_from_text(references)
     if len(prediction_lines) != len(reference_lines):
-        hint = ""
-        if predictions.endswith("\n") != references.endswith("\n"):
-            side = "predictions" if predictions.endswith("\n") else "references"
-            hint = f"; the {side} end with a newline, which starts one more (empty) line"
         raise InputError(
             f"{len(prediction_lines)} prediction lines but {len(reference_lines)} reference lines: "
-            f"give one line for each segment in both (an empty line is an empty segment){hint}"
+            "give one line for each segment in both (an empty line is an empty segment)"
         )
     if len(prediction_lines) > MAX_SEGMENTS:
         raise InputError(f"too many segments: {len(prediction_lines):,}, this page takes at most {MAX_SEGMENTS:,}")
@@ -131,13 +231,23 @@ def parse_inputs(predictions: Any, references: Any) -> tuple[list[str], list[lis
 
 @dataclass
 class Scored:
-    """One scoring request: the parsed input, the tokenizer and the statistics."""
+    """One scoring request: the parsed input, the scorer, its statistics and score."""
 
     predictions: list[str]
     references: list[list[str]]
-    tokenize: Tokenizer
+    scorer: GLEU
     stats: GleuStats
-    signature: str
+    output: dict
+
+
+def scorer_for(tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> GLEU:
+    """The :class:`GLEU` of the chosen settings; a bad setting becomes an :class:`InputError`."""
+    if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
+        raise InputError(f"unknown tokenizer {tokenizer!r}: this page offers {', '.join(TOKENIZERS)}")
+    try:
+        return GLEU(tokenizer, lowercase=lowercase, min_len=min_len, max_len=max_len)
+    except (ValueError, TypeError, ImportError) as error:
+        raise InputError(str(error)) from None
 
 
 def score(
@@ -149,16 +259,15 @@ def score(
     lowercase: Any = False,
 ) -> Scored:
     """Parses and scores the text boxes; every problem becomes an :class:`InputError`."""
+    scorer = scorer_for(tokenizer, min_len, max_len, lowercase)
     prediction_lines, reference_lists = parse_inputs(predictions, references)
-    if tokenizer not in TOKENIZERS:
-        raise InputError(f"unknown tokenizer {tokenizer!r}: this page offers {', '.join(TOKENIZERS)}")
     try:
-        tokenize = get_tokenizer(tokenizer, lowercase)
-        stats = text_stats(prediction_lines, reference_lists, tokenize, False, min_len, max_len)
-    except (ValueError, TypeError, ImportError) as error:
+        stats = scorer.stats(prediction_lines, reference_lists)
+    except (ValueError, TypeError) as error:
         raise InputError(str(error)) from None
-    sig = signature(count_references(reference_lists), tokenize.name, lowercase, stats.min_len, stats.max_len)
-    return Scored(prediction_lines, reference_lists, tokenize, stats, sig)
+    output = scorer.score_stats(stats, count_references(reference_lists)).to_dict()
+    output["sentence_scores"] = stats.sentence_scores().tolist()
+    return Scored(prediction_lines, reference_lists, scorer, stats, output)
 
 
 # -- the API endpoint -------------------------------------------------------------------
@@ -173,14 +282,13 @@ def compute(
     """Google-BLEU of newline-separated predictions against newline-separated references.
 
     Several references for a segment are separated by tabs on its line. Returns the
-    evaluate module's result: google_bleu, precision, recall, signature and
-    sentence_scores.
+    score as a dict: google_bleu, precision, recall, signature, the exact totals
+    n_match, n_hyp, n_ref, n_all, and sentence_scores.
     """
     try:
-        scored = score(predictions, references, tokenizer, min_len, max_len, lowercase)
+        return score(predictions, references, tokenizer, min_len, max_len, lowercase).output
     except InputError as error:
-        raise gr.Error(str(error)) from None
-    return result(scored.stats, scored.signature, return_sentence_scores=True)
+        raise gr.Error(str(error), print_exception=False) from None
 
 
 # -- the page ---------------------------------------------------------------------------
@@ -197,28 +305,23 @@ def score_card(output: dict, n_segments: int) -> str:
     )
 
 
+def _cell(text: str) -> str:
+    """A table cell: at most ``MAX_CELL_CHARS`` characters, saying how many more there are."""
+    if len(text) <= MAX_CELL_CHARS:
+        return text
+    return f"{text[:MAX_CELL_CHARS]}… (+{len(text) - MAX_CELL_CHARS:,} characters)"
+
+
 def segment_table(scored: Scored) -> pd.DataFrame:
-    """Per segment: number, score, prediction, chosen reference and counts."""
+    """Per segment: number, score, prediction, chosen reference (the engine's) and counts."""
     rows = scored.stats.rows
-    sentence_scores = scored.stats.sentence_scores()
-    chosen = []
-    for i, refs in enumerate(scored.references):
-        if len(refs) == 1:
-            chosen.append(0)
-        else:
-            explanation = explain(
-                scored.tokenize(scored.predictions[i]),
-                scored.tokenize.tokenize_all(refs),
-                scored.stats.min_len,
-                scored.stats.max_len,
-            )
-            chosen.append(explanation.reference_index or 0)
+    chosen = np.maximum(scored.stats.reference_index, 0).tolist()  # -1: no candidate, show the first
     return pd.DataFrame(
         {
             "#": np.arange(1, len(rows) + 1),
-            "GLEU": np.round(sentence_scores, 4),
-            "prediction": scored.predictions,
-            "chosen reference": [refs[j] for refs, j in zip(scored.references, chosen)],
+            "GLEU": np.round(scored.stats.sentence_scores(), 4),
+            "prediction": [_cell(text) for text in scored.predictions],
+            "chosen reference": [_cell(refs[j]) for refs, j in zip(scored.references, chosen)],
             "ref": [j + 1 for j in chosen],
             "n_match": rows[:, 0],
             "n_all": rows[:, 3],
@@ -233,38 +336,45 @@ def score_histogram(sentence_scores: np.ndarray) -> pd.DataFrame:
     return pd.DataFrame({"sentence GLEU": labels, "segments": counts})
 
 
+def _spans(tokens: tuple, orders: list[int]) -> list[tuple[str, str | None]]:
+    # Neighbouring tokens of the same colour form one span, with spaces between spans.
+    out: list[tuple[str, str | None]] = []
+    for token, order in zip(tokens, orders):
+        label = f"{order}-gram" if order else None
+        if out and out[-1][1] == label:
+            out[-1] = (f"{out[-1][0]} {token}", label)
+        else:
+            if out:
+                out.append((" ", None))
+            out.append((str(token), label))
+    if len(tokens) > len(orders):
+        out.append((f" … (showing the first {len(orders):,} of {len(tokens):,} tokens)", None))
+    return out or [("(empty)", None)]
+
+
 def highlight(state: dict | None, segment: Any) -> tuple[Any, Any, str]:
-    """The selected segment's prediction and chosen reference, matched n-grams highlighted."""
+    """The selected segment's prediction and chosen reference, matched n-grams highlighted.
+
+    Only this segment is tokenized and explained, against the reference the engine chose.
+    """
     if not state:
         return None, None, ""
     n_segments = len(state["predictions"])
     if isinstance(segment, bool) or not isinstance(segment, (int, float)) or not 1 <= segment <= n_segments:
         return None, None, f"⚠️ **choose a segment between 1 and {n_segments}**"
     index = int(segment) - 1
-    tokenize = get_tokenizer(state["tokenizer"], state["lowercase"])
+    scorer = scorer_for(state["tokenizer"], state["min_len"], state["max_len"], state["lowercase"])
     references = state["references"][index]
-    explanation = explain(
+    chosen = state["reference_index"][index]
+    tokenize = scorer.tokenizer
+    e = explain(
         tokenize(state["predictions"][index]),
-        tokenize.tokenize_all(references),
-        state["min_len"],
-        state["max_len"],
+        [tokenize(references[max(chosen, 0)])],
+        scorer.min_len,
+        scorer.max_len,
+        limit=MAX_SHOWN_TOKENS,
     )
-
-    def spans(tokens: tuple, orders: list[int]) -> list[tuple[str, str | None]]:
-        # Neighbouring tokens of the same colour form one span, with spaces between spans.
-        out: list[tuple[str, str | None]] = []
-        for token, order in zip(tokens, orders):
-            label = f"{order}-gram" if order else None
-            if out and out[-1][1] == label:
-                out[-1] = (f"{out[-1][0]} {token}", label)
-            else:
-                if out:
-                    out.append((" ", None))
-                out.append((str(token), label))
-        return out or [("(empty)", None)]
-
-    e = explanation
-    chosen = "" if len(references) == 1 else f" · reference {(e.reference_index or 0) + 1} of {len(references)} chosen"
+    which = "" if len(references) == 1 else f" · reference {max(chosen, 0) + 1} of {len(references)} chosen"
     orders = f"{e.min_len}" if e.min_len == e.max_len else f"{e.min_len}–{e.max_len}"
     if e.n_all:
         arithmetic = (
@@ -274,8 +384,21 @@ def highlight(state: dict | None, segment: Any) -> tuple[Any, Any, str]:
         )
     else:
         arithmetic = "no n-gram on either side: GLEU 0, and the segment adds nothing to the corpus sums"
-    info = f"**Segment {index + 1}**{chosen}. {arithmetic}. Each token is coloured by the longest matched n-gram it belongs to."
-    return spans(e.hypothesis, e.hypothesis_orders()), spans(e.reference, e.reference_orders()), info
+    longest = max(len(e.hypothesis), len(e.reference))
+    cut = (
+        f" Only the first {MAX_SHOWN_TOKENS:,} tokens of each side are highlighted ({longest:,} in the longer)."
+        if longest > MAX_SHOWN_TOKENS
+        else ""
+    )
+    info = (
+        f"**Segment {index + 1}**{which}. {arithmetic}. "
+        f"Each token is coloured by the longest matched n-gram it belongs to.{cut}"
+    )
+    return (
+        _spans(e.hypothesis, e.hypothesis_orders(MAX_SHOWN_TOKENS)),
+        _spans(e.reference, e.reference_orders(MAX_SHOWN_TOKENS)),
+        info,
+    )
 
 
 def run(predictions: Any, references: Any, tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> tuple:
@@ -285,22 +408,22 @@ def run(predictions: Any, references: Any, tokenizer: Any, min_len: Any, max_len
     except InputError as error:
         # Nothing of an earlier result stays on the page to be mistaken for this input's.
         return (_message(str(error)), "", None, None, None, None, gr.update(value=1), None, None, "")
-    output = result(scored.stats, scored.signature, return_sentence_scores=True)
     state = {
         "predictions": scored.predictions,
         "references": scored.references,
+        "reference_index": scored.stats.reference_index.tolist(),
         "tokenizer": tokenizer,
-        "lowercase": lowercase,
-        "min_len": scored.stats.min_len,
-        "max_len": scored.stats.max_len,
+        "lowercase": scored.scorer.lowercase,
+        "min_len": scored.scorer.min_len,
+        "max_len": scored.scorer.max_len,
     }
     hyp_spans, ref_spans, info = highlight(state, 1)
     return (
         gr.update(value="", visible=False),
-        score_card(output, len(scored.predictions)),
+        score_card(scored.output, len(scored.predictions)),
         segment_table(scored),
         score_histogram(scored.stats.sentence_scores()),
-        output,
+        scored.output,
         state,
         gr.update(value=1, maximum=len(scored.predictions)),
         hyp_spans,
@@ -316,10 +439,10 @@ def read_upload(path: str) -> list[str]:
     if size > MAX_FILE_BYTES:
         raise InputError(f"{name} is too large: {size:,} bytes, at most {MAX_FILE_BYTES:,}")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_bytes().decode("utf-8")
     except UnicodeDecodeError as error:
         raise InputError(f"{name} is not UTF-8 text ({error.reason} at byte {error.start})") from None
-    return _file_lines(text)
+    return split_lines(text)
 
 
 def load_predictions(path: str | None) -> tuple[Any, Any]:
@@ -366,7 +489,7 @@ _CARD_REFERENCES = (
 
 def _sample(folder: str, system: str, start: int, stop: int) -> tuple[str, str]:
     def lines(name: str) -> list[str]:
-        return _file_lines((SAMPLES / folder / name).read_text(encoding="utf-8"))[start:stop]
+        return split_lines((SAMPLES / folder / name).read_text(encoding="utf-8"))[start:stop]
 
     return "\n".join(lines(f"sys_{system}.txt")), "\n".join(lines("ref0.txt"))
 
@@ -498,14 +621,23 @@ def build() -> gr.Blocks:
         prediction_file.upload(load_predictions, prediction_file, [predictions, message], api_visibility="private")
         reference_files.upload(load_references, reference_files, [references, message], api_visibility="private")
         gr.api(compute, api_name="compute")
-    demo.queue(default_concurrency_limit=4, max_size=64)
+    demo.queue(default_concurrency_limit=CONCURRENCY, max_size=QUEUE_SIZE)
     return demo
 
 
-#: Keyword arguments of ``demo.launch`` shared by ``python app.py`` and the tests.
-LAUNCH_KWARGS: dict[str, Any] = {"theme": THEME, "css": CSS, "max_file_size": MAX_FILE_BYTES}
+def launch_kwargs() -> dict[str, Any]:
+    """Keyword arguments of ``demo.launch`` shared by ``python app.py`` and the tests
+    (a fresh dict each time: gradio adds to ``app_kwargs``)."""
+    return {
+        "theme": THEME,
+        "css": CSS,
+        "max_file_size": MAX_FILE_BYTES,
+        "state_session_capacity": SESSION_CAPACITY,
+        "app_kwargs": {"middleware": [Middleware(RequestSizeLimit, max_bytes=MAX_REQUEST_BYTES)]},
+    }
+
 
 demo = build()
 
 if __name__ == "__main__":
-    demo.launch(**LAUNCH_KWARGS)
+    demo.launch(**launch_kwargs())

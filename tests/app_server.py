@@ -23,9 +23,25 @@ def serve() -> Iterator[str]:
 
     port = free_port()
     app.demo.launch(
-        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **app.LAUNCH_KWARGS
+        server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True, **app.launch_kwargs()
     )
     try:
         yield f"http://127.0.0.1:{port}/"
     finally:
         app.demo.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m tests.app_server PORT``: serves the Space on 127.0.0.1:PORT until killed
+    (the load test runs it as a separate process, so it can watch the server's memory)."""
+    import sys
+
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    import app
+
+    port = int((argv if argv is not None else sys.argv[1:])[0])
+    app.demo.launch(server_name="127.0.0.1", server_port=port, quiet=True, **app.launch_kwargs())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,24 +1,30 @@
-"""The Space (app.py): the real app on a local port, driven with gradio_client.
+"""The Space (app.py): the real app on a local port, driven with gradio_client and HTTP.
 
-Scores through the ``compute`` endpoint equal the evaluate module's on real data; bad input
-gives its message; concurrent requests get their own results. The page's helpers are
-tested directly; the page itself in a real browser in test_browser.py.
+Scores through the ``compute`` endpoint equal the evaluate module's and ``GLEU``'s on real
+data; bad input of every class gives its message (never a traceback); oversize bodies are
+refused before they are parsed; concurrent requests get their own results. The page's
+helpers are tested directly; the page itself in a real browser in test_browser.py, and
+under load in test_app_load.py.
 """
 
 from __future__ import annotations
 
 import doctest
+import http.client
+import json
 import re
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
 import evaluate
 import gradio
+import httpx
 import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 import app
-from google_bleu import explain, get_tokenizer, text_stats
+from google_bleu import GLEU, explain, get_tokenizer, text_stats
 from tests.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO, SAMPLES, read_lines
 
 
@@ -32,19 +38,30 @@ def client(app_url):
     return Client(app_url, verbose=False)
 
 
+def as_lines(lines):
+    """Lines as a file holds them: each ends with a newline (so a last empty line is kept)."""
+    return "".join(line + "\n" for line in lines)
+
+
 def as_text(references):
     """References in the page's format: one line a segment, several separated by tabs."""
-    return "\n".join("\t".join(refs) if isinstance(refs, list) else refs for refs in references)
+    return as_lines("\t".join(refs) if isinstance(refs, list) else refs for refs in references)
 
 
 def call(client, predictions, references, tokenizer="13a", min_len=1, max_len=4, lowercase=False):
     return client.predict(
-        "\n".join(predictions), as_text(references), tokenizer, min_len, max_len, lowercase, api_name="/compute"
+        as_lines(predictions), as_text(references), tokenizer, min_len, max_len, lowercase, api_name="/compute"
     )
 
 
 def expected(metric, predictions, references, **options):
-    return metric.compute(predictions=predictions, references=references, return_sentence_scores=True, **options)
+    """The evaluate module's dict plus the exact totals of ``GLEU`` on the same input."""
+    out = metric.compute(predictions=predictions, references=references, return_sentence_scores=True, **options)
+    totals = GLEU(**options).corpus_score(predictions, references).to_dict()
+    assert {key: totals[key] for key in ("google_bleu", "precision", "recall", "signature")} == {
+        key: out[key] for key in ("google_bleu", "precision", "recall", "signature")
+    }
+    return {**out, **{key: totals[key] for key in ("n_match", "n_hyp", "n_ref", "n_all")}}
 
 
 # -- the Space files --------------------------------------------------------------------
@@ -125,35 +142,139 @@ def test_empty_predictions_are_scored_not_dropped(client, metric):
     assert len(got["sentence_scores"]) == len(lines) and got["sentence_scores"][lines.index("")] == 0.0
 
 
-def test_every_newline_starts_a_line(client, metric):
-    got = client.predict("a b\nc d\n", "a b\nc e\n", "13a", 1, 4, False, api_name="/compute")
-    assert got == expected(metric, ["a b", "c d", ""], ["a b", "c e", ""])
-    assert len(got["sentence_scores"]) == 3
-    with pytest.raises(AppError, match="the predictions end with a newline, which starts one more"):
-        client.predict("a b\n", "a b", "13a", 1, 4, False, api_name="/compute")
+def test_the_shared_line_policy(client, metric):
+    # A final newline ends the last line; trailing whitespace (a Windows "\r") goes.
+    got = client.predict("a b\nc d\n", "a b \r\nc e\n", "13a", 1, 4, False, api_name="/compute")
+    assert got == expected(metric, ["a b", "c d"], ["a b", "c e"])
+    # An empty line inside is an empty segment, scored and not dropped.
+    got = client.predict("a b\n\nc", "a b\nx\nc", "13a", 1, 4, False, api_name="/compute")
+    assert got == expected(metric, ["a b", "", "c"], ["a b", "x", "c"])
+    assert app.split_lines("a\n") == app.split_lines("a") == ["a"] and app.split_lines("\n") == [""]
+
+
+def test_nul_is_scored_as_the_core_scores_it(client, metric):
+    predictions, references = ["\x00a b", "a\x00 b"], ["a b", "a b"]
+    got = call(client, predictions, references)
+    assert got == expected(metric, predictions, references)
+    assert got["sentence_scores"] == GLEU().sentence_scores(predictions, references)
 
 
 # -- bad input gives its message ----------------------------------------------------------
-@pytest.mark.parametrize(
-    ("arguments", "message"),
-    [
-        (("a\nb", "a", "13a", 1, 4, False), "2 prediction lines but 1 reference lines"),
-        (("", "", "13a", 1, 4, False), "no input"),
-        (("a b", "  ", "13a", 1, 4, False), "references are empty"),
-        (("a", "a", "nonsense", 1, 4, False), "unknown tokenizer 'nonsense'"),
-        (("a", "a", "spm", 1, 4, False), "unknown tokenizer 'spm'"),
-        (("a", "a", "13a", 0, 4, False), "min_len must be >= 1, got min_len=0"),
-        (("a", "a", "13a", 3, 2, False), "max_len must be >= min_len, got min_len=3 and max_len=2"),
-        (("a", "a", "13a", 1, 101, False), "max_len must be <= 100"),
-        (("a", "a", "13a", 1.5, 4, False), "min_len must be an integer"),
-        (("a", "a", "13a", 1, 4, "yes"), "lowercase must be a bool"),
-        (("x" * app.MAX_INPUT_CHARS, "y", "13a", 1, 4, False), "input too large: 2,000,001 characters"),
-        (("a\n" * app.MAX_SEGMENTS + "a", "a\n" * app.MAX_SEGMENTS + "a", "13a", 1, 4, False), "too many segments"),
-    ],
-)
+BAD_INPUT = [
+    # wrong counts and empty input
+    (("a\nb", "a", "13a", 1, 4, False), "2 prediction lines but 1 reference lines"),
+    (("", "", "13a", 1, 4, False), "no input"),
+    (("a b", "  ", "13a", 1, 4, False), "references are empty"),
+    # bad tokenizer names
+    (("a", "a", "nonsense", 1, 4, False), "unknown tokenizer 'nonsense'"),
+    (("a", "a", "spm", 1, 4, False), "unknown tokenizer 'spm'"),
+    (("a", "a", None, 1, 4, False), "unknown tokenizer None"),
+    (("a", "a", ["13a"], 1, 4, False), "unknown tokenizer ['13a']"),
+    # bad orders
+    (("a", "a", "13a", 0, 4, False), "min_len must be >= 1, got min_len=0"),
+    (("a", "a", "13a", 3, 2, False), "max_len must be >= min_len, got min_len=3 and max_len=2"),
+    (("a", "a", "13a", 1, 101, False), "max_len must be <= 100"),
+    (("a", "a", "13a", 1, 10**12, False), "max_len must be <= 100"),
+    (("a", "a", "13a", 1, -5, False), "max_len must be >= min_len"),
+    (("a", "a", "13a", 1.5, 4, False), "min_len must be an integer"),
+    (("a", "a", "13a", "1", 4, False), "min_len must be an integer"),
+    (("a", "a", "13a", 1, None, False), "max_len must be an integer"),
+    # wrong types
+    (("a", "a", "13a", 1, 4, "yes"), "lowercase must be a bool"),
+    ((1, "a", "13a", 1, 4, False), "predictions must be text (one segment a line), got int"),
+    (("a", ["a"], "13a", 1, 4, False), "references must be text (one segment a line), got list"),
+    ((None, "a", "13a", 1, 4, False), "predictions must be text (one segment a line), got NoneType"),
+    (({"a": 1}, "a", "13a", 1, 4, False), "predictions must be text (one segment a line), got dict"),
+    # lone surrogates (valid JSON, not valid text)
+    (("a\nb\ud800", "a\nb", "13a", 1, 4, False), "predictions line 2 holds a lone surrogate (U+D800)"),
+    (("a", "\udfff", "13a", 1, 4, False), "references line 1 holds a lone surrogate (U+DFFF)"),
+    # oversize (within the request cap, over the text cap)
+    (("x" * app.MAX_INPUT_CHARS, "y", "13a", 1, 4, False), "input too large: 2,000,001 characters"),
+    (("a\n" * app.MAX_SEGMENTS + "a", "a\n" * app.MAX_SEGMENTS + "a", "13a", 1, 4, False), "too many segments"),
+]
+
+
+def http_call(app_url, arguments):
+    """``/compute`` over plain HTTP (JSON with ASCII escapes, so lone surrogates travel):
+    the result stream's last event and its data."""
+    body = json.dumps({"data": list(arguments)}).encode("ascii")
+    response = _post(app_url, body, **{"content-type": "application/json"})
+    assert response.status_code == 200, response.text
+    stream = httpx.get(app_url + f"gradio_api/call/compute/{response.json()['event_id']}", timeout=120).text
+    event, data = re.findall(r"^event: (\w+)\ndata: (.*)$", stream, re.M)[-1]
+    return event, json.loads(data)
+
+
+@pytest.mark.parametrize(("arguments", "message"), [case for case in BAD_INPUT if "surrogate" not in case[1]])
 def test_bad_input_gives_its_message(client, arguments, message):
     with pytest.raises(AppError, match=re.escape(message)):
         client.predict(*arguments, api_name="/compute")
+
+
+@pytest.mark.parametrize(("arguments", "message"), BAD_INPUT)
+def test_bad_input_over_http_gives_its_message(app_url, arguments, message):
+    event, data = http_call(app_url, arguments)
+    assert event == "error" and message in str(data) and "Traceback" not in str(data)
+
+
+@pytest.mark.parametrize(("arguments", "message"), BAD_INPUT)
+def test_bad_input_on_the_page_gives_its_message(arguments, message):
+    # What the Compute button returns: the message, shown, and no result.
+    outputs = app.run(*arguments)
+    assert outputs[0]["visible"] and message in outputs[0]["value"]
+    assert outputs[1] == "" and outputs[4] is None and outputs[5] is None
+
+
+def _post(url, body, **headers):
+    return httpx.post(url + "gradio_api/call/compute", content=body, headers=headers, timeout=60)
+
+
+def test_an_oversize_body_is_refused_before_it_is_parsed(app_url):
+    # A declared length over the cap is answered at once: only one byte of the body is sent,
+    # and the answer comes without the server waiting for (or reading) the rest.
+    too_big = app.MAX_REQUEST_BYTES + 1
+    url = urllib.parse.urlsplit(app_url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/gradio_api/call/compute")
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Content-Length", str(too_big))
+        connection.endheaders(b"{")
+        response = connection.getresponse()
+        assert response.status == 413
+        assert f"request too large: {too_big:,} bytes" in json.loads(response.read())["detail"]
+    finally:
+        connection.close()
+
+
+def test_an_oversize_body_without_a_length_is_cut_off(app_url):
+    # Chunked, with no Content-Length: counted as it arrives and refused past the cap.
+    def chunks():
+        yield b'{"data": ["'
+        for _ in range(app.MAX_REQUEST_BYTES // (1 << 20) + 2):
+            yield b"a" * (1 << 20)
+        yield b'", "a", "13a", 1, 4, false]}'
+
+    response = httpx.post(
+        app_url + "gradio_api/call/compute", content=chunks(), headers={"content-type": "application/json"}, timeout=60
+    )
+    assert response.status_code == 413
+    assert "request too large: more than" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "body", [b"{", b"not json", b'{"data": 5}', b'{"data": "x"}', b"[]", b'{"data": [1, 2]}', b"\xff\xfe"]
+)
+def test_garbage_bodies_get_an_error_not_a_crash(app_url, client, body):
+    response = _post(app_url, body, **{"content-type": "application/json"})
+    assert "Traceback" not in response.text
+    if response.status_code == 200:  # queued: its result stream ends in an error, not a crash
+        stream = httpx.get(app_url + f"gradio_api/call/compute/{response.json()['event_id']}", timeout=60).text
+        assert "event: error" in stream and "Traceback" not in stream
+    else:
+        assert 400 <= response.status_code < 500, response.text
+    # The server still answers a normal request correctly.
+    assert call(client, ["a b"], ["a b"])["google_bleu"] == 1.0
 
 
 # -- concurrency ----------------------------------------------------------------------------
@@ -182,9 +303,10 @@ def test_twenty_concurrent_requests_get_their_own_results(client, metric):
 
 # -- the page's helpers (what the browser shows) ------------------------------------------
 def test_parse_inputs_reads_tab_separated_references():
-    predictions, references = app.parse_inputs("p1\n\np3", "r1\tr1b\nr2\nr3\t")
+    predictions, references = app.parse_inputs("p1\n\np3\n", "r1\tr1b\nr2\n\tr3\t\n")
     assert predictions == ["p1", "", "p3"]
-    assert references == [["r1", "r1b"], ["r2"], ["r3", ""]]
+    # Trailing whitespace (a trailing tab too) goes with the shared line policy; leading stays.
+    assert references == [["r1", "r1b"], ["r2"], ["", "r3"]]
 
 
 def test_segment_table_shows_the_chosen_reference():
@@ -203,14 +325,9 @@ def test_segment_table_shows_the_chosen_reference():
 
 
 def test_highlight_of_a_segment():
-    state = {
-        "predictions": ["the cat sat on the mat"],
-        "references": [["a dog", "the cat ate the mat"]],
-        "tokenizer": "13a",
-        "lowercase": False,
-        "min_len": 1,
-        "max_len": 4,
-    }
+    # The page's own state, from Compute: the engine's choice of reference is kept in it.
+    state = app.run("the cat sat on the mat", "a dog\tthe cat ate the mat", "13a", 1, 4, False)[5]
+    assert state["reference_index"] == [1]
     hyp, ref, info = app.highlight(state, 1)
     assert hyp == [("the cat", "2-gram"), (" ", None), ("sat on", None), (" ", None), ("the mat", "2-gram")]
     assert "".join(text for text, _ in ref) == "the cat ate the mat"
@@ -232,6 +349,31 @@ def test_uploads_fill_the_boxes(tmp_path):
     assert "different numbers of lines (ref0.txt: 3, short.txt: 1)" in message["value"]
     _, message = app.load_predictions(str(tmp_path / "latin1.txt"))
     assert "latin1.txt is not UTF-8 text" in message["value"]
+
+
+def test_explanation_of_a_long_segment_is_cut_with_a_note():
+    line = " ".join(["a", "b"] * 3000)
+    state = {
+        "predictions": [line],
+        "references": [["x", line]],
+        "reference_index": [1],
+        "tokenizer": "13a",
+        "lowercase": False,
+        "min_len": 1,
+        "max_len": 100,
+    }
+    hyp, ref, info = app.highlight(state, 1)
+    assert hyp[-1] == (f" … (showing the first {app.MAX_SHOWN_TOKENS:,} of 6,000 tokens)", None)
+    assert "".join(text for text, _ in hyp[:-1]).split() == line.split()[: app.MAX_SHOWN_TOKENS]
+    assert f"Only the first {app.MAX_SHOWN_TOKENS:,} tokens of each side are highlighted" in info
+    row = GLEU(max_len=100).stats([line], [["x", line]]).rows[0].tolist()
+    assert f"**{row[0]}** matched n-grams" in info and "reference 2 of 2 chosen" in info
+
+
+def test_long_cells_say_how_much_is_not_shown():
+    scored = app.score("a " * 400, "b", "13a", 1, 4, False)
+    cell = app.segment_table(scored)["prediction"][0]
+    assert cell.startswith("a a") and cell.endswith(f"… (+{800 - 1 - app.MAX_CELL_CHARS:,} characters)")
 
 
 def test_run_shows_a_message_for_bad_input():

@@ -114,3 +114,16 @@ def test_example_click_and_bad_input_message(page):
     # The earlier result is cleared, so it cannot be taken for this input's.
     page.wait_for_selector("#score h2", state="detached")
     page.screenshot(path=str(ARTIFACTS / "space-error.png"), full_page=True)
+
+
+def test_oversize_input_shows_its_message(page):
+    # One character over the page's cap, typed into the box as a user would paste it.
+    import app
+
+    page.locator("#predictions textarea").fill("x" * app.MAX_INPUT_CHARS)
+    page.locator("#references textarea").fill("y")
+    page.click("#compute")
+    message = page.locator("#message")
+    message.wait_for(state="visible", timeout=60_000)
+    assert f"input too large: {app.MAX_INPUT_CHARS + 1:,} characters" in message.inner_text()
+    assert "Traceback" not in page.inner_text("body")

@@ -109,3 +109,65 @@ tokens = st.lists(st.sampled_from("abc"), max_size=9)
 def test_random_segments_equal_the_engine(hypothesis, references, orders):
     min_len = orders[0]
     _check(hypothesis, references, min_len, min_len + orders[1])
+
+
+def _matches_by_tuples(hypothesis, reference, min_len, max_len):
+    """The plain-Python rule: every n-gram as a tuple, the first min(counts) occurrences a side."""
+
+    def occurrences(tokens):
+        found = {}
+        for order in range(min_len, min(max_len, len(tokens)) + 1):
+            for start in range(len(tokens) - order + 1):
+                found.setdefault(tuple(tokens[start : start + order]), []).append(start)
+        return found
+
+    hyp, ref = occurrences(hypothesis), occurrences(reference)
+    hyp_matches, ref_matches = [], []
+    for gram, starts in hyp.items():
+        count = min(len(starts), len(ref.get(gram, ())))
+        hyp_matches += [(start, len(gram)) for start in starts[:count]]
+        ref_matches += [(start, len(gram)) for start in ref.get(gram, [])[:count]]
+    return tuple(sorted(hyp_matches)), tuple(sorted(ref_matches))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    hypothesis=tokens,
+    references=st.lists(tokens, min_size=1, max_size=3),
+    orders=st.tuples(st.integers(1, 4), st.integers(0, 4)),
+    limit=st.one_of(st.none(), st.integers(0, 10)),
+)
+def test_matches_equal_the_plain_python_rule(hypothesis, references, orders, limit):
+    min_len, max_len = orders[0], orders[0] + orders[1]
+    e = explain(hypothesis, references, min_len, max_len, limit=limit)
+    if e.reference_index is None:
+        assert e.hyp_matches == e.ref_matches == ()
+        return
+    hyp_matches, ref_matches = _matches_by_tuples(hypothesis, e.reference, min_len, max_len)
+    if limit is not None:  # a limit keeps the matches that start before it, nothing else changes
+        hyp_matches = tuple(m for m in hyp_matches if m[0] < limit)
+        ref_matches = tuple(m for m in ref_matches if m[0] < limit)
+    assert (e.hyp_matches, e.ref_matches) == (hyp_matches, ref_matches)
+    assert e.row == tuple(gleu_stats([hypothesis], [references], min_len, max_len).rows[0].tolist())
+    cut = None if limit is None else limit
+    assert e.hypothesis_orders(cut) == e.hypothesis_orders()[:cut]
+
+
+def test_long_segment_with_high_orders():
+    # 6,000 tokens with every n-gram repeated, orders up to 100: the case the old
+    # tuple-per-n-gram explanation could not afford; the row and the matches still agree.
+    line = ["a", "b", "c"] * 2000
+    reference = line[1:] + ["a"]
+    e = _check(line, [["x"], reference], 1, 100)
+    assert e.reference_index == 1 and e.n_match == len(e.hyp_match_array) > 500_000
+    limited = explain(line, [["x"], reference], 1, 100, limit=50)
+    assert limited.row == e.row
+    assert limited.hyp_matches == tuple(m for m in e.hyp_matches if m[0] < 50)
+    assert limited.hypothesis_orders(50) == e.hypothesis_orders()[:50]
+
+
+def test_bad_limit_and_unhashable_tokens():
+    with pytest.raises(ValueError, match="limit must be None or an integer >= 0, got -1"):
+        explain(["a"], [["a"]], limit=-1)
+    with pytest.raises(TypeError, match="tokens must be hashable"):
+        explain([["a"]], [[["a"]]])
