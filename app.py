@@ -42,6 +42,7 @@ from fastapi import HTTPException
 from starlette.middleware import Middleware
 
 from google_bleu import GLEU, GleuStats, explain, get_tokenizer
+from google_bleu.lines import lines_from_text, split_lines
 from google_bleu.signature import count_references
 from google_bleu.validation import MAX_ORDER
 
@@ -162,25 +163,7 @@ class RequestSizeLimit:
 
 
 # -- parsing ---------------------------------------------------------------------------
-# The shared line policy (sacrebleu's command line): lines split on "\n" only, a final
-# newline ends the last line, trailing whitespace is stripped. Same names and behaviour
-# as google_bleu.lines, which replaces these two functions with one import.
-def split_lines(text: str) -> list[str]:
-    """One segment a line; a final newline ends the last line; trailing whitespace goes.
-
-    Example:
-        >>> split_lines("a\\n\\nb"), split_lines("a \\r\\nb\\n"), split_lines("")
-        (['a', '', 'b'], ['a', 'b'], [])
-    """
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.rstrip() for line in lines]
-
-
-def lines_from_text(text: str) -> list[str]:
-    """Lines of text pasted into the page (the same rule as files)."""
-    return split_lines(text)
+# Pasted text and uploads follow the shared line policy (google_bleu.lines).
 
 
 def _check_text(name: str, text: Any) -> None:

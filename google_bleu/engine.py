@@ -63,6 +63,7 @@ class NumpyBackend:
     xp = np
     group = staticmethod(_group_keys)  # per key, the index of a representative equal key
     found = staticmethod(np.flatnonzero)  # the labels that occur (others add nothing)
+    take = staticmethod(np.take)  # a gather (faster than fancy indexing)
 
     def arange(self, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
@@ -118,6 +119,9 @@ class TorchBackend:
 
     def found(self, counts: Any) -> Any:
         return self.arange(counts.numel())  # labels that do not occur have count 0
+
+    def take(self, values: Any, index: Any) -> Any:
+        return values[index]
 
     def group(self, keys: Any, *more: Any) -> Any:
         """Per element, a representative index of its equal elements (by ``keys`` and then
@@ -198,6 +202,7 @@ def count_matches(
     matches = backend.full(n_sentences, 0)
     if n_pos == 0:
         return matches
+    take = backend.take
     positions = backend.arange(n_pos)
     same_sentence = sentence_of[1:] == sentence_of[:-1]
     n_hyp = n_hyp_pos
@@ -206,41 +211,46 @@ def count_matches(
         ref_group = group[n_hyp:]
         ref_count = backend.count(ref_group, n_pos)
         if order >= min_len:
-            ref_sentence = sentence_of[positions[n_hyp:]]
+            ref_sentence = take(sentence_of, positions[n_hyp:])
             if one_ref:
                 # A group's reference occurrences all lie in its segment's one reference.
                 found = backend.found(ref_count)
                 sentence_at = backend.full(n_pos, 0)
                 sentence_at[ref_group] = ref_sentence
-                sentence = sentence_at[found]
-                clipped = backend.xp.minimum(ref_count[found], hyp_count[found])
+                sentence = take(sentence_at, found)
+                clipped = backend.xp.minimum(take(ref_count, found), take(hyp_count, found))
             else:
                 # Count each (n-gram, reference) pair: group its occurrences by their exact key.
-                pair = backend.group(ref_group * n_sentences + ref_sentence)
+                pair_key = ref_group * n_sentences
+                pair_key += ref_sentence
+                pair = backend.group(pair_key)
                 pair_count = backend.count(pair, int(pair.shape[0]))
                 found = backend.found(pair_count)
-                sentence = ref_sentence[found]
-                clipped = backend.xp.minimum(pair_count[found], hyp_count[ref_group[found]])
+                sentence = take(ref_sentence, found)
+                clipped = backend.xp.minimum(take(pair_count, found), take(hyp_count, take(ref_group, found)))
             matches += backend.index_sum(sentence, clipped, n_sentences)
         if order == max_len:
             break
-        live = (hyp_count > 0) & (ref_count > 0)
+        live = hyp_count > 0
+        live &= ref_count > 0
         group_at = backend.full(n_pos, -1)
-        group_at[positions] = backend.xp.where(live[group], group, -1)
-        extends = (group_at[:-1] >= 0) & (group_at[1:] >= 0) & same_sentence
-        key = group_at[:-1] * n_pos + group_at[1:]
+        group_at[positions] = backend.xp.where(take(live, group), group, -1)
+        extends = group_at[:-1] >= 0
+        extends &= group_at[1:] >= 0
+        extends &= same_sentence
         if backend.compacts:
             positions = backend.found(extends)
             if int(positions.shape[0]) == 0:
                 break
-            key = key[positions]
+            key = take(group_at, positions)
+            key *= n_pos
+            key += take(group_at, positions + 1)
             n_hyp = int(np.searchsorted(positions, n_hyp_pos))
         else:
             # Dead positions (and the last one) get keys of their own, above every live key.
-            dead_key = positions + n_pos * n_pos
-            dead_key[:-1] = backend.xp.where(extends, key, dead_key[:-1])
-            key = dead_key
-        group = positions[backend.group(key)]
+            key = positions + n_pos * n_pos
+            key[:-1] = backend.xp.where(extends, group_at[:-1] * n_pos + group_at[1:], key[:-1])
+        group = take(positions, backend.group(key))
     return matches
 
 

@@ -26,8 +26,8 @@ from itertools import chain
 
 import numpy as np
 
-from .engine import _group_keys, _token_ids
 from .gleu import gleu_stats
+from .keys import _group_keys, _token_ids
 
 Tokens = Sequence[Hashable]
 

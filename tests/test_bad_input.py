@@ -107,6 +107,61 @@ SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
     "make_compute_metrics": lambda case, metric: make_compute_metrics(Words(), **case.options)(EVAL_PRED),
 }
 
+
+
+def _adapter(build: Callable[..., Any], text: bool = True) -> Callable[[Case, Any], Any]:
+    """An adapter built with the case's settings (id-based ones take only the orders) and,
+    for a tokenizer that breaks its contract, called once on good text."""
+
+    def call(case: Case, metric: Any) -> Any:
+        if not text and set(case.options) - {"min_len", "max_len"}:
+            pytest.skip("this adapter takes token ids: it has no tokenizer or lowercase setting")
+        return build(**case.options)
+
+    return call
+
+
+def _reward_call(case: Case, metric: Any) -> Any:
+    return google_bleu.GleuReward("reference", **case.options)(GOOD_PREDICTIONS, reference=GOOD_REFERENCES)
+
+
+def _columns_call(case: Case, metric: Any) -> Any:
+    columns = google_bleu.GleuColumns(predictions="p", references="r", **case.options)
+    return columns({"p": GOOD_PREDICTIONS, "r": GOOD_REFERENCES})
+
+
+def _torchmetrics_call(case: Case, metric: Any) -> Any:
+    return google_bleu.GoogleBLEUScore(**case.options)(GOOD_PREDICTIONS, GOOD_REFERENCES)
+
+
+def _pairwise_call(case: Case, metric: Any) -> Any:
+    return google_bleu.pairwise_gleu(GOOD_PREDICTIONS, **case.options)
+
+
+def _verl_call(case: Case, metric: Any) -> Any:
+    from google_bleu.rewards import compute_score
+
+    return compute_score("wmt", GOOD_PREDICTIONS[0], GOOD_REFERENCES[0], **case.options)
+
+
+#: The adapters take the same settings, validated once when they are built (a tokenizer's
+#: output when it first runs): each must refuse every setting case the same way.
+SETTING_SURFACES.update(
+    {
+        "GleuReward (TRL)": _reward_call,
+        "GleuIdReward (TRL ids)": _adapter(lambda **options: google_bleu.GleuIdReward("ids", **options), text=False),
+        "verl compute_score": _verl_call,
+        "make_openrlhf_reward": _adapter(lambda **options: google_bleu.make_openrlhf_reward([], **options)),
+        "make_verifiers_reward": _adapter(google_bleu.make_verifiers_reward),
+        "GleuColumns (datasets, Ray)": _columns_call,
+        "GoogleBLEUScore (torchmetrics)": _torchmetrics_call,
+        "LmEvalGleu (lm-eval)": _adapter(lambda **options: google_bleu.LmEvalGleu(references="refs", **options)),
+        "make_lighteval_metric": _adapter(google_bleu.make_lighteval_metric),
+        "pairwise_gleu": _pairwise_call,
+        "BatchScorer": _adapter(google_bleu.BatchScorer, text=False),
+    }
+)
+
 # name of the count argument, call
 RESAMPLING_SURFACES: dict[str, tuple[str, Callable[[int, int | None, Any], Any]]] = {
     "GLEU.corpus_score": (
