@@ -109,18 +109,6 @@ SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
 
 
 
-def _adapter(build: Callable[..., Any], text: bool = True) -> Callable[[Case, Any], Any]:
-    """An adapter built with the case's settings (id-based ones take only the orders) and,
-    for a tokenizer that breaks its contract, called once on good text."""
-
-    def call(case: Case, metric: Any) -> Any:
-        if not text and set(case.options) - {"min_len", "max_len"}:
-            pytest.skip("this adapter takes token ids: it has no tokenizer or lowercase setting")
-        return build(**case.options)
-
-    return call
-
-
 def _reward_call(case: Case, metric: Any) -> Any:
     return google_bleu.GleuReward("reference", **case.options)(GOOD_PREDICTIONS, reference=GOOD_REFERENCES)
 
@@ -145,22 +133,31 @@ def _verl_call(case: Case, metric: Any) -> Any:
 
 
 #: The adapters take the same settings, validated once when they are built (a tokenizer's
-#: output when it first runs): each must refuse every setting case the same way.
+#: output when it first runs): each must refuse every setting case the same way. These run
+#: text, so a tokenizer that breaks its contract is refused too.
 SETTING_SURFACES.update(
     {
         "GleuReward (TRL)": _reward_call,
-        "GleuIdReward (TRL ids)": _adapter(lambda **options: google_bleu.GleuIdReward("ids", **options), text=False),
         "verl compute_score": _verl_call,
-        "make_openrlhf_reward": _adapter(lambda **options: google_bleu.make_openrlhf_reward([], **options)),
-        "make_verifiers_reward": _adapter(google_bleu.make_verifiers_reward),
         "GleuColumns (datasets, Ray)": _columns_call,
         "GoogleBLEUScore (torchmetrics)": _torchmetrics_call,
-        "LmEvalGleu (lm-eval)": _adapter(lambda **options: google_bleu.LmEvalGleu(references="refs", **options)),
-        "make_lighteval_metric": _adapter(google_bleu.make_lighteval_metric),
         "pairwise_gleu": _pairwise_call,
-        "BatchScorer": _adapter(google_bleu.BatchScorer, text=False),
     }
 )
+#: Adapters checked when built (they run text only inside a framework).
+BUILT_SURFACES: dict[str, Callable[..., Any]] = {
+    "make_openrlhf_reward": lambda **options: google_bleu.make_openrlhf_reward([], **options),
+    "make_verifiers_reward": google_bleu.make_verifiers_reward,
+    "LmEvalGleu (lm-eval)": lambda **options: google_bleu.LmEvalGleu(references="refs", **options),
+    "make_lighteval_metric": google_bleu.make_lighteval_metric,
+}
+#: Adapters of token ids: only the n-gram orders are theirs to take.
+ID_SURFACES: dict[str, Callable[..., Any]] = {
+    "GleuIdReward (TRL ids)": lambda **options: google_bleu.GleuIdReward("ids", **options),
+    "BatchScorer": google_bleu.BatchScorer,
+}
+ORDER_CASES = [case for case in SETTING_CASES if set(case.options) <= {"min_len", "max_len"}]
+
 
 # name of the count argument, call
 RESAMPLING_SURFACES: dict[str, tuple[str, Callable[[int, int | None, Any], Any]]] = {
@@ -466,3 +463,11 @@ def test_cli_closed_streams_are_one_line():
         timeout=120,
     )
     _one_line(done, 1, "cannot write the output")
+
+
+@pytest.mark.parametrize(
+    ("case", "surface"), _cross(SETTING_CASES, BUILT_SURFACES) + _cross(ORDER_CASES, ID_SURFACES)
+)
+def test_adapter_settings(case, surface):
+    build = {**BUILT_SURFACES, **ID_SURFACES}[surface]
+    assert_raises(lambda: build(**case.options), case.error, case.names)
