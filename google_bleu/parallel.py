@@ -8,7 +8,7 @@ gives exactly the rows of one process (``==``), and so exactly the same scores.
   counted by ``jobs`` processes (``GLEU.stats(..., jobs=N)`` calls it).
 - :func:`file_stats`: the statistics of a hypothesis file against one or more reference
   files, read in chunks of lines and never whole, so memory grows only with the
-  per-segment rows (4 int64 = 32 bytes a segment), not with the text.
+  per-segment rows (4 int64 and the chosen reference = 40 bytes a segment), not with the text.
 - :func:`count_lines`: the common line count of reference files (the usual one-line error
   when they differ), streamed the same way.
 
@@ -143,8 +143,18 @@ def _init_worker(scorer: Any, settings: tuple[str, bool, int, int] | None) -> No
         _WORKER_SCORER = GLEU(*settings)
 
 
+#: Columns a worker sends back per segment: the statistics row, then the chosen reference.
+_WIDTH = len(COLUMNS) + 1
+
+
 def _rows(scorer: Any, predictions: list[str], references: list[list[str]]) -> np.ndarray:
-    return scorer.stats(predictions, references).rows
+    stats = scorer.stats(predictions, references)
+    return np.column_stack((stats.rows, stats.reference_index))
+
+
+def _stats(table: np.ndarray, scorer: Any) -> GleuStats:
+    """Rows and chosen references from the workers' tables, checked as statistics from outside."""
+    return GleuStats(table[:, : len(COLUMNS)], scorer.min_len, scorer.max_len, table[:, len(COLUMNS)])
 
 
 def _worker_rows(predictions: list[str], references: list[list[str]]) -> np.ndarray:
@@ -209,8 +219,7 @@ def _run(scorer: Any, jobs: int, tasks: Iterator[tuple[Callable[..., np.ndarray]
 
 
 def _concatenate(parts: list[np.ndarray], scorer: Any) -> GleuStats:
-    rows = np.concatenate(parts) if parts else np.zeros((0, len(COLUMNS)), np.int64)
-    return GleuStats(rows, scorer.min_len, scorer.max_len)
+    return _stats(np.concatenate(parts) if parts else np.zeros((0, _WIDTH), np.int64), scorer)
 
 
 def parallel_stats(
@@ -405,7 +414,7 @@ def file_stats(
     """Per-segment statistics of a hypothesis file against reference files, streamed.
 
     The files are read ``chunk_lines`` lines at a time, so memory holds the per-segment
-    rows (32 bytes a segment) plus about ``jobs * 2`` chunks of text, never a whole file.
+    rows (40 bytes a segment) plus about ``jobs * 2`` chunks of text, never a whole file.
     Line ``i`` of every reference file is a reference of line ``i`` of the hypotheses.
 
     Args:
@@ -469,9 +478,9 @@ def file_stats(
                 yield _block_rows, _worker_block_rows, (blocks[0], blocks[1:], names, first_line)
 
         # A regular file's lines are counted first, so the rows fill one array of the final
-        # size (32 bytes a segment) instead of being concatenated at the end (twice that).
+        # size (40 bytes a segment) instead of being concatenated at the end (twice that).
         capacity = files[0].count_ahead()
-        rows = np.empty((capacity or 0, len(COLUMNS)), np.int64)
+        rows = np.empty((capacity or 0, _WIDTH), np.int64)
         parts: list[np.ndarray] = []
         filled = 0
         for part in _run(scorer, jobs, tasks()):
@@ -485,4 +494,4 @@ def file_stats(
             file.close()
     if parts:
         return _concatenate([rows[:filled], *parts], scorer)
-    return GleuStats(rows if filled == len(rows) else rows[:filled].copy(), scorer.min_len, scorer.max_len)
+    return _stats(rows if filled == len(rows) else rows[:filled].copy(), scorer)

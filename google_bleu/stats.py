@@ -140,9 +140,13 @@ class GleuStats:
         return GleuStats._trusted(rows, self.min_len, self.max_len, chosen)
 
     def __eq__(self, other: object) -> bool:
+        # Equal orders and rows; and equal chosen references where both sides know them.
         if not isinstance(other, GleuStats):
             return NotImplemented
-        return (self.min_len, self.max_len) == (other.min_len, other.max_len) and np.array_equal(self.rows, other.rows)
+        if (self.min_len, self.max_len) != (other.min_len, other.max_len) or not np.array_equal(self.rows, other.rows):
+            return False
+        known = self.reference_index is not None and other.reference_index is not None
+        return not known or np.array_equal(self.reference_index, other.reference_index)
 
     def __repr__(self) -> str:
         totals = dict(zip(COLUMNS, self.totals()))

@@ -47,7 +47,10 @@ def test_jobs_equals_one_process_on_real_data():
     scorer = GLEU()
     one = scorer.stats(hypotheses, references)
     # chunk_size 7 puts boundaries all over the corpus; two real worker processes.
-    assert parallel_stats(scorer, hypotheses, references, jobs=2, chunk_size=7) == one
+    parallel = parallel_stats(scorer, hypotheses, references, jobs=2, chunk_size=7)
+    assert parallel == one
+    # The chosen references come back from the workers too (== compares them when known).
+    assert parallel.reference_index is not None and parallel.reference_index.tolist() == one.reference_index.tolist()
     assert scorer.corpus_score(hypotheses, references, jobs=2) == scorer.corpus_score(hypotheses, references)
 
 
