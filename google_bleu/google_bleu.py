@@ -249,7 +249,9 @@ class GoogleBleu(evaluate.Metric):
                 )
             # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
             return self._compute(predictions=[], references=[], options=options)
-        return super().compute(predictions=predictions, references=references, options=options)
+        if predictions:  # checked above: stored without a second check
+            super().add_batch(predictions=predictions, references=references)
+        return super().compute(options=options)
 
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
         # Stored inputs were checked by add/add_batch; options by compute().
