@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -32,7 +33,10 @@ import numpy as np
 import torch
 from nltk.translate.gleu_score import sentence_gleu
 
-from google_bleu.batched import BatchScorer, batch_sentence_gleu
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
+
+from benchmarks.machine import cpu_model, load_average  # noqa: E402
+from google_bleu.batched import BatchScorer, batch_sentence_gleu  # noqa: E402
 
 VOCAB = 32_000
 NOISE = 0.3
@@ -112,14 +116,7 @@ def measure(hypotheses, references, device: torch.device, repeat: int, loop_seco
 
 
 def machine(device: torch.device) -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     import nltk
 
     info = {
@@ -134,8 +131,7 @@ def machine(device: torch.device) -> dict:
     }
     if device.type == "cuda":
         info["gpu"] = torch.cuda.get_device_name(device)
-    if hasattr(os, "getloadavg"):
-        info["load average"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    info["load average"] = load_average()
     return info
 
 

@@ -35,6 +35,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from benchmarks.machine import cpu_model, load_average  # noqa: E402
 from google_bleu import pairwise_gleu  # noqa: E402
 from google_bleu.tokenizers import tokenize_13a_batch  # noqa: E402
 
@@ -95,14 +96,7 @@ def loop_rows(seconds_per_pair: float, n: int, budget: float) -> int:
 
 
 def machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     import nltk
     import sacrebleu
     import torch
@@ -117,7 +111,7 @@ def machine() -> dict:
         "nltk": nltk.__version__,
         "sacrebleu": sacrebleu.__version__,
         "os": platform.platform(),
-        "load average": " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "-",
+        "load average": load_average(),
         "gpu": "none",
     }
 

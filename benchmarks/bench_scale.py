@@ -37,6 +37,10 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # run as a script from anywhere
+
+from benchmarks.machine import cpu_model  # noqa: E402
+
 RESULTS = REPO / "benchmarks" / "results" / "scale.json"
 VOCAB = 5_000
 NOISE = 0.3
@@ -153,13 +157,7 @@ def _is_worker(name: str) -> bool:
 
 
 def machine() -> dict:
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            model = next(line.split(":", 1)[1].strip() for line in cpuinfo if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"cpu": model, "cores": os.cpu_count(), "platform": platform.platform()}
+    return {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform()}
 
 
 def versions() -> dict:

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.data import text_corpus, token_corpus
+from benchmarks.machine import cpu_model
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -333,14 +334,7 @@ def plot_growth(report: Report, path: Path) -> None:
 
 
 def machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     import nltk
     import sacrebleu
 
