@@ -10,7 +10,7 @@ Ours gets the tensors and does all its work inside the timing:
 - ``batch_sentence_gleu``: on CPU the engine's numpy backend (torch's thread settings
   unchanged: users get torch's defaults), on a GPU the fixed-shape torch backend;
 - ``BatchScorer``: its first call for a shape and (on CUDA, with graph capture) a replay;
-  on CPU it runs the fixed-shape torch backend eagerly.
+  on CPU it counts with numpy as ``batch_sentence_gleu`` does.
 
 Every score is checked for equality (``==``) with nltk's on the rows nltk scored. Times
 are the best of ``--repeat`` interleaved runs. Results go to
@@ -178,8 +178,8 @@ def main() -> None:
             "replaced), against a loop of nltk `sentence_gleu` over ready-made id lists (extrapolated from its first "
             "rows where marked); best of interleaved runs; every score `==` nltk's on the rows nltk scored.",
             "`batch_sentence_gleu` counts CPU tensors with the engine's numpy backend, at torch's default settings; "
-            "`BatchScorer` runs the fixed-shape torch backend (on CUDA: the replay of a captured graph; 'first call' "
-            "includes the capture).",
+            "`BatchScorer` does the same on CPU, and on CUDA replays the graph it captured for the shape "
+            "('first call' includes the capture).",
         ],
         "tables": [
             {

@@ -664,7 +664,7 @@ _BLOCK = re.compile(r"<!-- test: (?P<name>[\w-]+) -->\n```python\n(?P<code>.*?)\
 _OUTPUT = re.compile(r"#\s*((?:[\[{]|\d+\.\d).*)$")
 
 
-GUIDE_BLOCKS = ["rl-ids", "rl-trl", "rl-trl-ids", "rl-verl", "rl-openrlhf", "rl-verifiers"]
+GUIDE_BLOCKS = ["rl-ids", "rl-batch-scorer", "rl-trl", "rl-trl-ids", "rl-verl", "rl-openrlhf", "rl-verifiers"]
 
 
 def guide_blocks():
