@@ -14,7 +14,7 @@ import numpy as np
 from .engine import segment_rows, spaced_segment_rows
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_orders, check_texts, check_tokens
+from .validation import check_orders, check_texts, check_tokens, unhashable_token
 
 Tokens = Sequence[Hashable]
 
@@ -54,7 +54,13 @@ def gleu_stats(
     """
     min_len, max_len = check_orders(min_len, max_len)
     hypotheses, list_of_references = check_tokens(hypotheses, list_of_references)
-    rows, chosen = segment_rows(hypotheses, list_of_references, min_len, max_len)
+    try:
+        rows, chosen = segment_rows(hypotheses, list_of_references, min_len, max_len)
+    except TypeError:  # an unhashable token: say where (the common path never looks)
+        where = unhashable_token(hypotheses, list_of_references)
+        if where is None:
+            raise
+        raise TypeError(f"tokens must be hashable (e.g. str or int): {where}") from None
     return GleuStats._trusted(rows, min_len, max_len, chosen)
 
 

@@ -255,6 +255,34 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     return hypotheses, list_of_references
 
 
+def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
+    """Where the first unhashable token of validated token input is, or ``None``.
+
+    Example:
+        >>> unhashable_token([["a"], ["b", ["c"]]], [[["a"]], [["b"]]])
+        "hypothesis 1, token 1 is a list ['c']"
+    """
+
+    def first_bad(tokens: Any) -> tuple[int, Any] | None:
+        for k, token in enumerate(tokens):
+            try:
+                hash(token)
+            except TypeError:
+                return k, token
+        return None
+
+    for i, hypothesis in enumerate(hypotheses):
+        bad = first_bad(hypothesis)
+        if bad is not None:
+            return f"hypothesis {i}, token {bad[0]} is a {type(bad[1]).__name__} {bad[1]!r:.40}"
+    for i, references in enumerate(list_of_references):
+        for j, reference in enumerate(references):
+            bad = first_bad(reference)
+            if bad is not None:
+                return f"reference {j} of segment {i}, token {bad[0]} is a {type(bad[1]).__name__} {bad[1]!r:.40}"
+    return None
+
+
 def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
     """Normalised references when every value has an exact plain type, else ``None``.
 
