@@ -32,7 +32,7 @@ import numpy as np
 from .scorer import GLEU
 from .stats import COLUMNS, GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer
-from .validation import _is_sequence, describe
+from .validation import _is_sequence, describe, reference_texts
 
 #: The metric key ``process_results`` returns by default (the evaluate metric's key).
 METRIC_NAME = "google_bleu"
@@ -133,17 +133,7 @@ class LmEvalGleu:
                 raise ValueError(f"doc has no field {self.references!r} (references=); its fields: {sorted(doc)}")
             refs = doc[self.references]
             where = f"doc[{self.references!r}]"
-        if isinstance(refs, str):
-            return [refs]
-        if isinstance(refs, bytes) or not _is_sequence(refs):
-            raise TypeError(f"{where} must be a str or a list of str, got {describe(refs)}")
-        refs = list(refs)
-        if not refs:
-            raise ValueError(f"{where} is empty; every document needs at least one reference")
-        for j, ref in enumerate(refs):
-            if not isinstance(ref, str):
-                raise TypeError(f"{where}[{j}] must be a str, got {describe(ref)}")
-        return refs
+        return reference_texts(refs, where, "document")
 
     def process_results(self, doc: Any, results: Sequence[Any]) -> dict[str, tuple[int, int, int, int]]:
         """The document's statistics row under the metric key (the harness's per-document call).

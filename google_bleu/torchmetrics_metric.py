@@ -26,7 +26,7 @@ from torchmetrics import Metric
 from .scorer import GLEU
 from .stats import COLUMNS, GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer
-from .validation import _is_sequence, describe
+from .validation import _is_sequence, describe, reference_texts
 
 # Name of the optional per-sentence state (rows of COLUMNS, one per sentence).
 SENTENCE_STATE = "sentence_rows"
@@ -59,18 +59,7 @@ def _as_text_batch(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]
         raise ValueError(f"got {len(preds)} preds but {len(target)} targets; give one target per prediction")
     references: list[list[str]] = []
     for i, refs in enumerate(target):
-        if isinstance(refs, str):
-            references.append([refs])
-            continue
-        if isinstance(refs, bytes) or not _is_sequence(refs):
-            raise TypeError(f"target[{i}] must be a str or a list of str, got {describe(refs)}")
-        refs = list(refs)
-        if not refs:
-            raise ValueError(f"target[{i}] has no reference; every prediction needs at least one")
-        for j, ref in enumerate(refs):
-            if not isinstance(ref, str):
-                raise TypeError(f"target[{i}][{j}] must be a str, got {describe(ref)}")
-        references.append(refs)
+        references.append(reference_texts(refs, f"target[{i}]"))
     return preds, references
 
 

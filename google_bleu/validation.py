@@ -255,6 +255,31 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     return hypotheses, list_of_references
 
 
+def reference_texts(refs: Any, where: str, item: str = "prediction") -> list[str]:
+    """One segment's references, for adapters that take them one by one: a ``str`` or a
+    non-empty sequence of ``str``, as a list.
+
+    Example:
+        >>> reference_texts("a b", "target[0]"), reference_texts(("a", "b"), "target[0]")
+        (['a b'], ['a', 'b'])
+        >>> reference_texts([], "target[3]")
+        Traceback (most recent call last):
+        ...
+        ValueError: target[3] has no reference; every prediction needs at least one
+    """
+    if isinstance(refs, str):
+        return [refs]
+    if isinstance(refs, bytes) or not _is_sequence(refs):
+        raise TypeError(f"{where} must be a str or a list of str, got {describe(refs)}")
+    refs = list(refs)
+    if not refs:
+        raise ValueError(f"{where} has no reference; every {item} needs at least one")
+    for j, ref in enumerate(refs):
+        if not isinstance(ref, str):
+            raise TypeError(f"{where}[{j}] must be a str, got {describe(ref)}")
+    return refs
+
+
 def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
     """Where the first unhashable token of validated token input is, or ``None``.
 

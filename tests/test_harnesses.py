@@ -76,7 +76,7 @@ def test_lm_eval_settings_and_reference_callable():
             ValueError,
             r"doc has no field 'references' \(references=\); its fields: \['target'\]",
         ),
-        ({"references": []}, ["a"], ValueError, r"doc\['references'\] is empty"),
+        ({"references": []}, ["a"], ValueError, r"doc\['references'\] has no reference; every document"),
         ({"references": 3}, ["a"], TypeError, r"doc\['references'\] must be a str or a list of str, got int 3"),
         ({"references": ["a", 1]}, ["a"], TypeError, r"doc\['references'\]\[1\] must be a str"),
         ("a doc", ["a"], TypeError, "doc must be a mapping of fields"),
