@@ -351,6 +351,31 @@ def test_real_wmt_sample_equals_the_core():
     assert batch_sentence_gleu(hyps, refs).tolist() == core.sentence_scores().tolist()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", ["wmt17_en_de", "wmt22_en_ja", "wmt15_en_ru"])
+def test_every_shared_wmt_system_as_ids_equals_the_core_on_both_backends(shared_data, pair):
+    # Every real system of ../shared/data, 13a tokens as ids: the numpy path (CPU tensors),
+    # and the fixed-shape torch computation a CUDA graph captures, run here on CPU tensors.
+    folder = shared_data / pair
+    refs_text = read_lines(folder / "ref0.txt")
+    vocabulary: dict[str, int] = {}
+
+    def encode(line):
+        return [vocabulary.setdefault(token, len(vocabulary) + 1) for token in tokenize_13a(line)]
+
+    refs = [[encode(line)] for line in refs_text]
+    systems = sorted(folder.glob("sys_*.txt"))
+    assert systems
+    scorer = batched.BatchScorer(pad_id=0)
+    for system in systems:
+        hyps = [encode(line) for line in read_lines(system)]
+        core = gleu_stats(hyps, refs)
+        width = max(len(t) for t in hyps + [r[0] for r in refs])
+        hyp_t, ref_t = pad_rows(hyps, width, 0), padded_references(refs, width, 0)
+        assert batch_gleu_stats(hyp_t, ref_t, pad_id=0).tolist() == core.rows.tolist(), system.name
+        assert scorer._compute(torch, hyp_t, None, ref_t, None).tolist() == core.rows.tolist(), system.name
+
+
 # -- devices ---------------------------------------------------------------------------
 
 DEVICES = [
