@@ -8,7 +8,7 @@ import pytest
 
 from google_bleu import GLEU, GleuColumns, GleuStats
 from tests import local_ray
-from tests.oracles import REPO, SAMPLES, SHARED_DATA, hf_google_bleu, read_lines
+from tests.oracles import SAMPLES, SHARED_DATA, hf_google_bleu, read_lines
 
 ray = pytest.importorskip("ray", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
 pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
@@ -16,10 +16,7 @@ pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip insta
 # Each Ray Data pipeline costs seconds of planning and scheduling on a small machine.
 pytestmark = pytest.mark.slow
 
-SHARED_WMT17 = next(
-    (folder / "wmt17_en_de" for folder in (SHARED_DATA, REPO.parent.parent / "shared" / "data") if folder.is_dir()),
-    SHARED_DATA / "wmt17_en_de",
-)
+SHARED_WMT17 = SHARED_DATA / "wmt17_en_de"
 
 
 @pytest.fixture(scope="module")
