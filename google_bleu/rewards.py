@@ -124,10 +124,6 @@ def _check_name(name: Any) -> str:
     return name
 
 
-def _scorer(tokenizer: Any, lowercase: bool, min_len: int, max_len: int) -> GLEU:
-    return GLEU(tokenizer, lowercase, min_len, max_len)
-
-
 # -- TRL ------------------------------------------------------------------------------------
 
 
@@ -177,7 +173,7 @@ class GleuReward:
     ) -> None:
         if not isinstance(reference_key, str):
             raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
-        self.scorer = _scorer(tokenizer, lowercase, min_len, max_len)  # bad settings fail here, not mid-training
+        self.scorer = GLEU(tokenizer, lowercase, min_len, max_len)  # bad settings fail here, not mid-training
         self.reference_key = reference_key
         self.__name__ = _check_name(name)
         self._tokenizer = tokenizer
@@ -345,7 +341,9 @@ class GleuIdReward:
 # -- veRL -----------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=16)
+# typed: True == 1 and 1.0 == 1, but only 1 is a valid order (and only False a valid
+# lowercase), so equal settings of another type must reach GLEU's checks, not the cache.
+@functools.lru_cache(maxsize=16, typed=True)
 def _cached_scorer(tokenizer: Any, lowercase: bool, min_len: int, max_len: int) -> GLEU:
     return GLEU(tokenizer, lowercase, min_len, max_len)
 
@@ -625,7 +623,7 @@ def make_openrlhf_reward(
         >>> out["rewards"].tolist(), sorted(out["extra_logs"])
         ([1.0], ['gleu_precision', 'gleu_recall'])
     """
-    return OpenRLHFReward(special_tokens, _scorer(tokenizer, lowercase, min_len, max_len), name)
+    return OpenRLHFReward(special_tokens, GLEU(tokenizer, lowercase, min_len, max_len), name)
 
 
 # -- verifiers ------------------------------------------------------------------------------
@@ -688,4 +686,4 @@ def make_verifiers_reward(
         >>> make_verifiers_reward(info_key="references")(completion="a dog", info={"references": ["one dog", "a dog"]})
         1.0
     """
-    return VerifiersReward(_scorer(tokenizer, lowercase, min_len, max_len), info_key, name)
+    return VerifiersReward(GLEU(tokenizer, lowercase, min_len, max_len), info_key, name)
