@@ -131,20 +131,6 @@ Examples:
 """
 
 
-def result(
-    stats: GleuStats,
-    sig: str,
-    return_sentence_scores: bool = False,
-    interval: tuple[float, float] | None = None,
-) -> dict[str, Any]:
-    """The evaluate module's dict of statistics and their signature (:meth:`GleuScore.metric_dict`).
-
-    For callers that already hold statistics and a signature; a :class:`GLEU` gives both.
-    """
-    sentence_scores = stats.sentence_scores().tolist() if return_sentence_scores else None
-    return GleuScore.from_stats(stats, sig, interval).metric_dict(sentence_scores)
-
-
 @dataclasses.dataclass(frozen=True)
 class ComputeOptions:
     """The options of ``compute``, checked (all of them) before any data is consumed."""
