@@ -50,7 +50,8 @@ pytestmark = [
 #: The page's and the API's largest input (app.MAX_INPUT_CHARS; not imported, so this
 #: process does not load gradio's app).
 MAX_INPUT_CHARS = 2_000_000
-#: Every one of the 20 concurrent requests completes within this many seconds.
+#: Every one of the 20 concurrent requests is answered within this many seconds of their
+#: start (a deadline against a hung or starved server; speed is measured by benchmarks).
 CONCURRENT_SECONDS = 240
 #: The server's resident memory stays below this during the concurrent requests.
 PEAK_RSS_BYTES = 1_500 << 20
@@ -251,12 +252,13 @@ def test_concurrent_maximum_size_requests_and_hostile_requests(server):
 
     with Peak(server.process.pid) as peak, ThreadPoolExecutor(max_workers=20) as pool:
         started = time.monotonic()
-        durations = list(pool.map(request, cases))
+        # A deadline, not a speed measurement: a request still unanswered after
+        # CONCURRENT_SECONDS means the server hung or starved it (map raises TimeoutError).
+        durations = list(pool.map(request, cases, timeout=CONCURRENT_SECONDS))
         elapsed = time.monotonic() - started
     print(
         f"idle {idle >> 20} MB, peak {peak.value >> 20} MB, 20 requests in {elapsed:.1f} s (max {max(durations):.1f} s)"
     )
-    assert max(durations) < CONCURRENT_SECONDS
     assert peak.value < PEAK_RSS_BYTES, f"peak {peak.value >> 20} MB"
 
     # -- 200 hostile requests --------------------------------------------------------------
