@@ -132,13 +132,34 @@ def _tiny_model_and_tokenizer():
     return LlamaForCausalLM(config), tokenizer
 
 
+def _grpo_step(tmp_path, model, tokenizer, dataset, reward):
+    """One real GRPO training step on CPU with this reward: 4 completions (2 per prompt)."""
+    from trl import GRPOConfig, GRPOTrainer
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=4,
+        num_generations=2,
+        max_completion_length=6,
+        max_steps=1,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        logging_steps=1,
+        save_strategy="no",
+        seed=0,
+    )
+    trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=dataset, processing_class=tokenizer)
+    trainer.train()
+    return trainer
+
+
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::FutureWarning")  # transformers 5 renames gradient checkpointing
 @pytest.mark.parametrize("conversational", [False, True])
 def test_one_real_grpo_step(tmp_path, conversational):
     model, tokenizer = _tiny_model_and_tokenizer()
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
 
     prompts = ["translate : le chat", "translate : un chien"]
     if conversational:
@@ -153,23 +174,7 @@ def test_one_real_grpo_step(tmp_path, conversational):
         return rewards
 
     recorded_gleu.__name__ = "gleu"
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=4,
-        num_generations=2,
-        max_completion_length=6,
-        max_steps=1,
-        use_cpu=True,
-        bf16=False,
-        report_to="none",
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
-    )
-    trainer = GRPOTrainer(
-        model=model, reward_funcs=recorded_gleu, args=args, train_dataset=dataset, processing_class=tokenizer
-    )
-    trainer.train()
+    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu)
 
     assert len(calls) == 1
     completions, references, rewards = calls[0]
@@ -190,7 +195,6 @@ def test_one_real_grpo_step_with_the_token_id_reward(tmp_path):
     """GleuIdReward in a real GRPO step: completion_ids against a reference-ids column, no decoding."""
     model, tokenizer = _tiny_model_and_tokenizer()
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
 
     from google_bleu import GleuIdReward
 
@@ -208,23 +212,7 @@ def test_one_real_grpo_step_with_the_token_id_reward(tmp_path):
         return rewards
 
     recorded_gleu_ids.__name__ = gleu_ids.__name__
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=4,
-        num_generations=2,
-        max_completion_length=6,
-        max_steps=1,
-        use_cpu=True,
-        bf16=False,
-        report_to="none",
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
-    )
-    trainer = GRPOTrainer(
-        model=model, reward_funcs=recorded_gleu_ids, args=args, train_dataset=dataset, processing_class=tokenizer
-    )
-    trainer.train()
+    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu_ids)
 
     assert len(calls) == 1
     completion_ids, column, rewards = calls[0]
