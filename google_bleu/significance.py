@@ -12,7 +12,7 @@ The same seed, corpus size and number of samples always give the same draws, so 
 paired bootstrap of every system against the baseline uses the same resampled corpora.
 
 Two deliberate differences from sacrebleu 2.6's ``PairedTest``, both so that p-values
-are valid under the null hypothesis (see ``tests/test_significance.py``, which checks
+are valid under the null hypothesis (see ``tests/core/test_significance.py``, which checks
 the rejection rate under a simulated null on real WMT17 systems):
 
 - A resampled statistic counts when it is *at least* as extreme as the observed one
