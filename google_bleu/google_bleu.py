@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 import datasets
@@ -256,7 +257,30 @@ class GoogleBleu(evaluate.Metric):
         return super().compute(options=options)
 
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
-        # Stored inputs were checked by add/add_batch; options by compute().
+        # Stored inputs were checked by add/add_batch; options by compute(). A callable
+        # tokenizer can still fail on a stored line (it was only tried on "a b"): evaluate
+        # has consumed the stored data by now, so it is stored again before the error
+        # leaves, and the next compute() sees everything that was added.
+        try:
+            return self._score(predictions, references, options)
+        except Exception:
+            if self.num_process == 1 and predictions:
+                self._store_again(predictions, references)
+            raise
+
+    def _store_again(self, predictions: list[str], references: list[list[str]]) -> None:
+        # What evaluate's compute() does after a successful _compute (release and delete
+        # the consumed cache), then the same rows added to a fresh cache.
+        if self.buf_writer is None:
+            for filelock, path in reversed(list(zip(self.filelocks, self.file_paths))):
+                os.remove(path)
+                filelock.release()
+        self.buf_writer = None
+        self.data = None
+        self.writer = None
+        super().add_batch(predictions=predictions, references=references)
+
+    def _score(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
         scorer = options.scorer
         stats = scorer.stats(predictions, references)
         score = scorer.score_stats(stats, count_references(references), options.n_bootstrap, options.seed)

@@ -16,6 +16,8 @@ from itertools import chain, compress, count
 
 import numpy as np
 
+from .validation import tensor_token
+
 #: Bytes of a token that its first word holds exactly; longer tokens are hashed.
 _WORD = 8
 #: ``_WORD_MASKS[k]`` keeps the low ``k`` bytes of a little-endian word (k = 0..8).
@@ -113,9 +115,15 @@ def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
     # One pass: a token's id is the position of its first occurrence (setdefault keeps it).
     vocabulary: dict = {}
     try:
-        return np.fromiter(map(vocabulary.setdefault, tokens, count()), np.int64, n_tokens)
+        ids = np.fromiter(map(vocabulary.setdefault, tokens, count()), np.int64, n_tokens)
     except TypeError as error:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
+    if tensor_token(vocabulary):
+        raise TypeError(
+            "tokens are torch tensors, which hash by identity (equal ids would never match): "
+            "pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids"
+        )
+    return ids
 
 
 def _str_token_words(text: str, spaced: bool, n_tokens: int):

@@ -225,6 +225,14 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     list_of_references = list(list_of_references)
     if _plain_token_input(hypotheses, list_of_references):
         return hypotheses, list_of_references
+    # A torch tensor's elements are 0-d tensors, hashed by identity: two equal id tensors
+    # would share no token. Token ids in a tensor are scored as ids (their values), as the
+    # token-id functions of google_bleu.ids score them.
+    hypotheses = [_tensor_ids(h, f"hypothesis {i}") for i, h in enumerate(hypotheses)]
+    list_of_references = [
+        refs if _not_a_sequence(refs) else [_tensor_ids(r, f"reference {j} of segment {i}") for j, r in enumerate(refs)]
+        for i, refs in enumerate(list_of_references)
+    ]
     for i, hypothesis in enumerate(hypotheses):
         if isinstance(hypothesis, (str, bytes)):
             raise TypeError(
@@ -251,6 +259,21 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
                     f"got {describe(reference)}: {problem}"
                 )
     return hypotheses, list_of_references
+
+
+def _tensor_ids(tokens: Any, name: str) -> Any:
+    # A 1-D tensor of ids becomes a list of Python numbers; anything else is left as it is.
+    if not is_tensor(tokens):
+        return tokens
+    if tokens.dim() != 1:
+        raise ValueError(f"{name} must be a 1-D tensor of token ids, got shape {list(tokens.shape)}")
+    return tokens.tolist()
+
+
+def tensor_token(tokens: Any) -> bool:
+    """Whether a collection of distinct tokens holds torch tensors (hashed by identity, so
+    equal ids in separate tensors would never match)."""
+    return any(kind.__module__.startswith("torch") and hasattr(kind, "dim") for kind in set(map(type, tokens)))
 
 
 def reference_texts(refs: Any, where: str, item: str = "prediction") -> list[str]:

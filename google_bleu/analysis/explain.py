@@ -28,6 +28,7 @@ import numpy as np
 
 from ..gleu import gleu_stats
 from ..keys import group_keys, token_ids
+from ..validation import check_tokens
 
 Tokens = Sequence[Hashable]
 
@@ -222,6 +223,7 @@ def explain(
     """
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
         raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
+    (hypothesis,), (references,) = check_tokens([hypothesis], [references])  # tensors of ids become lists
     stats = gleu_stats([hypothesis], [references], min_len, max_len)
     min_len, max_len = stats.min_len, stats.max_len
     n_match, n_hyp, n_ref, n_all = stats.rows[0].tolist()

@@ -43,8 +43,10 @@ def check_id_tensor(torch: Any, name: str, tensor: Any) -> None:
     """Refuses a tensor that does not hold integer token ids (in the int64 range)."""
     if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
         raise TypeError(f"{name} must hold integer token ids, got dtype {tensor.dtype}")
-    if tensor.dtype == torch.uint64 and tensor.numel() and int(tensor.max()) > _INT64_MAX:
-        raise ValueError(f"{name} holds ids above the int64 range")
+    if tensor.dtype in (torch.uint16, torch.uint32, torch.uint64) and tensor.numel():
+        # torch has no max() for these unsigned types: read them as numpy (a copy to the host).
+        if int(tensor.detach().cpu().numpy().max()) > _INT64_MAX:
+            raise ValueError(f"{name} holds ids above the int64 range")
 
 
 def check_lengths(

@@ -591,7 +591,11 @@ def _check_weights(weights: Any, n: int, name: str) -> np.ndarray:
         raise ValueError(f"weights must be non-negative, got {float(array[array < 0][0])!r}")
     if not (array > 0).any():
         raise ValueError("weights must not all be zero")
-    return array
+    # Only ratios of weights matter: scaled by a power of two so that the largest is in
+    # [0.5, 1), exactly, a choice does not change when every weight is scaled by one
+    # constant, tiny weights (probabilities of long samples, subnormal ones included) keep
+    # their precision, and huge finite ones cannot overflow the sums.
+    return np.ldexp(array, -int(np.frexp(array.max())[1]))
 
 
 def mbr_select(

@@ -164,3 +164,29 @@ def test_import_is_light():
     code = "import sys, google_bleu; print(sorted(m for m in ('evaluate', 'datasets', 'sacrebleu', 'torch') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_id_tensors_in_the_token_api_score_as_ids():
+    torch = pytest.importorskip("torch")
+    hyp, ref = torch.tensor([5, 6, 7, 8]), torch.tensor([5, 6, 7, 9])
+    as_lists = gleu_stats([[5, 6, 7, 8]], [[[5, 6, 7, 9]]])
+    assert gleu_stats([hyp], [[ref]]) == as_lists
+    assert sentence_gleu([ref], hyp) == sentence_gleu([[5, 6, 7, 9]], [5, 6, 7, 8]) == as_lists.score()
+    assert corpus_gleu([[ref.clone()]], [hyp.clone()]) == as_lists.score()
+    assert google_bleu.explain(hyp, [ref]).row == tuple(as_lists.rows[0].tolist())
+    # The same input through the id functions gives the same number.
+    from google_bleu.ids import batch_sentence_gleu
+
+    assert batch_sentence_gleu(hyp[None], ref[None, None]).tolist() == [as_lists.score()]
+    with pytest.raises(ValueError, match="hypothesis 0 must be a 1-D tensor"):
+        gleu_stats([hyp[None]], [[ref]])
+
+
+def test_tensor_tokens_inside_lists_are_refused_not_scored_zero():
+    torch = pytest.importorskip("torch")
+    ids = torch.tensor([5, 6, 7])
+    # list(tensor) holds 0-d tensors, which hash by identity: equal ids would never match.
+    with pytest.raises(TypeError, match="tokens are torch tensors.*google_bleu.ids"):
+        sentence_gleu([list(ids)], list(ids.clone()))
+    with pytest.raises(TypeError, match="tokens are torch tensors"):
+        google_bleu.explain(list(ids), [list(ids.clone())])

@@ -578,3 +578,14 @@ def test_batch_scorer_refuses_lists_and_bad_settings():
         batched.BatchScorer(max_graphs=0)
     with pytest.raises(ValueError, match="max_len must be >= min_len"):
         batched.BatchScorer(min_len=3, max_len=2)
+
+
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64])
+def test_unsigned_id_tensors_and_lengths_are_scored_or_refused(dtype):
+    ids = torch.tensor([[1, 2, 3, 4]], dtype=dtype)
+    expected = batch_sentence_gleu(ids.long(), ids.long()[:, None, :], hypothesis_lengths=[3]).tolist()
+    lengths = torch.tensor([3], dtype=dtype)
+    assert batch_sentence_gleu(ids, ids[:, None, :], hypothesis_lengths=lengths).tolist() == expected
+    if dtype == torch.uint64:
+        with pytest.raises(ValueError, match="hypotheses holds ids above the int64 range"):
+            batch_sentence_gleu(torch.tensor([[2**63]], dtype=dtype), torch.tensor([[[1]]]))

@@ -361,3 +361,26 @@ def test_names_are_exported_lazily_and_text_needs_no_torch():
 def test_bad_input_names_the_argument(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize("scale", [2.0**-1000, 1e-300, 1e-200, 3.0, 1e300, 2.0**1000])
+def test_mbr_weights_scaled_by_one_constant_choose_the_same(scale):
+    candidates = [["a", "b", "c", "d"], ["a", "b", "c"], ["a", "x"], ["b", "c", "d"], ["d"]]
+    weights = np.array([0.1, 0.4, 0.05, 0.3, 0.15])
+    reference = mbr_select(candidates, weights=weights)
+    scaled = mbr_select(candidates, weights=weights * scale)
+    assert scaled.index == reference.index
+    np.testing.assert_allclose(scaled.expected_scores, reference.expected_scores, rtol=1e-12)
+
+
+def test_mbr_tiny_and_huge_weights_keep_their_ratios():
+    candidates = [["a", "b"], ["a", "c"], ["a", "b", "d"]]
+    # Probabilities of long samples: subnormal, with ratios that matter (exact multiples here).
+    tiny = mbr_select(candidates, weights=[5e-324, 5e-324, 2e-323])
+    assert tiny.index == mbr_select(candidates, weights=[1, 1, 4]).index
+    assert tiny.expected_scores.tolist() == mbr_select(candidates, weights=[1, 1, 4]).expected_scores.tolist()
+    huge = mbr_select(candidates, weights=[1.5e308, 1.5e308, 1.7e308])
+    assert np.isfinite(huge.expected_scores).all()
+    for bad, error in (([1, float("nan"), 1], "finite"), ([1, float("inf"), 1], "finite"), ([1, -1e-300, 1], "non-negative")):
+        with pytest.raises(ValueError, match=f"weights must be {error}"):
+            mbr_select(candidates, weights=bad)

@@ -471,3 +471,33 @@ def test_cli_closed_streams_are_one_line():
 def test_adapter_settings(case, surface):
     build = {**BUILT_SURFACES, **ID_SURFACES}[surface]
     assert_raises(lambda: build(**case.options), case.error, case.names)
+
+
+def _tokenizer_failing_on_long_lines(text):
+    # Passes compute()'s probe on "a b"; returns tuples (a broken contract) on longer lines.
+    tokens = text.split()
+    return tuple(tokens) if len(tokens) > 3 else tokens
+
+
+def _tokenizer_raising_on_long_lines(text):
+    if len(text) > 40:
+        raise RuntimeError("this tokenizer cannot read long lines")
+    return text.split()
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True])
+@pytest.mark.parametrize(
+    "tokenizer, error",
+    [(_tokenizer_failing_on_long_lines, TypeError), (_tokenizer_raising_on_long_lines, RuntimeError)],
+)
+def test_a_tokenizer_failing_on_a_stored_line_keeps_the_added_data(keep_in_memory, tokenizer, error):
+    metric = google_bleu.load(keep_in_memory=keep_in_memory)
+    predictions = read_lines(SAMPLE / "sys_uedin-nmt.4722.txt")[:200]
+    references = read_lines(SAMPLE / "ref0.txt")[:200]
+    metric.add_batch(predictions=predictions, references=references)
+    with pytest.raises(error):
+        metric.compute(tokenizer=tokenizer)
+    # Everything added is still there, once, for the next compute().
+    assert metric.compute() == GLEU().corpus_score(predictions, references).metric_dict()
+    with pytest.raises(ValueError, match="nothing to compute"):
+        metric.compute()
