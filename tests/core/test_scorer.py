@@ -20,6 +20,10 @@ from google_bleu.scale.lines import lines_from_bytes
 from google_bleu.significance import paired_test, paired_test_stats
 from tests.helpers.oracles import SAMPLES, hf_google_bleu
 
+# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+
+
 WMT17 = SAMPLES / "wmt17_en_de"
 WMT22 = SAMPLES / "wmt22_en_ja"
 

@@ -21,6 +21,10 @@ from google_bleu.significance import (
 )
 from tests.helpers.oracles import SAMPLES, read_lines
 
+# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+
+
 SAMPLE = SAMPLES / "wmt17_en_de"
 REFS = read_lines(SAMPLE / "ref0.txt")
 SYSTEMS = ["sys_PROMT-Rule-based.4735.txt", "sys_online-A.0.txt", "sys_online-B.0.txt", "sys_uedin-nmt.4722.txt"]
@@ -319,3 +323,15 @@ def test_compute_adds_interval_only_when_asked(metric, sample_stats):
 def test_compute_bad_resampling_options(metric, options, error, message):
     with pytest.raises(error, match=message):
         metric.compute(predictions=["a b"], references=[["a b"]], **options)
+
+
+def test_the_text_level_paired_test_is_deprecated_for_the_scorers():
+    systems = {"a": ["the cat sat", "a dog"], "b": ["the cat sat on the mat", "a dog ran"]}
+    refs = ["the cat sat on the mat", "a dog ran"]
+    with pytest.warns(DeprecationWarning, match=r"GLEU\(\.\.\.\)\.paired_scores"):
+        old = paired_test(systems, refs, n_samples=50)
+    scorer = google_bleu.GLEU()
+    new = scorer.paired_scores([scorer.stats(p, refs) for p in systems.values()], n_samples=50)
+    assert [(r.score, r.ci_low, r.ci_high, r.p_value) for r in old.values()] == [
+        (r.score, r.ci_low, r.ci_high, r.p_value) for r in new
+    ]

@@ -31,6 +31,10 @@ from tests.helpers.bad_inputs import (
 )
 from tests.helpers.oracles import SAMPLES, read_lines
 
+# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+
+
 SAMPLE = SAMPLES / "wmt17_en_de"
 GOOD_PREDICTIONS = ["the cat sat", "a dog ran"]
 GOOD_REFERENCES = [["the cat sat on the mat"], ["a dog ran off", "the dog ran"]]
