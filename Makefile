@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE := google_bleu/samples/wmt17_en_de
 
-.PHONY: run test lint bench clean app browser docs
+.PHONY: run test check lint bench clean app browser docs
 
 $(VENV)/.run-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,13 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.test-installed browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest
+
+# The fast tier for the development loop: lint and every test not marked slow (no browser,
+# Space load test, Ray cluster, process groups, training step, docs build or framework
+# environment). Under 2 minutes on 2 quiet cores.
+check: $(VENV)/.test-installed
+	$(PY) -m ruff check .
+	$(PY) -m pytest -m "not slow" -q
 
 # Anchors (nltk, sacrebleu, an HF-equivalent evaluate module) and ours on the same data;
 # writes benchmarks/results/{table.md,results.json,growth.png}; then the batched token-id

@@ -1,5 +1,6 @@
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -25,3 +26,42 @@ def app_url():
 
     with serve() as url:
         yield url
+
+
+# -- tiers: `make check` runs the suite without the tests below (`-m "not slow"`) --------
+# Whole files that start servers, clusters, browsers or process groups, and single tests
+# that train, spawn or load a harness; `make test` (CI) runs everything.
+SLOW_FILES = {
+    "scale/test_ray.py",
+    "surfaces/test_app_load.py",
+    "surfaces/test_browser.py",
+    "surfaces/test_docs.py",
+    "integrations/test_distributed.py",
+}
+SLOW_TESTS = {
+    "test_streamed_files_memory_grows_with_rows_not_text",
+    "test_lm_eval_harness_score_of_real_translations",
+    "test_lm_eval_dummy_model_runs_guide_snippet",
+    "test_trl_rewards_run_in_a_spawned_cuda_free_child",
+    "test_long_segment_with_high_orders",
+    "test_two_process_gloo_sync_is_exact",
+    "test_load_by_path_from_another_directory",
+    "test_load_by_name_from_repository_root",
+    "test_every_shared_system_equals_nltk",
+    "test_cli_jobs_output_is_identical",
+    "test_evaluate_load_runs_from_the_copied_core_alone",
+    "test_twenty_concurrent_requests_get_their_own_results",
+    "test_import_is_lazy",
+    "test_one_real_grpo_step",
+    "test_one_real_grpo_step_with_the_token_id_reward",
+    "test_rejection_rate_under_simulated_null_is_nominal",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    root = Path(__file__).parent
+    for item in items:
+        path = Path(str(item.fspath))
+        relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
+        if relative in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
