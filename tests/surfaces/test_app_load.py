@@ -57,6 +57,11 @@ CONCURRENT_SECONDS = 240
 PEAK_RSS_BYTES = 1_500 << 20
 #: ... and below this after the 200 hostile requests.
 AFTER_HOSTILE_RSS_BYTES = 1_000 << 20
+#: Page sessions at the cap in the sessions test: more than the sessions gradio keeps (64).
+SESSIONS = 66
+#: The server's resident memory stays below this with every kept session holding a result
+#: at the cap (before sessions were bounded, 64 of them took about 3 GB).
+SESSIONS_RSS_BYTES = 1_200 << 20
 #: How long the server may take to start.
 START_SECONDS = 120
 
@@ -240,9 +245,9 @@ def test_concurrent_maximum_size_requests_and_hostile_requests(server):
         started = time.monotonic()
         if where == "page":
             outputs = page_compute(server.url, event, data)
-            got = outputs[4]
-            assert outputs[0]["visible"] is False and f"Google-BLEU {wanted['google_bleu']:.4f}" in outputs[1]
-            assert "Segment 1" in outputs[9]  # the explanation of segment 1 is on the page
+            got = outputs[5]
+            assert outputs[0]["visible"] is False and f"GLEU (0–100): {100 * wanted['google_bleu']:.2f}" in outputs[2]
+            assert "Segment 1" in outputs[10]  # the explanation of segment 1 is on the page
         else:
             kind, got = api_compute(server.url, data)
             assert kind == "complete", got
@@ -275,6 +280,29 @@ def test_concurrent_maximum_size_requests_and_hostile_requests(server):
         **GLEU().corpus_score(["the cat sat on the mat"], ["the cat ate the mat"]).to_dict(),
         "sentence_scores": [0.3333333333333333],
     }
+
+
+def test_sessions_at_the_cap_keep_bounded_memory(server):
+    # SESSIONS page sessions, each scoring 2,000,000 characters (20,000 lines at most): gradio
+    # keeps each session's inputs and outputs, the app its statistics; the total stays bounded.
+    predictions, references, prediction_lines, reference_lines = at_cap(None, "online-A.0")
+    assert len(prediction_lines) <= 20_000
+    wanted = f"GLEU (0–100): {100 * GLEU().corpus_score(prediction_lines, reference_lines).score:.2f}"
+    event = compute_button(server.url)
+    data = [predictions, references, "13a", 1, 4, False]
+
+    def request(_):
+        outputs = page_compute(server.url, event, data)
+        assert wanted in outputs[2] and len(outputs[3]["value"]["data"]) == 1_000
+        return server.rss
+
+    with Peak(server.process.pid) as peak, ThreadPoolExecutor(max_workers=4) as pool:
+        started = time.monotonic()
+        list(pool.map(request, range(SESSIONS), timeout=CONCURRENT_SECONDS * 2))
+        elapsed = time.monotonic() - started
+    after = server.rss
+    print(f"{SESSIONS} sessions at the cap in {elapsed:.1f} s: peak {peak.value >> 20} MB, after {after >> 20} MB")
+    assert peak.value < SESSIONS_RSS_BYTES, f"peak {peak.value >> 20} MB"
 
 
 def hostile_requests(url: str, event: tuple[int, int]) -> list:
