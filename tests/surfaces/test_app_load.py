@@ -12,11 +12,16 @@
    lone surrogates, unknown tokenizers. Each gets its refusal; afterwards the server's
    memory is under ``AFTER_HOSTILE_RSS_BYTES`` and a normal request is answered correctly.
 
-Measured on the 2-core development machine (shared with other work), three runs: idle
-server 197 MB; during the 20 concurrent requests a peak of 553-583 MB, all 20 done in
-6.7-7.6 s (the slowest 6.4-7.5 s); after the 200 hostile requests 508 MB, where memory
-that Python freed stays with the process (the bounds below leave room for slower
-machines and other allocators). The whole test takes about 25 s.
+3. ``SESSIONS`` (66) page sessions, each scoring a request at the cap: more than the 64
+   sessions gradio keeps, each keeping its inputs, its outputs (a table of at most 1,000
+   rows) and the app's statistics; the server's memory must stay under ``SESSIONS_RSS_BYTES``.
+
+Measured on the 2-core development machine (shared with other work): idle server 197 MB;
+during the 20 concurrent requests a peak of 409 MB, all 20 done in 7.1 s; after the 200
+hostile requests 378 MB; 66 sessions at the cap: peak 580 MB, 565 MB after (before
+sessions were bounded, 64 sessions reached about 3 GB). Memory that Python freed stays
+with the process; the bounds leave room for slower machines and other allocators. The
+whole file takes about 1 minute (up to 2 on a loaded machine).
 
 Linux only (reads ``/proc/<pid>/status``); only 127.0.0.1 is used.
 """
@@ -50,6 +55,8 @@ pytestmark = [
 #: The page's and the API's largest input (app.MAX_INPUT_CHARS; not imported, so this
 #: process does not load gradio's app).
 MAX_INPUT_CHARS = 2_000_000
+#: The request-body cap (limits.MAX_REQUEST_BYTES: 12 JSON bytes a character, plus 1 MiB).
+MAX_REQUEST_BYTES = 12 * MAX_INPUT_CHARS + (1 << 20)
 #: Every one of the 20 concurrent requests is answered within this many seconds of their
 #: start (a deadline against a hung or starved server; speed is measured by benchmarks).
 CONCURRENT_SECONDS = 240
@@ -329,7 +336,7 @@ def hostile_requests(url: str, event: tuple[int, int]) -> list:
         def send():
             def chunks():
                 yield b'{"data": ["'
-                for _ in range(16):
+                for _ in range(MAX_REQUEST_BYTES // (1 << 20) + 2):
                     yield b"a" * (1 << 20)
 
             response = httpx.post(url + path.lstrip("/"), content=chunks(), timeout=60)
