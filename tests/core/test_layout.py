@@ -179,7 +179,7 @@ def test_rooms_and_flat_files():
     core = {f"{name}.py" for name in {"google_bleu", *evaluate_copies(SCRIPT)}}
     assert flat - core == FLAT_ENTRY_POINTS
     rooms = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
-    assert rooms == {"analysis", "cli", "ids", "integrations", "scale"}
+    assert rooms == {"analysis", "cli", "ids", "integrations", "scale", "space"}
     for path in PACKAGE.rglob("*.py"):
         room = path.relative_to(PACKAGE).parts[0]
         _, _, absolute = imports(path)

@@ -14,7 +14,9 @@ import http.client
 import json
 import re
 import urllib.parse
+import uuid
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import evaluate
 import gradio
@@ -25,6 +27,7 @@ from gradio_client.exceptions import AppError
 
 import app
 from google_bleu import GLEU, explain, get_tokenizer, text_stats
+from google_bleu.space import inputs, limits, page, render
 from tests.helpers.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO, SAMPLES, read_lines
 
 
@@ -74,8 +77,13 @@ def test_space_front_matter_matches_requirements_and_installed_gradio():
     assert "- evaluate" in front and "- metric" in front
 
 
-def test_helpers_doctests():
-    assert doctest.testmod(app).failed == 0
+@pytest.mark.parametrize("module", [app, inputs, limits, page, render])
+def test_helpers_doctests(module):
+    assert doctest.testmod(module).failed == 0
+
+
+def test_app_is_a_short_entry_point():
+    assert len((REPO / "app.py").read_text(encoding="utf-8").splitlines()) <= 170
 
 
 def test_endpoint_is_named_compute(client):
@@ -149,7 +157,7 @@ def test_the_shared_line_policy(client, metric):
     # An empty line inside is an empty segment, scored and not dropped.
     got = client.predict("a b\n\nc", "a b\nx\nc", "13a", 1, 4, False, api_name="/compute")
     assert got == expected(metric, ["a b", "", "c"], ["a b", "x", "c"])
-    assert app.split_lines("a\n") == app.split_lines("a") == ["a"] and app.split_lines("\n") == [""]
+    assert inputs.parse_inputs("a\n", "b") == (["a"], [["b"]])
 
 
 def test_nul_is_scored_as_the_core_scores_it(client, metric):
@@ -189,8 +197,8 @@ BAD_INPUT = [
     (("a\nb\ud800", "a\nb", "13a", 1, 4, False), "predictions line 2 holds a lone surrogate (U+D800)"),
     (("a", "\udfff", "13a", 1, 4, False), "references line 1 holds a lone surrogate (U+DFFF)"),
     # oversize (within the request cap, over the text cap)
-    (("x" * app.MAX_INPUT_CHARS, "y", "13a", 1, 4, False), "input too large: 2,000,001 characters"),
-    (("a\n" * app.MAX_SEGMENTS + "a", "a\n" * app.MAX_SEGMENTS + "a", "13a", 1, 4, False), "too many segments"),
+    (("x" * limits.MAX_INPUT_CHARS, "y", "13a", 1, 4, False), "input too large: 2,000,001 characters"),
+    (("a\n" * limits.MAX_SEGMENTS + "a", "a\n" * limits.MAX_SEGMENTS + "a", "13a", 1, 4, False), "too many segments"),
 ]
 
 
@@ -220,9 +228,9 @@ def test_bad_input_over_http_gives_its_message(app_url, arguments, message):
 @pytest.mark.parametrize(("arguments", "message"), BAD_INPUT)
 def test_bad_input_on_the_page_gives_its_message(arguments, message):
     # What the Compute button returns: the message, shown, and no result.
-    outputs = app.run(*arguments)
+    outputs = page.run(*arguments)
     assert outputs[0]["visible"] and message in outputs[0]["value"]
-    assert outputs[1] == "" and outputs[4] is None and outputs[5] is None
+    assert outputs[1]["visible"] is False and outputs[2] == "" and outputs[5] is None and outputs[6] is None
 
 
 def _post(url, body, **headers):
@@ -232,7 +240,7 @@ def _post(url, body, **headers):
 def test_an_oversize_body_is_refused_before_it_is_parsed(app_url):
     # A declared length over the cap is answered at once: only one byte of the body is sent,
     # and the answer comes without the server waiting for (or reading) the rest.
-    too_big = app.MAX_REQUEST_BYTES + 1
+    too_big = limits.MAX_REQUEST_BYTES + 1
     url = urllib.parse.urlsplit(app_url)
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
     try:
@@ -251,7 +259,7 @@ def test_an_oversize_body_without_a_length_is_cut_off(app_url):
     # Chunked, with no Content-Length: counted as it arrives and refused past the cap.
     def chunks():
         yield b'{"data": ["'
-        for _ in range(app.MAX_REQUEST_BYTES // (1 << 20) + 2):
+        for _ in range(limits.MAX_REQUEST_BYTES // (1 << 20) + 2):
             yield b"a" * (1 << 20)
         yield b'", "a", "13a", 1, 4, false]}'
 
@@ -303,15 +311,15 @@ def test_twenty_concurrent_requests_get_their_own_results(client, metric):
 
 # -- the page's helpers (what the browser shows) ------------------------------------------
 def test_parse_inputs_reads_tab_separated_references():
-    predictions, references = app.parse_inputs("p1\n\np3\n", "r1\tr1b\nr2\n\tr3\t\n")
+    predictions, references = inputs.parse_inputs("p1\n\np3\n", "r1\tr1b\nr2\n\tr3\t\n")
     assert predictions == ["p1", "", "p3"]
     # Trailing whitespace (a trailing tab too) goes with the shared line policy; leading stays.
     assert references == [["r1", "r1b"], ["r2"], ["", "r3"]]
 
 
-def test_segment_table_shows_the_chosen_reference():
-    scored = app.score("\n".join(CARD_PREDICTIONS), as_text(CARD_REFERENCES), "13a", 1, 4, False)
-    table = app.segment_table(scored)
+def test_segment_table_shows_the_chosen_reference_on_the_0_100_scale():
+    scored = inputs.score("\n".join(CARD_PREDICTIONS), as_text(CARD_REFERENCES), "13a", 1, 4, False)
+    table = render.segment_table(scored.stats, scored.predictions, scored.references)
     assert table["#"].tolist() == [1, 2]
     assert table["prediction"].tolist() == CARD_PREDICTIONS
     tokenize = get_tokenizer("13a")
@@ -320,19 +328,56 @@ def test_segment_table_shows_the_chosen_reference():
     assert table["chosen reference"].tolist() == [CARD_REFERENCES[0][chosen], CARD_REFERENCES[1][0]]
     stats = text_stats(CARD_PREDICTIONS, CARD_REFERENCES)
     assert table["n_match"].tolist() == stats.rows[:, 0].tolist()
-    assert table["GLEU"].tolist() == [round(s, 4) for s in stats.sentence_scores().tolist()]
-    assert app.score_histogram(stats.sentence_scores())["segments"].sum() == 2
+    assert table["GLEU (0–100)"].tolist() == [round(100 * s, 2) for s in stats.sentence_scores().tolist()]
+    assert render.score_histogram(stats.sentence_scores())["segments"].sum() == 2
+
+
+def test_scores_for_people_are_on_the_0_100_scale_and_the_api_keeps_0_1():
+    outputs = page.run("the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False)
+    assert outputs[2].startswith("## GLEU (0–100): 33.33\n") and "recall **42.86**" in outputs[2]
+    assert outputs[5]["google_bleu"] == 0.3333333333333333  # the raw result: the evaluate module's 0-1
+    assert "**33.33** on the 0–100 scale" in outputs[10]
+    assert page.compute("the cat sat on the mat", "the cat ate the mat")["google_bleu"] == 0.3333333333333333
+
+
+def test_the_table_renders_a_bounded_number_of_rows():
+    n = limits.MAX_TABLE_ROWS + 500
+    outputs = page.run("a b\n" * n, "a c\n" * n, "13a", 1, 4, False)
+    assert len(outputs[3]["value"]) == limits.MAX_TABLE_ROWS
+    assert f"the first {limits.MAX_TABLE_ROWS:,} of {n:,} segments are listed" in outputs[3]["label"]
+    # The session keeps statistics, never the text or the rendered table.
+    state = outputs[6]
+    assert set(state) == {"digest", "tokenizer", "lowercase", "min_len", "max_len", "stats"}
+    assert len(state["stats"]) == n and "sentence_scores" not in outputs[5]
+    # Any segment is still explained by its number, from the text in the boxes.
+    hyp, _, info = page.highlight(state, "a b\n" * n, "a c\n" * n, n)
+    assert f"**Segment {n:,}**" in info.replace(str(n), f"{n:,}") and hyp[0] == ("a", "1-gram")
 
 
 def test_highlight_of_a_segment():
     # The page's own state, from Compute: the engine's choice of reference is kept in it.
-    state = app.run("the cat sat on the mat", "a dog\tthe cat ate the mat", "13a", 1, 4, False)[5]
-    assert state["reference_index"] == [1]
-    hyp, ref, info = app.highlight(state, 1)
-    assert hyp == [("the cat", "2-gram"), (" ", None), ("sat on", None), (" ", None), ("the mat", "2-gram")]
+    predictions, references = "the cat sat on the mat", "a dog\tthe cat ate the mat"
+    state = page.run(predictions, references, "13a", 1, 4, False)[6]
+    assert state["stats"].reference_index.tolist() == [1]
+    hyp, ref, info = page.highlight(state, predictions, references, 1)
+    assert hyp == [("the cat", "2-gram"), (" sat on ", None), ("the mat", "2-gram")]
     assert "".join(text for text, _ in ref) == "the cat ate the mat"
-    assert "reference 2 of 2 chosen" in info and "6 / max(18, 14) = **0.3333**" in info
-    assert "between 1 and 1" in app.highlight(state, 2)[2]
+    assert "reference 2 of 2 chosen" in info and "6 / max(18, 14) = 0.3333, **33.33**" in info
+    assert "between 1 and 1" in page.highlight(state, predictions, references, 2)[2]
+    # Text edited after Compute is not explained with the old numbers.
+    assert "the text changed since Compute" in page.highlight(state, predictions + " x", references, 1)[2]
+
+
+def test_highlight_shows_the_original_words():
+    # 13a splits "28-jähriger" into three tokens; the page shows the words as written.
+    predictions, references = "Der 28-jährige Mann, sagte er.", "der 28-jährige mann sagte er ."
+    state = page.run(predictions, references, "13a", 1, 4, True)[6]
+    hyp, ref, _ = page.highlight(state, predictions, references, 1)
+    assert "".join(text for text, _ in hyp) == predictions
+    assert "".join(text for text, _ in ref) == references
+    assert hyp[0] == ("Der 28-jährige Mann", "4-gram")
+    # A tokenizer that changes characters (13a unescapes &quot;) is shown as its tokens.
+    assert render.spans("a &quot;b", ["a", '"', "b"], [1, 1, 1]) == [('a " b', "1-gram")]
 
 
 def test_uploads_fill_the_boxes(tmp_path):
@@ -341,48 +386,148 @@ def test_uploads_fill_the_boxes(tmp_path):
     (tmp_path / "ref1.txt").write_text("b a\ny\nd\n", encoding="utf-8")
     (tmp_path / "short.txt").write_text("a\n", encoding="utf-8")
     (tmp_path / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    (tmp_path / "page.html").write_text("<script>alert(1)</script>\n", encoding="utf-8")
     # In a file, the final newline ends the last line.
-    assert app.load_predictions(str(tmp_path / "hyp.txt"))[0] == "a b\n\nc"
-    text, _ = app.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "ref1.txt")])
+    assert page.load_predictions(str(tmp_path / "hyp.txt"))[0] == "a b\n\nc"
+    text, _, _ = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "ref1.txt")])
     assert text == "a b\tb a\nx\ty\nc\td"
-    _, message = app.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
+    _, message, _ = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
     assert "different numbers of lines (ref0.txt: 3, short.txt: 1)" in message["value"]
-    _, message = app.load_predictions(str(tmp_path / "latin1.txt"))
+    _, message, _ = page.load_predictions(str(tmp_path / "latin1.txt"))
     assert "latin1.txt is not UTF-8 text" in message["value"]
+    _, message, _ = page.load_predictions(str(tmp_path / "page.html"))
+    assert "page.html is not a text file: upload .txt files" in message["value"]
+    # Files outside gradio's upload folder are the user's: never deleted.
+    assert (tmp_path / "hyp.txt").is_file()
 
 
-def test_explanation_of_a_long_segment_is_cut_with_a_note():
-    line = " ".join(["a", "b"] * 3000)
-    state = {
-        "predictions": [line],
-        "references": [["x", line]],
-        "reference_index": [1],
-        "tokenizer": "13a",
-        "lowercase": False,
-        "min_len": 1,
-        "max_len": 100,
-    }
-    hyp, ref, info = app.highlight(state, 1)
-    assert hyp[-1] == (f" … (showing the first {app.MAX_SHOWN_TOKENS:,} of 6,000 tokens)", None)
-    assert "".join(text for text, _ in hyp[:-1]).split() == line.split()[: app.MAX_SHOWN_TOKENS]
-    assert f"Only the first {app.MAX_SHOWN_TOKENS:,} tokens of each side are highlighted" in info
+def test_an_upload_is_deleted_once_read_and_other_types_are_refused(app_url, tmp_path):
+    folder = inputs._upload_folder()
+    (tmp_path / "hyp.txt").write_text("a b\n" * 1000, encoding="utf-8")
+    with (tmp_path / "hyp.txt").open("rb") as file:
+        uploaded = httpx.post(app_url + "gradio_api/upload", files={"files": ("hyp.txt", file)}, timeout=60).json()
+    path = uploaded[0]
+    assert (folder / path).is_file() or Path(path).is_file()
+    text, message, cleared = page.load_predictions(path)
+    assert text == "\n".join(["a b"] * 1000) and message["visible"] is False and cleared is None
+    assert not Path(path).exists()  # gradio's copy of the upload is gone
+    # The page's upload event, as the browser sends it: a file read once is gone (a message, not
+    # a crash), and a file that is not text is refused and deleted.
+    file_event = page_event_id(app_url, "upload", label="Predictions file")
+    outputs = page_event(app_url, file_event, [{"path": path, "meta": {"_type": "gradio.FileData"}}], None)
+    assert "hyp.txt could not be read" in outputs[1]["value"]
+    (tmp_path / "page.html").write_text("<script>alert(1)</script>\n", encoding="utf-8")
+    with (tmp_path / "page.html").open("rb") as file:
+        path = httpx.post(app_url + "gradio_api/upload", files={"files": ("page.html", file)}, timeout=60).json()[0]
+    outputs = page_event(app_url, file_event, [{"path": path, "meta": {"_type": "gradio.FileData"}}], None)
+    assert "Invalid file type" in str(outputs) or "page.html is not a text file" in outputs[1]["value"]
+
+
+def test_the_explanation_of_a_long_segment_is_bounded(monkeypatch):
+    line = " ".join(["a", "b", "c"] * 3000)
+    explained = []
+    real = render.explain
+
+    def spy(hypothesis, references, *args, **kwargs):
+        explained.append((len(hypothesis), [len(r) for r in references]))
+        return real(hypothesis, references, *args, **kwargs)
+
+    monkeypatch.setattr(render, "explain", spy)
+    outputs = page.run(line, "x\t" + line, "13a", 1, 100, False)
+    hyp, info = outputs[8], outputs[10]
+    assert explained == [(limits.MAX_SHOWN_TOKENS, [limits.MAX_SHOWN_TOKENS])]
+    assert hyp[-1] == (f" … (showing the first {limits.MAX_SHOWN_TOKENS:,} of 9,000 tokens)", None)
+    assert "".join(text for text, _ in hyp[:-1]).split() == line.split()[: limits.MAX_SHOWN_TOKENS]
+    assert f"Only the first {limits.MAX_SHOWN_TOKENS:,} tokens of each side are explained" in info
     row = GLEU(max_len=100).stats([line], [["x", line]]).rows[0].tolist()
     assert f"**{row[0]}** matched n-grams" in info and "reference 2 of 2 chosen" in info
 
 
 def test_long_cells_say_how_much_is_not_shown():
-    scored = app.score("a " * 400, "b", "13a", 1, 4, False)
-    cell = app.segment_table(scored)["prediction"][0]
-    assert cell.startswith("a a") and cell.endswith(f"… (+{800 - 1 - app.MAX_CELL_CHARS:,} characters)")
+    scored = inputs.score("a " * 400, "b", "13a", 1, 4, False)
+    cell = render.segment_table(scored.stats, scored.predictions, scored.references)["prediction"][0]
+    assert cell.startswith("a a") and cell.endswith(f"… (+{800 - 1 - limits.MAX_CELL_CHARS:,} characters)")
 
 
 def test_run_shows_a_message_for_bad_input():
-    outputs = app.run("a\nb", "a", "13a", 1, 4, False)
+    outputs = page.run("a\nb", "a", "13a", 1, 4, False)
     assert outputs[0]["visible"] and "2 prediction lines but 1 reference lines" in outputs[0]["value"]
-    assert outputs[1] == "" and outputs[5] is None  # no earlier result stays on the page
-    outputs = app.run("the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False)
-    assert (
-        "Google-BLEU 0.3333" in outputs[1]
-        and "1 segment\n" in outputs[1]
-        and outputs[4]["sentence_scores"] == [0.3333333333333333]
+    assert outputs[1]["visible"] is False and outputs[2] == "" and outputs[6] is None  # no earlier result stays
+    outputs = page.run("the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False)
+    assert outputs[1]["visible"] is True and "1 segment\n" in outputs[2] and outputs[5]["google_bleu"] == 1 / 3
+
+
+@pytest.mark.parametrize(
+    "row_value", [[10**30, 0.5], [0, 1.0], [-1], [3], [1.5], ["1"], [None], [True], [], None, "x", [float("nan")]]
+)
+def test_a_crafted_row_selection_gets_a_message(row_value):
+    state = page.run("a\nb", "a\nb", "13a", 1, 4, False)[6]
+    event = gradio.SelectData(None, {"index": [0, 0], "value": None, "row_value": row_value})
+    segment, message = page.select_row(state, event)
+    assert message["visible"] and "the selected row is not a segment" in message["value"]
+    assert "segments are 1 to 2" in message["value"]
+    good = gradio.SelectData(None, {"index": [1, 0], "value": 2, "row_value": [2, 100.0]})
+    assert page.select_row(state, good)[0] == 2
+
+
+def test_a_crafted_row_selection_over_the_event_stream(app_url):
+    session = "crafted" + "0" * 10
+    compute_event = page_event_id(app_url, "click", elem_id="compute")
+    outputs = page_event(app_url, compute_event, ["a\nb", "a\nb", "13a", 1, 4, False], None, session)
+    assert outputs[0]["visible"] is False
+    select_event = page_event_id(app_url, "select", elem_id="segments")
+    event_data = {"index": [0, 0], "value": 10**30, "row_value": [10**30, 1.0]}
+    outputs = page_event(app_url, select_event, [None], event_data, session)
+    assert isinstance(outputs, list), outputs
+    assert "the selected row is not a segment: got 1000000000000000000000000000000" in outputs[1]["value"]
+
+
+# -- the request cap and text outside the Basic Multilingual Plane ---------------------------
+def test_text_outside_the_bmp_at_the_character_cap_is_not_refused(app_url):
+    import requests
+
+    # Emoji and CJK Extension B: 12 bytes each in JSON with ASCII escapes (requests' json=).
+    line = "😀𠀀" * 499 + " 😀"
+    n_lines = (limits.MAX_INPUT_CHARS // 2) // (len(line) + 1)
+    predictions = "\n".join([line] * n_lines)
+    references = "\n".join([line.replace("😀", "𠀁", 1)] * n_lines)
+    assert limits.MAX_INPUT_CHARS - 2_000 < len(predictions) + len(references) <= limits.MAX_INPUT_CHARS
+    body = json.dumps({"data": [predictions, references, "13a", 1, 4, False]})
+    assert len(body) > 6 * limits.MAX_INPUT_CHARS + (1 << 20)  # what the old cap refused
+    posted = requests.post(
+        app_url + "gradio_api/call/compute", json={"data": [predictions, references, "13a", 1, 4, False]}, timeout=120
     )
+    assert posted.status_code == 200, posted.text[:300]
+    stream = requests.get(app_url + f"gradio_api/call/compute/{posted.json()['event_id']}", timeout=300).text
+    event, data = re.findall(r"^event: (\w+)\ndata: (.*)$", stream, re.M)[-1]
+    wanted = GLEU().corpus_score(predictions.split("\n"), references.split("\n")).to_dict()
+    assert event == "complete" and {key: json.loads(data)[0][key] for key in wanted} == wanted
+
+
+# -- the page's events, as the browser sends them ----------------------------------------------
+def page_event_id(url, trigger, elem_id=None, label=None):
+    """``(fn_index, trigger_id)`` of a page event, found in the page config."""
+    config = httpx.get(url + "config", timeout=30).json()
+    component = next(
+        c["id"]
+        for c in config["components"]
+        if (elem_id and c.get("props", {}).get("elem_id") == elem_id)
+        or (label and c.get("props", {}).get("label") == label)
+    )
+    event = next(d for d in config["dependencies"] if [component, trigger] in d["targets"])
+    return event["id"], component
+
+
+def page_event(url, event, data, event_data, session=None):
+    """Joins the queue with one event and returns its outputs (or gradio's error)."""
+    session = session or uuid.uuid4().hex
+    body = {"data": data, "event_data": event_data, "fn_index": event[0], "trigger_id": event[1], "session_hash": session}
+    joined = httpx.post(url + "gradio_api/queue/join", json=body, timeout=60)
+    assert joined.status_code == 200, joined.text[:500]
+    with httpx.stream("GET", url + f"gradio_api/queue/data?session_hash={session}", timeout=120) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data:"):
+                message = json.loads(line[5:])
+                if message.get("msg") == "process_completed":
+                    return message["output"]["data"] if message["success"] else message["output"]
+    raise AssertionError("the event stream ended without a result")

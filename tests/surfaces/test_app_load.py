@@ -12,11 +12,16 @@
    lone surrogates, unknown tokenizers. Each gets its refusal; afterwards the server's
    memory is under ``AFTER_HOSTILE_RSS_BYTES`` and a normal request is answered correctly.
 
-Measured on the 2-core development machine (shared with other work), three runs: idle
-server 197 MB; during the 20 concurrent requests a peak of 553-583 MB, all 20 done in
-6.7-7.6 s (the slowest 6.4-7.5 s); after the 200 hostile requests 508 MB, where memory
-that Python freed stays with the process (the bounds below leave room for slower
-machines and other allocators). The whole test takes about 25 s.
+3. ``SESSIONS`` (66) page sessions, each scoring a request at the cap: more than the 64
+   sessions gradio keeps, each keeping its inputs, its outputs (a table of at most 1,000
+   rows) and the app's statistics; the server's memory must stay under ``SESSIONS_RSS_BYTES``.
+
+Measured on the 2-core development machine (shared with other work): idle server 197 MB;
+during the 20 concurrent requests a peak of 409 MB, all 20 done in 7.1 s; after the 200
+hostile requests 378 MB; 66 sessions at the cap: peak 580 MB, 565 MB after (before
+sessions were bounded, 64 sessions reached about 3 GB). Memory that Python freed stays
+with the process; the bounds leave room for slower machines and other allocators. The
+whole file takes about 1 minute (up to 2 on a loaded machine).
 
 Linux only (reads ``/proc/<pid>/status``); only 127.0.0.1 is used.
 """
@@ -50,6 +55,8 @@ pytestmark = [
 #: The page's and the API's largest input (app.MAX_INPUT_CHARS; not imported, so this
 #: process does not load gradio's app).
 MAX_INPUT_CHARS = 2_000_000
+#: The request-body cap (limits.MAX_REQUEST_BYTES: 12 JSON bytes a character, plus 1 MiB).
+MAX_REQUEST_BYTES = 12 * MAX_INPUT_CHARS + (1 << 20)
 #: Every one of the 20 concurrent requests is answered within this many seconds of their
 #: start (a deadline against a hung or starved server; speed is measured by benchmarks).
 CONCURRENT_SECONDS = 240
@@ -57,6 +64,11 @@ CONCURRENT_SECONDS = 240
 PEAK_RSS_BYTES = 1_500 << 20
 #: ... and below this after the 200 hostile requests.
 AFTER_HOSTILE_RSS_BYTES = 1_000 << 20
+#: Page sessions at the cap in the sessions test: more than the sessions gradio keeps (64).
+SESSIONS = 66
+#: The server's resident memory stays below this with every kept session holding a result
+#: at the cap (before sessions were bounded, 64 of them took about 3 GB).
+SESSIONS_RSS_BYTES = 1_200 << 20
 #: How long the server may take to start.
 START_SECONDS = 120
 
@@ -240,9 +252,9 @@ def test_concurrent_maximum_size_requests_and_hostile_requests(server):
         started = time.monotonic()
         if where == "page":
             outputs = page_compute(server.url, event, data)
-            got = outputs[4]
-            assert outputs[0]["visible"] is False and f"Google-BLEU {wanted['google_bleu']:.4f}" in outputs[1]
-            assert "Segment 1" in outputs[9]  # the explanation of segment 1 is on the page
+            got = outputs[5]
+            assert outputs[0]["visible"] is False and f"GLEU (0–100): {100 * wanted['google_bleu']:.2f}" in outputs[2]
+            assert "Segment 1" in outputs[10]  # the explanation of segment 1 is on the page
         else:
             kind, got = api_compute(server.url, data)
             assert kind == "complete", got
@@ -277,6 +289,29 @@ def test_concurrent_maximum_size_requests_and_hostile_requests(server):
     }
 
 
+def test_sessions_at_the_cap_keep_bounded_memory(server):
+    # SESSIONS page sessions, each scoring 2,000,000 characters (20,000 lines at most): gradio
+    # keeps each session's inputs and outputs, the app its statistics; the total stays bounded.
+    predictions, references, prediction_lines, reference_lines = at_cap(None, "online-A.0")
+    assert len(prediction_lines) <= 20_000
+    wanted = f"GLEU (0–100): {100 * GLEU().corpus_score(prediction_lines, reference_lines).score:.2f}"
+    event = compute_button(server.url)
+    data = [predictions, references, "13a", 1, 4, False]
+
+    def request(_):
+        outputs = page_compute(server.url, event, data)
+        assert wanted in outputs[2] and len(outputs[3]["value"]["data"]) == 1_000
+        return server.rss
+
+    with Peak(server.process.pid) as peak, ThreadPoolExecutor(max_workers=4) as pool:
+        started = time.monotonic()
+        list(pool.map(request, range(SESSIONS), timeout=CONCURRENT_SECONDS * 2))
+        elapsed = time.monotonic() - started
+    after = server.rss
+    print(f"{SESSIONS} sessions at the cap in {elapsed:.1f} s: peak {peak.value >> 20} MB, after {after >> 20} MB")
+    assert peak.value < SESSIONS_RSS_BYTES, f"peak {peak.value >> 20} MB"
+
+
 def hostile_requests(url: str, event: tuple[int, int]) -> list:
     """200 callables, each sending one hostile request and returning True when it got the
     refusal it should (or a description of what it got)."""
@@ -301,7 +336,7 @@ def hostile_requests(url: str, event: tuple[int, int]) -> list:
         def send():
             def chunks():
                 yield b'{"data": ["'
-                for _ in range(16):
+                for _ in range(MAX_REQUEST_BYTES // (1 << 20) + 2):
                     yield b"a" * (1 << 20)
 
             response = httpx.post(url + path.lstrip("/"), content=chunks(), timeout=60)

@@ -58,8 +58,9 @@ def page(browser, app_url):
 
 
 def shown_score(page) -> str:
+    """The corpus score on the page (0-100, two decimals)."""
     page.wait_for_selector("#score h2")
-    return re.search(r"Google-BLEU (\d\.\d{4})", page.inner_text("#score")).group(1)
+    return re.search(r"GLEU \(0–100\): (\d+\.\d{2})", page.inner_text("#score")).group(1)
 
 
 def test_paste_compute_read_score_highlight_and_table(page):
@@ -68,8 +69,10 @@ def test_paste_compute_read_score_highlight_and_table(page):
     wanted = evaluate.load(str(REPO / "google_bleu")).compute(predictions=CARD_PREDICTIONS, references=CARD_REFERENCES)
     page.locator("#predictions textarea").fill("\n".join(CARD_PREDICTIONS))
     page.locator("#references textarea").fill(as_text(CARD_REFERENCES))
+    # No empty result panels before the first score.
+    assert not page.locator("#results").is_visible() and not page.get_by_role("tab", name="Segments").is_visible()
     page.click("#compute")
-    assert shown_score(page) == f"{wanted['google_bleu']:.4f}"
+    assert shown_score(page) == f"{100 * wanted['google_bleu']:.2f}"
     assert wanted["signature"] in page.inner_text("#score")
 
     # Why this score: segment 1, its chosen reference, matched n-grams highlighted.
@@ -98,11 +101,23 @@ def test_paste_compute_read_score_highlight_and_table(page):
     page.locator("#distribution canvas, #distribution svg").first.wait_for()
 
 
+def test_an_example_computes_when_clicked_and_shows_the_original_words(page):
+    page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
+    shown_score(page)  # no click on Compute
+    page.locator("#segment-info").get_by_text("Segment 1").wait_for()
+    prediction = page.locator("#predictions textarea").input_value().split("\n")[0]
+    # The highlighted prediction is the line as written (not 13a's "28 - jähriger").
+    shown = page.inner_text("#highlight-prediction")
+    assert " ".join(prediction.split()[:6]) in " ".join(shown.split())
+    assert page.locator("#highlight-prediction .highlighted").count() > 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "space-example.png"), full_page=True)
+
+
 def test_example_click_and_bad_input_message(page):
     page.get_by_text("The cat sat on the mat", exact=True).click()
     page.wait_for_function("document.querySelector('#predictions textarea').value === 'the cat sat on the mat'")
-    page.click("#compute")
-    assert shown_score(page) == "0.3333"
+    assert shown_score(page) == "33.33"
 
     page.locator("#predictions textarea").fill("one\ntwo")
     page.locator("#references textarea").fill("one")
@@ -118,12 +133,12 @@ def test_example_click_and_bad_input_message(page):
 
 def test_oversize_input_shows_its_message(page):
     # One character over the page's cap, typed into the box as a user would paste it.
-    import app
+    from google_bleu.space import limits
 
-    page.locator("#predictions textarea").fill("x" * app.MAX_INPUT_CHARS)
+    page.locator("#predictions textarea").fill("x" * limits.MAX_INPUT_CHARS)
     page.locator("#references textarea").fill("y")
     page.click("#compute")
     message = page.locator("#message")
     message.wait_for(state="visible", timeout=60_000)
-    assert f"input too large: {app.MAX_INPUT_CHARS + 1:,} characters" in message.inner_text()
+    assert f"input too large: {limits.MAX_INPUT_CHARS + 1:,} characters" in message.inner_text()
     assert "Traceback" not in page.inner_text("body")

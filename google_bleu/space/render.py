@@ -1,0 +1,200 @@
+"""What the page shows: the score card, the segments table, the histogram and the
+highlighted explanation of one segment. Pure functions of the statistics and the text.
+
+Scores for people are on the 0-100 scale (sacrebleu's, what the CLI prints), and say so;
+the raw result and the API keep the evaluate module's 0-1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from google_bleu import GLEU, GleuStats
+from google_bleu.analysis import explain
+
+from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
+
+#: The scale scores are shown on, stated wherever one is.
+SCALE = "0–100"
+ORDER_COLORS = {"1-gram": "#fde68a", "2-gram": "#fdba74", "3-gram": "#fb923c", "4-gram": "#f472b6"}
+
+Spans = list[tuple[str, "str | None"]]
+
+
+def percent(value: float) -> str:
+    """A 0-1 value on the 0-100 scale, two decimals.
+
+    Example:
+        >>> percent(0.3333333333333333), percent(1.0)
+        ('33.33', '100.00')
+    """
+    return f"{100 * value:.2f}"
+
+
+def score_card(output: dict, n_segments: int) -> str:
+    """The corpus result as markdown, on the 0-100 scale.
+
+    Example:
+        >>> print(score_card({"google_bleu": 0.5, "precision": 0.5, "recall": 0.75, "signature": "s"}, 1))
+        ## GLEU (0–100): 50.00
+        precision **50.00** · recall **75.00** · 1 segment
+        <BLANKLINE>
+        `s`
+    """
+    return (
+        f"## GLEU ({SCALE}): {percent(output['google_bleu'])}\n"
+        f"precision **{percent(output['precision'])}** · recall **{percent(output['recall'])}** · "
+        f"{n_segments:,} segment{'s' if n_segments != 1 else ''}\n\n`{output['signature']}`"
+    )
+
+
+def _cell(text: str) -> str:
+    """A table cell: at most ``MAX_CELL_CHARS`` characters, saying how many more there are."""
+    if len(text) <= MAX_CELL_CHARS:
+        return text
+    return f"{text[:MAX_CELL_CHARS]}… (+{len(text) - MAX_CELL_CHARS:,} characters)"
+
+
+def segment_table(stats: GleuStats, predictions: Sequence[str], references: Sequence[Sequence[str]]) -> pd.DataFrame:
+    """The first ``MAX_TABLE_ROWS`` segments: number, score (0-100), prediction, the chosen
+    reference (the engine's) and counts."""
+    shown = min(len(stats), MAX_TABLE_ROWS)
+    rows = stats.rows[:shown]
+    chosen = np.maximum(stats.reference_index[:shown], 0).tolist()  # -1: no candidate, show the first
+    return pd.DataFrame(
+        {
+            "#": np.arange(1, shown + 1),
+            f"GLEU ({SCALE})": np.round(100 * stats.sentence_scores()[:shown], 2),
+            "prediction": [_cell(text) for text in predictions[:shown]],
+            "chosen reference": [_cell(refs[j]) for refs, j in zip(references[:shown], chosen)],
+            "ref": [j + 1 for j in chosen],
+            "n_match": rows[:, 0],
+            "n_all": rows[:, 3],
+        }
+    )
+
+
+def table_label(n_segments: int) -> str:
+    """The table's label, saying when rows are left out."""
+    label = "Sentence scores (click a column header to sort, a row to explain it)"
+    if n_segments > MAX_TABLE_ROWS:
+        label += (
+            f"; the first {MAX_TABLE_ROWS:,} of {n_segments:,} segments are listed, "
+            "any other is explained by its number in Why this score"
+        )
+    return label
+
+
+def score_histogram(sentence_scores: np.ndarray) -> pd.DataFrame:
+    """Counts of sentence scores in ten bins of width 10 on the 0-100 scale (the last one
+    includes 100)."""
+    counts, edges = np.histogram(100 * np.asarray(sentence_scores), bins=10, range=(0.0, 100.0))
+    labels = [f"{low:.0f}–{high:.0f}" for low, high in zip(edges[:-1], edges[1:])]
+    return pd.DataFrame({f"sentence GLEU ({SCALE})": labels, "segments": counts})
+
+
+def align(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
+    """Where each token lies in ``text``, left to right, when the tokens are the text's own
+    characters with only whitespace between them; ``None`` when the tokenizer changed the text
+    (lowercased it, unescaped ``&quot;``, ...).
+
+    Example:
+        >>> align("28-jähriger  Mann", ["28", "-", "jähriger", "Mann"])
+        [(0, 2), (2, 3), (3, 11), (13, 17)]
+        >>> align("A &quot;b&quot;", ["A", '"', "b", '"']) is None
+        True
+    """
+    spans = []
+    at = 0
+    for token in tokens:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if not isinstance(token, str) or not token or not text.startswith(token, at):
+            return None
+        spans.append((at, at + len(token)))
+        at += len(token)
+    return spans
+
+
+def spans(text: str, tokens: Sequence[str], orders: list[int], lowercase: bool = False) -> Spans:
+    """The highlighted text of one side: the original words where the tokens align with the
+    text (lowercased first when the scorer lowercases), each token coloured by the longest
+    matched n-gram it belongs to; otherwise the tokens joined by spaces. Only the first
+    ``len(orders)`` tokens are shown, with a note when cut.
+
+    Example:
+        >>> spans("28-jähriger Mann", ["28", "-", "jähriger", "Mann"], [1, 0, 2, 2])
+        [('28', '1-gram'), ('-', None), ('jähriger Mann', '2-gram')]
+    """
+    folded = text.lower() if lowercase else text
+    where = align(folded if len(folded) == len(text) else text, tokens[: len(orders)])
+    out: Spans = []
+
+    def add(piece: str, label: str | None) -> None:
+        if out and out[-1][1] == label:
+            out[-1] = (out[-1][0] + piece, label)
+        elif piece:
+            out.append((piece, label))
+
+    previous: tuple[int, str | None] = (0, None)
+    for i, (token, order) in enumerate(zip(tokens, orders)):
+        label = f"{order}-gram" if order else None
+        if where is None:
+            gap = " " if i else ""
+        else:
+            gap = text[previous[0] : where[i][0]]
+            token = text[where[i][0] : where[i][1]]
+        # The space between two tokens of one matched n-gram is part of its highlight.
+        add(gap, label if label is not None and label == previous[1] else None)
+        add(str(token), label)
+        previous = (where[i][1] if where is not None else 0, label)
+    if len(tokens) > len(orders):
+        add(f" … (showing the first {len(orders):,} of {len(tokens):,} tokens)", None)
+    return out or [("(empty)", None)]
+
+
+def explain_segment(
+    scorer: GLEU, stats: GleuStats, index: int, prediction: str, references: Sequence[str]
+) -> tuple[Spans, Spans, str]:
+    """Why segment ``index`` scores what it does: its prediction and chosen reference with the
+    matched n-grams highlighted, and the arithmetic from its row of ``stats``.
+
+    The work is bounded: only the first ``MAX_SHOWN_TOKENS`` tokens of each side are explained
+    (all of the segment's n-grams are in its row); when a side is longer, the highlighted
+    matches are those found within the first tokens of both sides, and the page says so.
+    """
+    chosen = int(stats.reference_index[index])
+    n_match, n_hyp, n_ref, n_all = stats.rows[index].tolist()
+    reference = references[max(chosen, 0)]
+    hyp_tokens, ref_tokens = scorer.tokenizer(prediction), scorer.tokenizer(reference)
+    e = explain(hyp_tokens[:MAX_SHOWN_TOKENS], [ref_tokens[:MAX_SHOWN_TOKENS]], scorer.min_len, scorer.max_len)
+    which = "" if len(references) == 1 else f" · reference {max(chosen, 0) + 1} of {len(references)} chosen"
+    orders = f"{scorer.min_len}" if scorer.min_len == scorer.max_len else f"{scorer.min_len}–{scorer.max_len}"
+    if n_all:
+        arithmetic = (
+            f"**{n_match}** matched n-grams (orders {orders}); the prediction has {n_hyp}, "
+            f"the reference {n_ref}: GLEU = {n_match} / max({n_hyp}, {n_ref}) = {n_match / n_all:.4f}, "
+            f"**{percent(n_match / n_all)}** on the {SCALE} scale "
+            f"(precision {n_match}/{n_hyp}, recall {n_match}/{n_ref})"
+        )
+    else:
+        arithmetic = "no n-gram on either side: GLEU 0, and the segment adds nothing to the corpus sums"
+    longest = max(len(hyp_tokens), len(ref_tokens))
+    cut = (
+        f" Only the first {MAX_SHOWN_TOKENS:,} tokens of each side are explained ({longest:,} in the longer): "
+        "the highlighted matches are those found among them."
+        if longest > MAX_SHOWN_TOKENS
+        else ""
+    )
+    info = (
+        f"**Segment {index + 1}**{which}. {arithmetic}. "
+        f"Each word is coloured by the longest matched n-gram it belongs to.{cut}"
+    )
+    return (
+        spans(prediction, hyp_tokens, e.hypothesis_orders(), scorer.lowercase),
+        spans(reference, ref_tokens, e.reference_orders(), scorer.lowercase),
+        info,
+    )
