@@ -208,7 +208,7 @@ def test_region_naming_a_missing_results_file_is_an_error(tmp_path, capsys):
 # -- the card -------------------------------------------------------------------------
 def test_readme_is_a_metric_card():
     text = (REPO / "README.md").read_text("utf-8")
-    assert len(text.splitlines()) <= 250
+    assert len(text.splitlines()) <= 275
     headings = re.findall(r"^## (.+)$", text, re.M)
     template = ["Metric Description", "How to Use", "Limitations and Bias", "Citation", "Further References"]
     assert [h for h in headings if h in template] == template
@@ -217,6 +217,66 @@ def test_readme_is_a_metric_card():
     first_screen = text.split("---\n", 2)[2].split("\n## ")[0]
     assert "minimum of n-gram precision" in first_screen and ".compute(" in first_screen
     assert "{'google_bleu': " in first_screen
+
+
+# -- install ------------------------------------------------------------------------
+def pyproject_extras() -> set[str]:
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+    return set(tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["optional-dependencies"])
+
+
+def test_readme_extras_table_names_every_extra_and_only_those():
+    text = (REPO / "README.md").read_text("utf-8")
+    install = text.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in install.splitlines() if line.startswith("| `")]
+    named = {name for row in rows for name in re.findall(r"`([\w-]+)`", row.split("|")[1])}
+    assert named == pyproject_extras()
+    assert "pip install ." in install and "pip install '.[" in install and "@ git+https://" in install
+
+
+_HINT = re.compile(r"pip install '(google-bleu|\.)\[([\w,-]+)\]'")
+
+
+def install_hints() -> list[tuple[str, str]]:
+    """``(where, text)`` of every message the package prints that names an extra."""
+    from google_bleu.tokenizers import EXTRAS
+
+    hints = [(f"tokenizers.EXTRAS[{name!r}]", text) for name, text in EXTRAS.items()]
+    for path in sorted((REPO / "google_bleu").rglob("*.py")):
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if _HINT.search(line) and "EXTRAS" not in str(path):
+                hints.append((f"{path.relative_to(REPO)}:{number}", line))
+    return hints
+
+
+def test_every_install_hint_names_an_extra_that_exists():
+    extras = pyproject_extras()
+    hints = [(where, text) for where, text in install_hints() if _HINT.search(text)]
+    assert len(hints) >= 3
+    for where, text in hints:
+        for _, names in _HINT.findall(text):
+            assert set(names.split(",")) <= extras, f"{where}: {text}"
+
+
+def test_install_hints_work_from_a_clone_and_from_an_index(tmp_path):
+    # Until the package is on an index, `pip install 'google-bleu[ja]'` fails: every hint
+    # also names the command that works from a clone.
+    from google_bleu.tokenizers import EXTRAS
+
+    for name, text in EXTRAS.items():
+        for extra in re.findall(r"google-bleu\[([\w-]+)\]", text):
+            assert f"from a clone: pip install '.[{extra}]'" in text, f"tokenizers.EXTRAS[{name!r}]: {text}"
+    # A folder whose evaluate.py hides the real one, as where evaluate is not installed.
+    (tmp_path / "evaluate.py").write_text("raise ImportError('No module named evaluate')\n")
+    code = "import google_bleu\ntry:\n    google_bleu.load()\nexcept ImportError as error:\n    print(error)\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
+        env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"},
+    ).stdout
+    assert "pip install 'google-bleu[evaluate]' (from a clone: pip install '.[evaluate]')" in out
 
 
 # -- the site -------------------------------------------------------------------------
