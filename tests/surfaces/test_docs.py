@@ -161,6 +161,35 @@ def test_performance_tables_are_generated_from_the_results_files():
             assert report.render_table(table) in page
 
 
+_FIGURE = re.compile(r"^[-+~≈]?\d[\d,]*(\.\d+)?\s*(s|ms|µs|us|x|%|KiB|MiB|GiB|MB|GB)?$")
+
+
+def hand_typed_tables(text: str) -> list[str]:
+    """Rows of markdown tables holding a figure outside the regions ``report.py`` writes."""
+    text = report._REGION.sub("", text)
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)  # code output is checked where it runs
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("|") and not re.fullmatch(r"\|[\s:|-]+\|", line):
+            cells = [cell.strip().strip("`*") for cell in line.strip().strip("|").split("|")]
+            if any(_FIGURE.match(cell) for cell in cells):
+                rows.append(line)
+    return rows
+
+
+def test_hand_typed_table_is_found():
+    generated = report.render_run("pairwise", report.load_results()["pairwise"])
+    page = f"# P\n\n<!-- results: pairwise -->\n{generated}\n<!-- /results -->\n\n| to | read |\n|---|---|\n| a | b |\n"
+    assert hand_typed_tables(page) == []
+    typed = page + "\n| rows | time |\n|---:|---:|\n| 256 | 5.5 ms |\n"
+    assert hand_typed_tables(typed) == ["| 256 | 5.5 ms |"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_table_of_figures_is_generated_by_report(page):
+    assert hand_typed_tables(page.read_text("utf-8")) == [], f"{page.name}: a table of figures typed by hand"
+
+
 def test_results_schema_example_renders(tmp_path):
     blocks = [code for lang, code, _ in fenced_blocks(REPO / "docs" / "performance.md") if lang == "json"]
     assert len(blocks) == 1
