@@ -422,6 +422,9 @@ def test_site_builds_strictly(tmp_path):
     assert "WARNING" not in out.stderr, out.stderr
     card = (site / "card" / "index.html").read_text("utf-8")
     assert "Metric Card for Google-BLEU" in card and "sdk_version" not in card
+    # Wide tables and code scroll inside their box (docs/extra.css, on every page).
+    assert "overflow-x: auto" in (site / "extra.css").read_text("utf-8")
+    assert 'href="../extra.css"' in (site / "performance" / "index.html").read_text("utf-8")
     for page in (REPO / "docs").glob("*.md"):
         target = site / ("" if page.stem == "index" else page.stem) / "index.html"
         assert target.exists(), f"{page.name} was not built"
