@@ -21,7 +21,9 @@ def marked_blocks() -> dict[str, tuple[Path, str]]:
     for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
         for match in _BLOCK.finditer(page.read_text("utf-8")):
             if match["name"] in blocks:
-                raise ValueError(f"block {match['name']!r} is marked in {blocks[match['name']][0].name} and {page.name}")
+                raise ValueError(
+                    f"block {match['name']!r} is marked in {blocks[match['name']][0].name} and {page.name}"
+                )
             blocks[match["name"]] = (page, match["code"])
     return blocks
 

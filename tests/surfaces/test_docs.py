@@ -239,7 +239,11 @@ def test_console_sessions_print_what_the_page_shows(page):
 
 
 def test_console_replay_sees_errors_and_status():
-    session = [("cd google_bleu/samples/wmt17_en_de", ""), ("head -2 ref0.txt | google-bleu ref0.txt", ""), ("echo $?", "")]
+    session = [
+        ("cd google_bleu/samples/wmt17_en_de", ""),
+        ("head -2 ref0.txt | google-bleu ref0.txt", ""),
+        ("echo $?", ""),
+    ]
     got = replay(session)[1:]
     assert got[0] == "google-bleu: error: standard input has 2 lines but ref0.txt has 300"
     assert got[1] == "2"
@@ -295,7 +299,9 @@ def test_results_schema_example_renders(tmp_path):
     (results / "pairwise.json").write_text(json.dumps(example), "utf-8")
     (results / "pairwise.png").write_bytes(b"\x89PNG figure")
     page = docs / "performance.md"
-    page.write_text("# P\n\n<!-- results: all -->\n<!-- /results -->\n\n<!-- results: pairwise -->\nold\n<!-- /results -->\n")
+    page.write_text(
+        "# P\n\n<!-- results: all -->\n<!-- /results -->\n\n<!-- results: pairwise -->\nold\n<!-- /results -->\n"
+    )
     assert report.main(["--results", str(results), "--docs", str(docs), "--check"]) == 1
     assert report.main(["--results", str(results), "--docs", str(docs)]) == 0
     text = page.read_text("utf-8")
@@ -397,7 +403,11 @@ def test_install_hints_work_from_a_clone_and_from_an_index(tmp_path):
     (tmp_path / "evaluate.py").write_text("raise ImportError('No module named evaluate')\n")
     code = "import google_bleu\ntry:\n    google_bleu.load()\nexcept ImportError as error:\n    print(error)\n"
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
         env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"},
     ).stdout
     assert "pip install 'google-bleu[evaluate]' (from a clone: pip install '.[evaluate]')" in out
@@ -405,8 +415,8 @@ def test_install_hints_work_from_a_clone_and_from_an_index(tmp_path):
 
 # -- the site -------------------------------------------------------------------------
 @pytest.mark.skipif(
-    importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None,
-    reason="mkdocs and mkdocs-material are not installed (pip install '.[docs]')",
+    any(importlib.util.find_spec(name) is None for name in ("mkdocs", "material", "mkdocstrings_handlers")),
+    reason="mkdocs, mkdocs-material and mkdocstrings[python] are not installed (pip install '.[docs]')",
 )
 def test_site_builds_strictly(tmp_path):
     site = tmp_path / "site"
@@ -422,6 +432,19 @@ def test_site_builds_strictly(tmp_path):
     assert "WARNING" not in out.stderr, out.stderr
     card = (site / "card" / "index.html").read_text("utf-8")
     assert "Metric Card for Google-BLEU" in card and "sdk_version" not in card
+    # The API reference, from the docstrings: the top level, ids, scale and the integrations.
+    api = (site / "api" / "index.html").read_text("utf-8")
+    for name in (
+        "google_bleu.GLEU.corpus_score",
+        "google_bleu.GleuStats",
+        "google_bleu.explain",
+        "google_bleu.load",
+        "google_bleu.ids.BatchScorer",
+        "google_bleu.scale.parallel.file_stats",
+        "google_bleu.integrations.columns.GleuColumns",
+    ):
+        assert f'id="{name}"' in api, name
+    assert "&gt;&gt;&gt;" in api.split('id="google_bleu.GLEU.paired_scores"')[1].split('id="google_bleu.GleuScore"')[0]
     # Wide tables and code scroll inside their box (docs/extra.css, on every page).
     assert "overflow-x: auto" in (site / "extra.css").read_text("utf-8")
     assert 'href="../extra.css"' in (site / "performance" / "index.html").read_text("utf-8")
