@@ -1,8 +1,9 @@
 """The documentation: the site builds strictly, every example runs, figures come from results.
 
 The ``>>>`` examples of the README and ``docs/*.md`` are doctests (collected through
-``--doctest-glob`` in pyproject.toml). This file runs the rest: the marked recipe blocks
-that are not doctests, the command-line sessions of ``docs/cli.md`` (their output must be
+``--doctest-glob`` in pyproject.toml). This file runs the rest: every other python block
+alone in a fresh interpreter (with its prelude, tests/helpers/readme_snippets.py), the
+command-line sessions of ``docs/cli.md`` (their output must be
 what the tool prints), the results-file schema example, the generated performance tables
 (``benchmarks/report.py --check``) and the strict MkDocs build.
 """
