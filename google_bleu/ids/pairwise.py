@@ -634,7 +634,8 @@ def mbr_select(
         weights: ``M`` (or ``N``) non-negative finite weights of the pseudo-references,
             not all zero (for example sampling probabilities); default: equal weights.
         include_self: With ``pseudo_references=None``, count a candidate against itself.
-        tokenizer, lowercase, min_len, max_len, pad_id: As for :func:`pairwise_gleu`.
+        tokenizer: As for :func:`pairwise_gleu`; so are ``lowercase``, ``min_len``,
+            ``max_len`` and ``pad_id``.
         candidate_lengths: For a tensor of candidates, ``[N]`` lengths.
         reference_lengths: For a tensor of pseudo-references, ``[M]`` lengths.
 
