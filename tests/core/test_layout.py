@@ -220,3 +220,18 @@ def test_load_without_evaluate_says_which_extra(tmp_path):
         env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"},
     ).stdout
     assert "pip install 'google-bleu[evaluate]'" in out
+
+
+def test_the_design_page_lists_every_room_and_core_module():
+    import re
+
+    page = (REPO / "docs" / "design.md").read_text("utf-8")
+    table = page.split("<!-- layout-table")[1].split("<!-- /layout-table -->")[0]
+    rows = {row.split("|")[1].strip(" `/"): row for row in table.splitlines() if row.startswith("| ")}
+    rooms = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert set(rows) - {"room", "core"} == rooms
+    core = {f"{name}.py" for name in {"google_bleu", *evaluate_copies(SCRIPT)}}
+    assert set(re.findall(r"`([a-z0-9_]+\.py)`", rows["core"])) == core
+    for room in ("ids", "scale", "cli", "analysis"):
+        listed = set(re.findall(r"`([a-z0-9_]+\.py)`", rows[room]))
+        assert listed == {p.name for p in (PACKAGE / room).glob("*.py")} - {"__init__.py"}, room
