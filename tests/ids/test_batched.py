@@ -589,3 +589,15 @@ def test_unsigned_id_tensors_and_lengths_are_scored_or_refused(dtype):
     if dtype == torch.uint64:
         with pytest.raises(ValueError, match="hypotheses holds ids above the int64 range"):
             batch_sentence_gleu(torch.tensor([[2**63]], dtype=dtype), torch.tensor([[[1]]]))
+
+
+def test_unsigned_ids_reach_every_id_surface():
+    # The siblings of the token-id functions share the same check: pairwise GLEU, MBR and
+    # the replaying scorer take uint64 ids as the int64 ids they equal.
+    from google_bleu.ids import BatchScorer, mbr_select, pairwise_gleu
+
+    ids = torch.tensor([[1, 2, 3], [1, 2, 4]], dtype=torch.uint64)
+    assert pairwise_gleu(ids, ids).tolist() == pairwise_gleu(ids.long(), ids.long()).tolist()
+    assert mbr_select(ids).index == mbr_select(ids.long()).index
+    scorer = BatchScorer(cuda_graphs=False)
+    assert scorer(ids, ids[:, None, :]).tolist() == scorer(ids.long(), ids.long()[:, None, :]).tolist()
