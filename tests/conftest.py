@@ -37,6 +37,7 @@ SLOW_FILES = {
     "surfaces/test_browser.py",
     "surfaces/test_docs.py",
     "integrations/test_distributed.py",
+    "core/test_fuzz.py",
 }
 SLOW_TESTS = {
     "test_streamed_files_memory_grows_with_rows_not_text",
@@ -55,6 +56,15 @@ SLOW_TESTS = {
     "test_one_real_grpo_step",
     "test_one_real_grpo_step_with_the_token_id_reward",
     "test_rejection_rate_under_simulated_null_is_nominal",
+    # Long differential runs against nltk and sacrebleu (property-based or exhaustive).
+    "test_corpus_gleu_equals_nltk",
+    "test_str_path_equals_nltk_on_tricky_tokens",
+    "test_every_code_point_in_every_13a_context_equals_sacrebleu",
+    "test_every_line_of_shared_data_equals_sacrebleu",
+    "test_fuzz_one_line_equals_sacrebleu",
+    "test_fuzz_batch_equals_sacrebleu",
+    "test_sequences_of_every_kind_give_the_same_rows",
+    "test_verifiers_rubric_scores_rollouts_and_groups_exactly",
 }
 
 
