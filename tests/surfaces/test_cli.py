@@ -350,7 +350,7 @@ def test_invalid_utf8_names_the_line(tmp_path):
         (["--paired-bs", "--paired-n", "-3"], ["--paired-n must be a positive integer, got -3"]),
         (["--seed", "-1"], ["seed must be a non-negative integer"]),
         (["--tokenize", "moses"], ["--tokenize", "invalid choice: 'moses'"]),
-        (["--format", "latex"], ["--format", "invalid choice: 'latex'"]),
+        (["--format", "xml"], ["--format", "invalid choice: 'xml'"]),
         (["--paired-bs", "--paired-ar"], ["not allowed with argument"]),
         (["--paired-bs"], ["paired tests need at least two systems"]),
         (["--sentence-level", "--confidence"], ["--sentence-level takes one system"]),
