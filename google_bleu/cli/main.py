@@ -28,7 +28,6 @@ error is a bug and keeps its traceback.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import signal
@@ -41,8 +40,8 @@ from tabulate import DataRow, Line, TableFormat, tabulate
 from tqdm import tqdm
 
 from ..scale.lines import LineError
-from ..scale.parallel import FileError, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs
-from ..scorer import GLEU, GleuScore
+from ..scale.parallel import FileError, WorkerError, WorkerPool, _NamedBytes, count_lines, files_stats, resolve_jobs
+from ..scorer import GLEU, GleuScore, scale_name
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
@@ -131,31 +130,18 @@ def workers_for(sources: Sequence[Any], jobs: int) -> int:
     return max(1, min(jobs, total // BYTES_PER_WORKER))
 
 
-class _Buffered(io.BytesIO):
-    """A reference read once from a pipe, re-read from memory for each system."""
-
-    def __init__(self, data: bytes, name: str) -> None:
-        super().__init__(data)
-        self.name = name
-
-
 def _reference(path: str) -> Any:
-    """A function giving a fresh source of the reference ``path`` for each reader: the path
-    of a regular file (streamed again), else the bytes of a pipe, FIFO or ``/dev/stdin``,
-    read once (a pipe cannot be read twice)."""
+    """The reference ``path`` as it is read: the path of a regular file (streamed), else the
+    bytes of a pipe, FIFO or ``/dev/stdin``, read once (a pipe cannot be read twice: once to
+    count its lines, once to score)."""
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         regular = True  # the reader reports it, with the usual message
     if regular:
-        return lambda: path
-    data = _input(_read_all, path)
-    return lambda: _Buffered(data, path)
-
-
-def _read_all(path: str) -> bytes:
+        return path
     with open(path, "rb") as handle:
-        return handle.read()
+        return _NamedBytes(handle.read(), path)
 
 
 def _positive(text: str) -> int:
@@ -320,8 +306,11 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
 
     # Files are streamed in chunks of lines (never read whole) and scored by one pool of
     # --jobs workers for the whole run; references that are pipes are read once, here.
-    refs = [_reference(path) for path in args.refs]
-    n_segments = _input(count_lines, [ref() for ref in refs], warn=_warn)
+    refs = [_input(_reference, path) for path in args.refs]
+    n_segments = _input(count_lines, refs, warn=_warn)
+    for ref in refs:
+        if isinstance(ref, _NamedBytes):
+            ref.seek(0)
     nrefs = args.num_refs if args.num_refs > 1 else len(args.refs)
     sources = [_stdin(stdin) if path == STDIN else path for path in paths]
     names = ["standard input" if path == STDIN else path for path in paths]
@@ -332,7 +321,7 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
         systems: list[GleuStats] = []
         with WorkerPool(scorer, jobs) as pool:
             scored = files_stats(
-                sources, [ref() for ref in refs], scorer, jobs, warn=_warn, warn_references=False, names=names,
+                sources, refs, scorer, jobs, warn=_warn, warn_references=False, names=names,
                 pool=pool, num_refs=args.num_refs,
             )
             for path in paths:
@@ -405,11 +394,11 @@ class _Output:
 def _sentences(stats: GleuStats, args: argparse.Namespace) -> str:
     lines = []
     for row, score in zip(stats.rows.tolist(), stats.sentence_scores().tolist()):
-        if args.score_only or args.format == "text":
-            lines.append(f"{100 * score:.{args.width}f}\n")
+        if args.score_only or args.format != "json":
+            lines.append(f"{args.scale * score:.{args.width}f}\n")
         else:
             counts = dict(zip(("n_match", "n_hyp", "n_ref", "n_all"), row))
-            lines.append(json.dumps({"score": round(100 * score, args.width), **counts}) + "\n")
+            lines.append(json.dumps({"score": round(args.scale * score, args.width), **counts}) + "\n")
     return "".join(lines)
 
 
@@ -419,12 +408,12 @@ def _corpus(
     width = args.width
     names = ["stdin" if path == STDIN else path for path in paths]
     if args.score_only:
-        return "".join(score.format(width, score_only=True) + "\n" for score in scores)
+        return "".join(score.format(width, score_only=True, scale=args.scale) + "\n" for score in scores)
     if args.format == "json":
         objects = []
         for index, (name, score) in enumerate(zip(names, scores)):
             # GleuScore's object, with the system's name and the orders beside the totals.
-            values = score.json_object(width)
+            values = score.json_object(width, args.scale)
             optional = {key: values.pop(key) for key in ("ci_low", "ci_high", "p_value") if key in values}
             obj = {"name": values.pop("name"), "system": name, **values, "min_len": orders[0], "max_len": orders[1]}
             obj.update(optional)
@@ -434,26 +423,34 @@ def _corpus(
             objects.append(obj)
         document: Any = objects[0] if len(objects) == 1 else objects
         return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    if args.format == "latex":
+        return _table(names, scores, paired, width, args.scale, latex=True)
     if len(scores) == 1 and not paired:
-        return scores[0].format(width) + "\n"
-    return _table(names, scores, paired, width)
+        return scores[0].format(width, scale=args.scale) + "\n"
+    return _table(names, scores, paired, width, args.scale)
 
 
-def _table(names: list[str], scores: list[GleuScore], paired: str | None, width: int) -> str:
+def _table(
+    names: list[str], scores: list[GleuScore], paired: str | None, width: int, scale: int = 100, latex: bool = False
+) -> str:
     with_ci = any(score.ci_low is not None for score in scores)
-    header = ["System", "GLEU", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
+    header = ["System", f"GLEU ({scale_name(scale)})", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
     rows = []
     for index, (name, score) in enumerate(zip(names, scores)):
         row = [f"Baseline: {name}" if paired and index == 0 else name]
-        row += [f"{100 * value:.{width}f}" for value in (score.score, score.precision, score.recall)]
+        row += [f"{scale * value:.{width}f}" for value in (score.score, score.precision, score.recall)]
         if score.ci_low is not None:
-            row.append(f"[{100 * score.ci_low:.{width}f}, {100 * score.ci_high:.{width}f}]")
+            row.append(f"[{scale * score.ci_low:.{width}f}, {scale * score.ci_high:.{width}f}]")
         if paired:
             p_value = score.p_value
             row.append("" if p_value is None else f"{p_value:.4f}" + ("*" if p_value <= 0.05 else ""))
         rows.append(row)
     # Names left, numbers right, p-values left (so the digits align whether or not a * follows).
     align = ["left"] + ["right"] * (len(header) - 1 - bool(paired)) + ["left"] * bool(paired)
+    if latex:
+        # tabulate's "latex" format escapes the names (_ & % $ # { } ~ ^ \\) for LaTeX.
+        table = tabulate(rows, header, tablefmt="latex", colalign=align, disable_numparse=True)
+        return f"% GLEU|{scores[0].signature}\n{table}\n"
     table = tabulate(rows, header, tablefmt=TABLE_FORMAT, colalign=align, disable_numparse=True)
     text = "\n".join(line.rstrip() for line in table.splitlines()) + "\n\n"
     text += f"GLEU|{scores[0].signature}\n"

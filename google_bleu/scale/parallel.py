@@ -555,6 +555,34 @@ def _check_num_refs(num_refs: Any, n_files: int) -> int:
     return num_refs
 
 
+def _rewindable(source: Any) -> tuple[Any, int | None]:
+    """A reference source every system can read from its start, and that start (None: a path)."""
+    if isinstance(source, (str, os.PathLike)) or not hasattr(source, "read"):
+        return source, None
+    try:
+        if source.seekable():
+            return source, source.tell()
+    except (OSError, AttributeError, ValueError):
+        pass
+    name = str(getattr(source, "name", "stream"))
+    try:
+        data = source.read()
+    except OSError as error:
+        raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+    if not isinstance(data, bytes):
+        raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
+    buffered = _NamedBytes(data, name)
+    return buffered, 0
+
+
+class _NamedBytes(io.BytesIO):
+    """The bytes of a stream read once, with the stream's name for messages."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        super().__init__(data)
+        self.name = name
+
+
 def files_stats(
     hypotheses: Sequence[PathOrStream],
     references: Any,
@@ -601,8 +629,15 @@ def files_stats(
     warn = _warner(warn)
     pool, owned = _pool(scorer, jobs, pool)
     systems = [_System() for _ in hypotheses]
+    # Every system reads the references again: a stream is rewound to where it started,
+    # and one that cannot seek (a pipe) is read once into memory (a pipe cannot be read twice).
+    starts = [_rewindable(source) if len(hypotheses) > 1 else (source, None) for source in sources]
+    sources = [source for source, _ in starts]
 
     def system_tasks(index: int) -> Iterator[Task]:
+        for source, start in starts:
+            if start is not None:
+                source.seek(start)
         files = _open_all([(hypotheses[index], names[index]), *((source, None) for source in sources)])
         file_names = [file.name for file in files]
         try:
