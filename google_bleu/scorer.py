@@ -47,6 +47,25 @@ def _check_width(width: Any) -> int:
     return width
 
 
+def _orientation_hint(message: str, predictions: Any, references: Any) -> str:
+    """A count mismatch that looks like sacrebleu's streams gets a pointer to the streams door."""
+    try:
+        streams = (
+            isinstance(references, Sequence)
+            and len(references) != len(predictions)
+            and all(not isinstance(stream, str) and len(stream) == len(predictions) for stream in references)
+        )
+    except TypeError:
+        streams = False
+    if not streams:
+        return message
+    return (
+        f"{message}; references are per segment ([[refs of segment 1], [refs of segment 2], ...]), "
+        "these look like sacrebleu's reference streams ([[ref1 of every segment], ...]): "
+        "use GLEU.corpus_score_streams(predictions, ref_streams)"
+    )
+
+
 #: The scales a printed score may use: 100 (sacrebleu's 0-100) or 1 (the API's fractions).
 SCALES = (100, 1)
 
@@ -407,9 +426,55 @@ class GLEU:
         # Every argument is checked before the text is tokenized.
         n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
         seed = check_seed(seed)
-        predictions, references = check_texts(predictions, references)
+        try:
+            predictions, references = check_texts(predictions, references)
+        except ValueError as error:
+            raise ValueError(_orientation_hint(str(error), predictions, references)) from None
         stats = self.stats(predictions, references)
         return self.score_stats(stats, count_references(references), n_bootstrap, seed)
+
+    def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:
+        """GLEU of one hypothesis against its references, as sacrebleu's ``sentence_score``.
+
+        Example:
+            >>> GLEU().sentence_score("the cat sat on the mat", ["the cat ate the mat"]).score
+            0.3333333333333333
+        """
+        if not isinstance(hypothesis, str):
+            raise TypeError(f"hypothesis must be a str, got {describe(hypothesis)}")
+        return self.corpus_score([hypothesis], [references])
+
+    def corpus_score_streams(
+        self,
+        predictions: Sequence[str],
+        ref_streams: Sequence[Sequence[str]],
+        n_bootstrap: int | None = None,
+        seed: int | None = DEFAULT_SEED,
+    ) -> GleuScore:
+        """Corpus GLEU with references given as sacrebleu gives them: streams, one list per
+        reference holding that reference of every segment (``[[ref1 of each segment],
+        [ref2 of each segment]]``). Each stream must have one line per prediction.
+
+        Example:
+            >>> scorer = GLEU()
+            >>> predictions = ["the cat sat on the mat", "a b c"]
+            >>> streams = [["the cat ate the mat", "a b c"], ["a cat sat", "a b"]]
+            >>> scorer.corpus_score_streams(predictions, streams) == scorer.corpus_score(
+            ...     predictions, [["the cat ate the mat", "a cat sat"], ["a b c", "a b"]])
+            True
+        """
+        if isinstance(ref_streams, str) or not isinstance(ref_streams, Sequence) or not ref_streams:
+            raise TypeError(f"ref_streams must be a non-empty list of reference streams, got {describe(ref_streams)}")
+        if isinstance(predictions, Sequence) and not isinstance(predictions, str):
+            for index, stream in enumerate(ref_streams):
+                if isinstance(stream, str) or not isinstance(stream, Sequence):
+                    raise TypeError(f"ref_streams[{index}] must be a list of strings, got {describe(stream)}")
+                if len(stream) != len(predictions):
+                    raise ValueError(
+                        f"ref_streams[{index}] has {len(stream)} lines but there are {len(predictions)} predictions: "
+                        "a stream holds one reference of every segment"
+                    )
+        return self.corpus_score(predictions, [list(refs) for refs in zip(*ref_streams)], n_bootstrap, seed)
 
     def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:
         """Sentence GLEU of each prediction (``== nltk.sentence_gleu`` on the same tokens)."""
