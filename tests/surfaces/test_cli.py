@@ -238,16 +238,16 @@ def test_text_and_score_only_formats():
     sig = google_bleu.signature("1", "13a", False, 1, 4)
     assert done.stdout.decode() == (
         f"GLEU|{sig} = {100 * stats_a.score():.2f} "
-        f"(P = {100 * stats_a.precision():.2f}, R = {100 * stats_a.recall():.2f})\n"
+        f"(P = {100 * stats_a.precision():.2f}, R = {100 * stats_a.recall():.2f}), scale 0-100\n"
     )
     done = run_cli(ref, "-i", a, "-f", "text", "-ci")
     assert re.fullmatch(
-        r"GLEU\|\S+\|bs:1000\|seed:12345\|\S+ = \d+\.\d \[\d+\.\d, \d+\.\d\] \(P = .*\)\n", done.stdout.decode()
+        r"GLEU\|\S+\|bs:1000\|seed:12345\|\S+ = \d+\.\d \[\d+\.\d, \d+\.\d\] \(P = .*\), scale 0-100\n", done.stdout.decode()
     )
     done = run_cli(ref, "-i", a, b, "-b", "-w", "3")
     assert done.stdout.decode() == f"{100 * stats_a.score():.3f}\n{100 * stats_b.score():.3f}\n"
     table = run_cli(ref, "-i", a, b, "-f", "text").stdout.decode().splitlines()
-    assert table[0].split() == ["System", "|", "GLEU", "|", "P", "|", "R"]
+    assert table[0].split() == ["System", "|", "GLEU", "(scale", "0-100)", "|", "P", "|", "R"]
     assert table[2].startswith(str(a)) and f"{100 * stats_a.score():.1f}" in table[2]
     assert table[3].startswith(str(b)) and table[-1] == f"GLEU|{sig}"
     paired = run_cli(ref, "-i", a, b, "-f", "text", "-pbs", "--paired-n", "100").stdout.decode()
