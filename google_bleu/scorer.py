@@ -17,7 +17,7 @@ Example:
     >>> result.score, result.n_match, result.n_all
     (0.3333333333333333, 6, 18)
     >>> result.format()
-    'GLEU|nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...= 33.3 (P = 33.3, R = 42.9)'
+    'GLEU|nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...= 33.3 (P = 33.3, R = 42.9), scale 0-100'
 """
 
 from __future__ import annotations
@@ -45,6 +45,40 @@ def _check_width(width: Any) -> int:
     if not 0 <= width <= 17:
         raise ValueError(f"width must be an integer from 0 to 17, got {describe(width)}")
     return width
+
+
+def _orientation_hint(message: str, predictions: Any, references: Any) -> str:
+    """A count mismatch that looks like sacrebleu's streams gets a pointer to the streams door."""
+    try:
+        streams = (
+            isinstance(references, Sequence)
+            and len(references) != len(predictions)
+            and all(not isinstance(stream, str) and len(stream) == len(predictions) for stream in references)
+        )
+    except TypeError:
+        streams = False
+    if not streams:
+        return message
+    return (
+        f"{message}; references are per segment ([[refs of segment 1], [refs of segment 2], ...]), "
+        "these look like sacrebleu's reference streams ([[ref1 of every segment], ...]): "
+        "use GLEU.corpus_score_streams(predictions, ref_streams)"
+    )
+
+
+#: The scales a printed score may use: 100 (sacrebleu's 0-100) or 1 (the API's fractions).
+SCALES = (100, 1)
+
+
+def _check_scale(scale: Any) -> int:
+    if isinstance(scale, bool) or scale not in SCALES:
+        raise ValueError(f"scale must be 100 (0-100, as sacrebleu) or 1 (0-1, as the API), got {describe(scale)}")
+    return int(scale)
+
+
+def scale_name(scale: int) -> str:
+    """How a printed score states its scale: ``"scale 0-100"`` or ``"scale 0-1"``."""
+    return f"scale 0-{scale}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,42 +180,52 @@ class GleuScore:
             out["ci_low"], out["ci_high"] = self.ci_low, self.ci_high
         return out
 
-    def format(self, width: int = 1, score_only: bool = False, json: bool = False) -> str:
+    def format(self, width: int = 1, score_only: bool = False, json: bool = False, scale: int = 100) -> str:
         """The score for people (or JSON), on the 0-100 scale with ``width`` decimals.
+
+        The values this object holds stay fractions in ``[0, 1]`` (nltk's and HF evaluate's
+        scale); only what is printed is scaled, and the text line says which scale it uses.
 
         Args:
             width: Decimals of printed scores (0-17).
             score_only: Only the score.
-            json: A JSON object: ``name``, ``score``, ``precision``, ``recall`` (0-100,
+            json: A JSON object: ``name``, ``score``, ``precision``, ``recall`` (on ``scale``,
                 rounded), ``signature``, the exact totals, and ``ci_low``/``ci_high``/
                 ``p_value`` when computed.
+            scale: ``100`` (sacrebleu's 0-100, the default) or ``1`` (the 0-1 fractions).
 
         Example:
             >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
             >>> result.format(width=2, score_only=True)
             '33.33'
+            >>> result.format(width=4, score_only=True, scale=1)
+            '0.3333'
+            >>> result.format().endswith("(P = 33.3, R = 42.9), scale 0-100")
+            True
             >>> import json
             >>> json.loads(result.format(json=True))["score"]
             33.3
         """
         width = _check_width(width)
+        factor = _check_scale(scale)
         if score_only:
-            return f"{100 * self.score:.{width}f}"
+            return f"{factor * self.score:.{width}f}"
         if json:
-            return json_module.dumps(self.json_object(width), ensure_ascii=False)
-        ci = "" if self.ci_low is None else f" [{100 * self.ci_low:.{width}f}, {100 * self.ci_high:.{width}f}]"
+            return json_module.dumps(self.json_object(width, scale), ensure_ascii=False)
+        ci = "" if self.ci_low is None else f" [{factor * self.ci_low:.{width}f}, {factor * self.ci_high:.{width}f}]"
         p = "" if self.p_value is None else f" p = {self.p_value:.4f}"
         return (
-            f"GLEU|{self.signature} = {100 * self.score:.{width}f}{ci} "
-            f"(P = {100 * self.precision:.{width}f}, R = {100 * self.recall:.{width}f}){p}"
+            f"GLEU|{self.signature} = {factor * self.score:.{width}f}{ci} "
+            f"(P = {factor * self.precision:.{width}f}, R = {factor * self.recall:.{width}f}){p}, {scale_name(factor)}"
         )
 
-    def json_object(self, width: int = 1) -> dict[str, Any]:
-        """The object :meth:`format` prints with ``json=True``."""
+    def json_object(self, width: int = 1, scale: int = 100) -> dict[str, Any]:
+        """The object :meth:`format` prints with ``json=True`` (scores on ``scale``)."""
         width = _check_width(width)
+        factor = _check_scale(scale)
 
         def percent(value: float) -> float:
-            return round(100 * value, width)
+            return round(factor * value, width)
 
         out: dict[str, Any] = {
             "name": "GLEU",
@@ -382,9 +426,55 @@ class GLEU:
         # Every argument is checked before the text is tokenized.
         n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
         seed = check_seed(seed)
-        predictions, references = check_texts(predictions, references)
+        try:
+            predictions, references = check_texts(predictions, references)
+        except ValueError as error:
+            raise ValueError(_orientation_hint(str(error), predictions, references)) from None
         stats = self.stats(predictions, references)
         return self.score_stats(stats, count_references(references), n_bootstrap, seed)
+
+    def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:
+        """GLEU of one hypothesis against its references, as sacrebleu's ``sentence_score``.
+
+        Example:
+            >>> GLEU().sentence_score("the cat sat on the mat", ["the cat ate the mat"]).score
+            0.3333333333333333
+        """
+        if not isinstance(hypothesis, str):
+            raise TypeError(f"hypothesis must be a str, got {describe(hypothesis)}")
+        return self.corpus_score([hypothesis], [references])
+
+    def corpus_score_streams(
+        self,
+        predictions: Sequence[str],
+        ref_streams: Sequence[Sequence[str]],
+        n_bootstrap: int | None = None,
+        seed: int | None = DEFAULT_SEED,
+    ) -> GleuScore:
+        """Corpus GLEU with references given as sacrebleu gives them: streams, one list per
+        reference holding that reference of every segment (``[[ref1 of each segment],
+        [ref2 of each segment]]``). Each stream must have one line per prediction.
+
+        Example:
+            >>> scorer = GLEU()
+            >>> predictions = ["the cat sat on the mat", "a b c"]
+            >>> streams = [["the cat ate the mat", "a b c"], ["a cat sat", "a b"]]
+            >>> scorer.corpus_score_streams(predictions, streams) == scorer.corpus_score(
+            ...     predictions, [["the cat ate the mat", "a cat sat"], ["a b c", "a b"]])
+            True
+        """
+        if isinstance(ref_streams, str) or not isinstance(ref_streams, Sequence) or not ref_streams:
+            raise TypeError(f"ref_streams must be a non-empty list of reference streams, got {describe(ref_streams)}")
+        if isinstance(predictions, Sequence) and not isinstance(predictions, str):
+            for index, stream in enumerate(ref_streams):
+                if isinstance(stream, str) or not isinstance(stream, Sequence):
+                    raise TypeError(f"ref_streams[{index}] must be a list of strings, got {describe(stream)}")
+                if len(stream) != len(predictions):
+                    raise ValueError(
+                        f"ref_streams[{index}] has {len(stream)} lines but there are {len(predictions)} predictions: "
+                        "a stream holds one reference of every segment"
+                    )
+        return self.corpus_score(predictions, [list(refs) for refs in zip(*ref_streams)], n_bootstrap, seed)
 
     def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:
         """Sentence GLEU of each prediction (``== nltk.sentence_gleu`` on the same tokens)."""

@@ -30,6 +30,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import stat
 import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO, TextIO
@@ -38,8 +40,8 @@ from tabulate import DataRow, Line, TableFormat, tabulate
 from tqdm import tqdm
 
 from ..scale.lines import LineError
-from ..scale.parallel import FileError, count_lines, file_stats
-from ..scorer import GLEU, GleuScore
+from ..scale.parallel import FileError, WorkerError, WorkerPool, _NamedBytes, count_lines, files_stats, resolve_jobs
+from ..scorer import GLEU, GleuScore, scale_name
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
@@ -106,6 +108,58 @@ def _width(text: str) -> int:
     return value
 
 
+#: Bytes of system output per worker: below this a worker costs more to start (a fresh
+#: interpreter importing numpy) than it saves, so small inputs are scored in this process.
+BYTES_PER_WORKER = 8 << 20
+
+
+def workers_for(sources: Sequence[Any], jobs: int) -> int:
+    """The workers worth starting for ``jobs`` on these system files: one per
+    :data:`BYTES_PER_WORKER` of their total size, at most ``jobs`` (``0``: every core);
+    a stream (standard input, a pipe) counts as large, as its size is unknown."""
+    jobs = resolve_jobs(jobs)
+    total = 0
+    for source in sources:
+        try:
+            info = os.stat(source)
+        except (TypeError, OSError):
+            return jobs
+        if not stat.S_ISREG(info.st_mode):
+            return jobs
+        total += info.st_size
+    return max(1, min(jobs, total // BYTES_PER_WORKER))
+
+
+def _reference(path: str) -> Any:
+    """The reference ``path`` as it is read: the path of a regular file (streamed), else the
+    bytes of a pipe, FIFO or ``/dev/stdin``, read once (a pipe cannot be read twice: once to
+    count its lines, once to score)."""
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = True  # the reader reports it, with the usual message
+    if regular:
+        return path
+    with open(path, "rb") as handle:
+        return _NamedBytes(handle.read(), path)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _scale(text: str) -> int:
+    if text not in ("1", "100"):
+        raise argparse.ArgumentTypeError(f"must be 100 (0-100, as sacrebleu) or 1 (0-1, as the API), got {text!r}")
+    return int(text)
+
+
 def _jobs(text: str) -> int:
     try:
         value = int(text)
@@ -138,6 +192,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(SACREBLEU_TOKENIZERS),
         help="tokenizer (default 13a)",
     )
+    parser.add_argument(
+        "-nr",
+        "--num-refs",
+        type=_positive,
+        default=1,
+        help="references per line of the one REF file, tab-separated (as sacrebleu; default 1)",
+    )
     parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
     parser.add_argument("--min-len", type=int, default=1, help="lowest n-gram order (default 1)")
     parser.add_argument("--max-len", type=int, default=4, help=f"highest n-gram order (default 4, at most {MAX_ORDER})")
@@ -168,7 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     stats.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the resampling (default %(default)s)")
     output = parser.add_argument_group("output")
-    output.add_argument("-f", "--format", default="json", choices=["json", "text"], help="output format (default json)")
+    output.add_argument(
+        "-f", "--format", default="json", choices=["json", "text", "latex"], help="output format (default json)"
+    )
+    output.add_argument(
+        "--scale",
+        type=_scale,
+        default=100,
+        help="scale of printed scores: 100 (default, as sacrebleu) or 1 (the API's 0-1 fractions)",
+    )
     output.add_argument("-b", "--score-only", action="store_true", help="print only the score(s)")
     output.add_argument("-w", "--width", type=_width, default=1, help="decimals of printed scores, 0-17 (default 1)")
     output.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -218,6 +287,8 @@ def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
         raise UsageError(str(error)) from None
     if args.sentence_level and (n_systems > 1 or args.confidence or paired):
         raise UsageError("--sentence-level takes one system and no --confidence or paired test")
+    if args.num_refs > 1 and len(args.refs) != 1:
+        raise UsageError(f"--num-refs {args.num_refs} reads tab-separated references from one REF file, got {len(args.refs)}")
     if paired and n_systems < 2:
         raise UsageError("paired tests need at least two systems after -i (the first is the baseline)")
     try:
@@ -233,20 +304,30 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     scorer = _settings(args, len(paths))
     paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
 
-    # Files are streamed in chunks of lines (never read whole) and scored by --jobs workers.
-    n_segments = _input(count_lines, args.refs, warn=_warn)
-    nrefs = len(args.refs)
+    # Files are streamed in chunks of lines (never read whole) and scored by one pool of
+    # --jobs workers for the whole run; references that are pipes are read once, here.
+    refs = [_input(_reference, path) for path in args.refs]
+    n_segments = _input(count_lines, refs, warn=_warn)
+    for ref in refs:
+        if isinstance(ref, _NamedBytes):
+            ref.seek(0)
+    nrefs = args.num_refs if args.num_refs > 1 else len(args.refs)
+    sources = [_stdin(stdin) if path == STDIN else path for path in paths]
+    names = ["standard input" if path == STDIN else path for path in paths]
+    jobs = workers_for(sources, args.jobs)
 
     work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if args.confidence and not paired else 0)
     with _progress(work, not args.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
         systems: list[GleuStats] = []
-        for path in paths:
-            name = "standard input" if path == STDIN else path
-            source = _stdin(stdin) if path == STDIN else path
-            stats = _input(file_stats, source, args.refs, scorer, args.jobs, warn=_warn, warn_references=False, name=name)
-            systems.append(stats)
-            progress.set_postfix_str(f"scored {path}", refresh=False)
-            progress.update()
+        with WorkerPool(scorer, jobs) as pool:
+            scored = files_stats(
+                sources, refs, scorer, jobs, warn=_warn, warn_references=False, names=names,
+                pool=pool, num_refs=args.num_refs,
+            )
+            for path in paths:
+                systems.append(_input(next, scored))
+                progress.set_postfix_str(f"scored {path}", refresh=False)
+                progress.update()
         if args.sentence_level:
             text = _sentences(systems[0], args)
         else:
@@ -313,11 +394,11 @@ class _Output:
 def _sentences(stats: GleuStats, args: argparse.Namespace) -> str:
     lines = []
     for row, score in zip(stats.rows.tolist(), stats.sentence_scores().tolist()):
-        if args.score_only or args.format == "text":
-            lines.append(f"{100 * score:.{args.width}f}\n")
+        if args.score_only or args.format != "json":
+            lines.append(f"{args.scale * score:.{args.width}f}\n")
         else:
             counts = dict(zip(("n_match", "n_hyp", "n_ref", "n_all"), row))
-            lines.append(json.dumps({"score": round(100 * score, args.width), **counts}) + "\n")
+            lines.append(json.dumps({"score": round(args.scale * score, args.width), **counts}) + "\n")
     return "".join(lines)
 
 
@@ -327,12 +408,12 @@ def _corpus(
     width = args.width
     names = ["stdin" if path == STDIN else path for path in paths]
     if args.score_only:
-        return "".join(score.format(width, score_only=True) + "\n" for score in scores)
+        return "".join(score.format(width, score_only=True, scale=args.scale) + "\n" for score in scores)
     if args.format == "json":
         objects = []
         for index, (name, score) in enumerate(zip(names, scores)):
             # GleuScore's object, with the system's name and the orders beside the totals.
-            values = score.json_object(width)
+            values = score.json_object(width, args.scale)
             optional = {key: values.pop(key) for key in ("ci_low", "ci_high", "p_value") if key in values}
             obj = {"name": values.pop("name"), "system": name, **values, "min_len": orders[0], "max_len": orders[1]}
             obj.update(optional)
@@ -342,26 +423,34 @@ def _corpus(
             objects.append(obj)
         document: Any = objects[0] if len(objects) == 1 else objects
         return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    if args.format == "latex":
+        return _table(names, scores, paired, width, args.scale, latex=True)
     if len(scores) == 1 and not paired:
-        return scores[0].format(width) + "\n"
-    return _table(names, scores, paired, width)
+        return scores[0].format(width, scale=args.scale) + "\n"
+    return _table(names, scores, paired, width, args.scale)
 
 
-def _table(names: list[str], scores: list[GleuScore], paired: str | None, width: int) -> str:
+def _table(
+    names: list[str], scores: list[GleuScore], paired: str | None, width: int, scale: int = 100, latex: bool = False
+) -> str:
     with_ci = any(score.ci_low is not None for score in scores)
-    header = ["System", "GLEU", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
+    header = ["System", f"GLEU ({scale_name(scale)})", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
     rows = []
     for index, (name, score) in enumerate(zip(names, scores)):
         row = [f"Baseline: {name}" if paired and index == 0 else name]
-        row += [f"{100 * value:.{width}f}" for value in (score.score, score.precision, score.recall)]
+        row += [f"{scale * value:.{width}f}" for value in (score.score, score.precision, score.recall)]
         if score.ci_low is not None:
-            row.append(f"[{100 * score.ci_low:.{width}f}, {100 * score.ci_high:.{width}f}]")
+            row.append(f"[{scale * score.ci_low:.{width}f}, {scale * score.ci_high:.{width}f}]")
         if paired:
             p_value = score.p_value
             row.append("" if p_value is None else f"{p_value:.4f}" + ("*" if p_value <= 0.05 else ""))
         rows.append(row)
     # Names left, numbers right, p-values left (so the digits align whether or not a * follows).
     align = ["left"] + ["right"] * (len(header) - 1 - bool(paired)) + ["left"] * bool(paired)
+    if latex:
+        # tabulate's "latex" format escapes the names (_ & % $ # { } ~ ^ \\) for LaTeX.
+        table = tabulate(rows, header, tablefmt="latex", colalign=align, disable_numparse=True)
+        return f"% GLEU|{scores[0].signature}\n{table}\n"
     table = tabulate(rows, header, tablefmt=TABLE_FORMAT, colalign=align, disable_numparse=True)
     text = "\n".join(line.rstrip() for line in table.splitlines()) + "\n\n"
     text += f"GLEU|{scores[0].signature}\n"
@@ -384,15 +473,50 @@ def _silence_stdout() -> None:
         pass
 
 
+class Terminated(BaseException):
+    """SIGTERM (``kill PID``, ``Popen.terminate()``, ``subprocess.run(timeout=)``): the run
+    unwinds as on Ctrl-C, so the worker pool is stopped, not orphaned."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
+def _stderr_or_null() -> None:
+    """With standard error closed (``2>&-``) ``sys.stderr`` is None and ``print(file=None)``
+    would write warnings and errors to standard output, into the JSON. They go nowhere
+    instead, and file descriptor 2 is held by /dev/null, so no file opened later takes it."""
+    if sys.stderr is not None:
+        return
+    try:
+        os.fstat(2)
+    except OSError:
+        try:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            if fd != 2:
+                os.dup2(fd, 2)
+                os.close(fd)
+        except OSError:
+            pass
+    sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the whole process
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: returns the exit status (0 ok, 2 usage or input error, 1 output not written)."""
+    """Entry point: returns the exit status (0 ok, 2 usage or input error, 1 output not
+    written or a worker process killed, 130 Ctrl-C, 143 SIGTERM)."""
+    _stderr_or_null()
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: the caller owns the signals
+        pass
     try:
         run(argv, sys.stdout)
     except UsageError as error:
         message = " ".join(str(error).split())
         print(f"{PROG}: error: {message}", file=sys.stderr)
         return 2
-    except OutputError as error:
+    except (OutputError, WorkerError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         _silence_stdout()
         return 1
@@ -403,4 +527,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return 0

@@ -250,7 +250,8 @@ def _device_tensors(torch: Any, batch: _Input, pad_id: int | None) -> tuple[Any,
     """``hyp [B, Lh]``, ``hyp_len [B]``, ``ref [B, R, Lr]``, ``ref_len [B, R]``, ``present [B, R]`` or None."""
     device = batch.device
     if batch.hyp[0] == "padded":
-        hyp, hyp_len = _compact_rows(torch, batch.hyp[1].to(device), batch.hyp[2], pad_id)
+        lengths = None if batch.hyp[2] is None else batch.hyp[2].to(device)
+        hyp, hyp_len = _compact_rows(torch, batch.hyp[1].to(device), lengths, pad_id)
     else:
         hyp, hyp_len = _pad_host(torch, batch.hyp[1], device)
     present = None

@@ -35,14 +35,20 @@ Example:
 
 from __future__ import annotations
 
+import ctypes
 import io
 import itertools
 import os
 import pickle
+import signal
+import sys
+import threading
+import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, BinaryIO, Union
 
 import numpy as np
@@ -50,7 +56,7 @@ import numpy as np
 from ..scorer import GLEU
 from ..stats import COLUMNS, GleuStats
 from ..validation import check_texts, describe
-from .lines import BOM, bom_warning, lines_from_bytes
+from .lines import BOM, LineError, bom_warning, lines_from_bytes
 
 #: Segments per chunk of in-memory input: about 0.1 s of work, far above the cost of a hand-off.
 DEFAULT_CHUNK_SIZE = 10_000
@@ -118,13 +124,46 @@ def _check_scorer(scorer: Any, jobs: int) -> None:
 
 # -- worker side ---------------------------------------------------------------------------
 _WORKER_SCORER: Any = None
+#: Seconds between a worker's checks that its parent is alive (where PR_SET_PDEATHSIG is missing).
+PARENT_POLL_SECONDS = 0.5
 
 
-def _init_worker(scorer: Any) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Ends this worker when the process that started it ends, however it ends (SIGKILL too).
+
+    On Linux the kernel sends SIGKILL at the parent's death (``prctl(PR_SET_PDEATHSIG)``);
+    everywhere, a daemon thread checks ``os.getppid()`` (a dead parent's children are
+    reparented). With the workers gone, multiprocessing's resource tracker sees its pipe
+    close, removes the pool's named semaphores and exits too.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_SECONDS)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="google-bleu-parent-watch", daemon=True).start()
+
+
+def _init_worker(scorer: Any, parent: int | None = None) -> None:
     # The scorer itself arrives pickled (a named tokenizer pickles as its name, a callable as
     # itself), never a scorer rebuilt from a name that a user's tokenizer may also carry.
     global _WORKER_SCORER
     _WORKER_SCORER = scorer
+    # Ctrl-C reaches the whole process group: the parent stops the workers, so they do not
+    # print a KeyboardInterrupt traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if parent is not None:
+        _die_with_parent(parent)
 
 
 #: Columns a worker sends back per segment: the statistics row, then the chosen reference.
@@ -160,45 +199,136 @@ def decode_block(data: bytes, name: str, first_line: int = 1) -> list[str]:
     return lines_from_bytes(data, name, first_line)
 
 
+def _split_tabs(lines: list[str], num_refs: int, name: str, first_line: int) -> list[list[str]]:
+    columns = []
+    for number, line in enumerate(lines, first_line):
+        fields = line.split("\t")
+        if len(fields) != num_refs:
+            raise LineError(f"{name}: line {number} has {len(fields)} tab-separated references, expected {num_refs} (-nr)")
+        columns.append(fields)
+    return columns
+
+
 def _block_rows(
-    scorer: Any, hypotheses: bytes, references: list[bytes], names: list[str], first_line: int
+    scorer: Any, hypotheses: bytes, references: list[bytes], names: list[str], first_line: int, num_refs: int = 1
 ) -> np.ndarray:
     predictions = decode_block(hypotheses, names[0], first_line)
     columns = [decode_block(block, name, first_line) for block, name in zip(references, names[1:])]
+    if num_refs > 1:
+        return _rows(scorer, predictions, _split_tabs(columns[0], num_refs, names[1], first_line))
     return _rows(scorer, predictions, [list(refs) for refs in zip(*columns)])
 
 
-def _worker_block_rows(hypotheses: bytes, references: list[bytes], names: list[str], first_line: int) -> np.ndarray:
-    return _block_rows(_WORKER_SCORER, hypotheses, references, names, first_line)
+def _worker_block_rows(
+    hypotheses: bytes, references: list[bytes], names: list[str], first_line: int, num_refs: int = 1
+) -> np.ndarray:
+    return _block_rows(_WORKER_SCORER, hypotheses, references, names, first_line, num_refs)
 
 
 # -- the pool ------------------------------------------------------------------------------
-def _run(scorer: Any, jobs: int, tasks: Iterator[tuple[Callable[..., np.ndarray], Callable[..., np.ndarray], tuple]]):
-    """Rows of each task, in order: in this process for ``jobs == 1``, else in a spawn pool.
+Task = tuple[Callable[..., np.ndarray], Callable[..., np.ndarray], tuple]
 
-    Each task is ``(local_function, worker_function, args)``; at most
-    ``jobs * CHUNKS_PER_WORKER`` tasks are in flight, so the input is consumed lazily.
+
+class WorkerError(RuntimeError):
+    """A worker process ended while it had work (killed by a signal, e.g. by the out-of-memory killer)."""
+
+
+class WorkerPool:
+    """Worker processes for a whole run, shared by every call given it.
+
+    The processes start with the first task (``jobs == 1`` starts none and counts in this
+    process) and stop at :meth:`close` or at the end of a ``with`` block; a block left by an
+    exception (Ctrl-C, a signal turned into an exception, an input error) kills them instead
+    of waiting for their chunks. Each worker also ends by itself when this process dies,
+    even by SIGKILL (:func:`_die_with_parent`), so none outlives it.
+
+    Example:
+        >>> from google_bleu import GLEU
+        >>> with WorkerPool(GLEU(), jobs=1) as pool:
+        ...     parallel_stats(pool.scorer, ["a b"], [["a b"]], pool=pool).rows.tolist()
+        [[3, 3, 3, 3]]
     """
-    if jobs == 1:
-        for local, _, args in tasks:
-            yield local(scorer, *args)
-        return
-    import multiprocessing
 
-    context = multiprocessing.get_context("spawn")
-    initargs = (scorer,)
-    pending: deque[Future] = deque()
-    with ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=initargs) as pool:
+    def __init__(self, scorer: Any, jobs: int = 1) -> None:
+        self.jobs = resolve_jobs(jobs)
+        _check_scorer(scorer, self.jobs)
+        self.scorer = scorer
+        self._executor: ProcessPoolExecutor | None = None
+
+    def _start(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")
+            self._executor = ProcessPoolExecutor(
+                self.jobs, mp_context=context, initializer=_init_worker, initargs=(self.scorer, os.getpid())
+            )
+        return self._executor
+
+    def run(self, tasks: Iterator[Task]) -> Iterator[np.ndarray]:
+        """Rows of each task, in order; at most ``jobs * CHUNKS_PER_WORKER`` tasks in flight,
+        so the input is consumed lazily."""
+        if self.jobs == 1:
+            for local, _, args in tasks:
+                yield local(self.scorer, *args)
+            return
+        executor = self._start()
+        pending: deque[Future] = deque()
         try:
             for _, remote, args in tasks:
-                pending.append(pool.submit(remote, *args))
-                if len(pending) >= jobs * CHUNKS_PER_WORKER:
+                pending.append(executor.submit(remote, *args))
+                if len(pending) >= self.jobs * CHUNKS_PER_WORKER:
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()
+        except BrokenProcessPool:
+            raise WorkerError(
+                "a worker process ended unexpectedly (killed by a signal, or out of memory); "
+                "retry with fewer --jobs or jobs=1"
+            ) from None
         finally:
             for future in pending:
                 future.cancel()
+
+    def close(self, kill: bool = False) -> None:
+        """Stops the workers (``kill``: at once, without waiting for their chunks)."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        if kill:
+            for process in list((getattr(executor, "_processes", None) or {}).values()):
+                try:
+                    process.kill()
+                except (OSError, ValueError, AttributeError):  # already gone
+                    pass
+        executor.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        self.close(kill=kind is not None)
+
+
+def _pool(scorer: Any, jobs: int, pool: WorkerPool | None) -> tuple[WorkerPool, bool]:
+    """The pool to use and whether this call owns it (and so closes it)."""
+    if pool is None:
+        return WorkerPool(scorer, jobs), True
+    if not isinstance(pool, WorkerPool):
+        raise TypeError(f"pool must be a WorkerPool, got {describe(pool)}")
+    if scorer is not pool.scorer and scorer != pool.scorer:
+        raise ValueError(f"pool was made for another scorer: {pool.scorer!r}, got {scorer!r}")
+    return pool, False
+
+
+def _run(scorer: Any, jobs: int, tasks: Iterator[Task], pool: WorkerPool | None = None) -> Iterator[np.ndarray]:
+    """Rows of each task, in order, by ``pool`` (or a pool of ``jobs`` processes for this call)."""
+    pool, owned = _pool(scorer, jobs, pool)
+    if not owned:
+        yield from pool.run(tasks)
+        return
+    with pool:
+        yield from pool.run(tasks)
 
 
 def _concatenate(parts: list[np.ndarray], scorer: Any) -> GleuStats:
@@ -211,6 +341,7 @@ def parallel_stats(
     references: Sequence[str | Sequence[str]],
     jobs: int = 1,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
+    pool: WorkerPool | None = None,
 ) -> GleuStats:
     """Per-segment statistics counted by ``jobs`` processes, identical to ``scorer.stats``.
 
@@ -220,6 +351,7 @@ def parallel_stats(
         references: Per segment a string or a non-empty list of strings.
         jobs: Worker processes (``0``: every available core; ``1``: this process only).
         chunk_size: Segments per chunk handed to a worker.
+        pool: A :class:`WorkerPool` to use (its ``jobs``) instead of starting one for this call.
 
     Returns:
         The rows of all segments, in input order (``== scorer.stats(predictions, references)``).
@@ -229,6 +361,8 @@ def parallel_stats(
     """
     jobs = resolve_jobs(jobs)
     chunk_size = _check_positive(chunk_size, "chunk_size")
+    if isinstance(pool, WorkerPool):
+        jobs = pool.jobs
     _check_scorer(scorer, jobs)
     predictions, references = check_texts(predictions, references)
     if jobs == 1 or len(predictions) <= chunk_size:
@@ -238,7 +372,7 @@ def parallel_stats(
         (_rows, _worker_rows, (predictions[start : start + chunk_size], references[start : start + chunk_size]))
         for start in bounds
     )
-    return _concatenate(list(_run(scorer, min(jobs, len(bounds)), tasks)), scorer)
+    return _concatenate(list(_run(scorer, min(jobs, len(bounds)), tasks, pool)), scorer)
 
 
 # -- files ---------------------------------------------------------------------------------
@@ -384,6 +518,176 @@ def count_lines(references: Any, warn: Callable[[str], None] | None = None) -> i
             file.close()
 
 
+class _System:
+    """The rows of one system as its chunks come back, in one array of the final size when
+    the hypothesis file is regular (its lines counted first), so memory holds 40 bytes a
+    segment, not twice that."""
+
+    def __init__(self) -> None:
+        self.rows = np.empty((0, _WIDTH), np.int64)
+        self.filled = 0
+        self.parts: list[np.ndarray] = []
+        self.tasks: int | None = None  # known once the files are read to their end
+        self.received = 0
+
+    def add(self, part: np.ndarray) -> None:
+        self.received += 1
+        if not self.parts and self.filled + len(part) <= len(self.rows):
+            self.rows[self.filled : self.filled + len(part)] = part
+            self.filled += len(part)
+        else:  # a stream, or a file that grew while it was read
+            self.parts.append(part)
+
+    def done(self) -> bool:
+        return self.tasks is not None and self.received == self.tasks
+
+    def stats(self, scorer: Any) -> GleuStats:
+        if self.parts:
+            return _concatenate([self.rows[: self.filled], *self.parts], scorer)
+        rows = self.rows if self.filled == len(self.rows) else self.rows[: self.filled].copy()
+        return _stats(rows, scorer)
+
+
+def _check_num_refs(num_refs: Any, n_files: int) -> int:
+    num_refs = _check_positive(num_refs, "num_refs")
+    if num_refs > 1 and n_files != 1:
+        raise ValueError(f"num_refs={num_refs} reads the references tab-separated from one file, got {n_files} files")
+    return num_refs
+
+
+def _rewindable(source: Any) -> tuple[Any, int | None]:
+    """A reference source every system can read from its start, and that start (None: a path)."""
+    if isinstance(source, (str, os.PathLike)) or not hasattr(source, "read"):
+        return source, None
+    try:
+        if source.seekable():
+            return source, source.tell()
+    except (OSError, AttributeError, ValueError):
+        pass
+    name = str(getattr(source, "name", "stream"))
+    try:
+        data = source.read()
+    except OSError as error:
+        raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+    if not isinstance(data, bytes):
+        raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
+    buffered = _NamedBytes(data, name)
+    return buffered, 0
+
+
+class _NamedBytes(io.BytesIO):
+    """The bytes of a stream read once, with the stream's name for messages."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        super().__init__(data)
+        self.name = name
+
+
+def files_stats(
+    hypotheses: Sequence[PathOrStream],
+    references: Any,
+    scorer: Any = None,
+    jobs: int = 1,
+    chunk_lines: int = DEFAULT_CHUNK_LINES,
+    warn: Callable[[str], None] | None = None,
+    warn_references: bool = True,
+    names: Sequence[str | None] | None = None,
+    pool: WorkerPool | None = None,
+    num_refs: int = 1,
+) -> Iterator[GleuStats]:
+    """The statistics of several hypothesis files (systems) against the same references,
+    one :class:`~google_bleu.stats.GleuStats` per system in order, as each is complete.
+
+    The chunks of every system go through one pool, so workers stay busy across systems
+    (many small files) and within a system (one large file). Arguments are those of
+    :func:`file_stats`; ``names`` gives each system's name in messages, ``pool`` a
+    :class:`WorkerPool` to use (else one of ``jobs`` processes for this call).
+
+    Example:
+        >>> import os, tempfile
+        >>> folder = tempfile.mkdtemp()
+        >>> paths = [os.path.join(folder, name) for name in ("ref.txt", "a.txt", "b.txt")]
+        >>> for path, text in zip(paths, ["the cat\\n", "the cat\\n", "a dog\\n"]):
+        ...     _ = open(path, "w", encoding="utf-8").write(text)
+        >>> [stats.rows.tolist() for stats in files_stats(paths[1:], paths[0])]
+        [[[3, 3, 3, 3]], [[0, 3, 3, 3]]]
+    """
+    jobs = resolve_jobs(jobs)
+    chunk_lines = _check_positive(chunk_lines, "chunk_lines")
+    if scorer is None:
+        scorer = pool.scorer if isinstance(pool, WorkerPool) else GLEU()
+    _check_scorer(scorer, jobs)
+    if not isinstance(warn_references, bool):
+        raise TypeError(f"warn_references must be a bool, got {describe(warn_references)}")
+    if isinstance(hypotheses, (str, os.PathLike)) or hasattr(hypotheses, "read") or not isinstance(hypotheses, Sequence):
+        raise TypeError(f"hypotheses must be a list of paths or binary streams, got {describe(hypotheses)}")
+    names = [None] * len(hypotheses) if names is None else list(names)
+    if len(names) != len(hypotheses):
+        raise ValueError(f"got {len(names)} names for {len(hypotheses)} hypothesis files")
+    sources = _check_references(references)
+    num_refs = _check_num_refs(num_refs, len(sources))
+    warn = _warner(warn)
+    pool, owned = _pool(scorer, jobs, pool)
+    systems = [_System() for _ in hypotheses]
+    # Every system reads the references again: a stream is rewound to where it started,
+    # and one that cannot seek (a pipe) is read once into memory (a pipe cannot be read twice).
+    starts = [_rewindable(source) if len(hypotheses) > 1 else (source, None) for source in sources]
+    sources = [source for source, _ in starts]
+
+    def system_tasks(index: int) -> Iterator[Task]:
+        for source, start in starts:
+            if start is not None:
+                source.seek(start)
+        files = _open_all([(hypotheses[index], names[index]), *((source, None) for source in sources)])
+        file_names = [file.name for file in files]
+        try:
+            systems[index].rows = np.empty((files[0].count_ahead() or 0, _WIDTH), np.int64)
+            while True:
+                first_line = files[0].lines + 1
+                chunks = [file.read(chunk_lines) for file in files]
+                for position, (file, lines) in enumerate(zip(files, chunks)):
+                    if file.starts_with_bom(lines) and (position == 0 or warn_references):
+                        warn(bom_message(file.name))
+                if len({len(lines) for lines in chunks}) > 1:
+                    raise _mismatch(files)
+                if not chunks[0]:
+                    return
+                blocks = [b"".join(lines) for lines in chunks]
+                yield _block_rows, _worker_block_rows, (blocks[0], blocks[1:], file_names, first_line, num_refs)
+        finally:
+            for file in files:
+                file.close()
+
+    def all_tasks() -> Iterator[Task]:
+        for index, system in enumerate(systems):
+            count = 0
+            for task in system_tasks(index):
+                count += 1
+                yield task
+            system.tasks = count
+
+    tasks = all_tasks()
+    current = 0
+    try:
+        for part in pool.run(tasks):
+            # Results come in order: this part belongs to the first system not yet complete.
+            while systems[current].done():
+                yield systems[current].stats(scorer)
+                systems[current] = _System()  # its rows are the caller's now
+                current += 1
+            systems[current].add(part)
+        for system in systems[current:]:
+            yield system.stats(scorer)
+    except BaseException:
+        if owned:
+            pool.close(kill=True)
+        raise
+    finally:
+        tasks.close()
+        if owned:
+            pool.close()
+
+
 def file_stats(
     hypotheses: PathOrStream,
     references: Any,
@@ -393,6 +697,8 @@ def file_stats(
     warn: Callable[[str], None] | None = None,
     warn_references: bool = True,
     name: str | None = None,
+    pool: WorkerPool | None = None,
+    num_refs: int = 1,
 ) -> GleuStats:
     """Per-segment statistics of a hypothesis file against reference files, streamed.
 
@@ -411,6 +717,9 @@ def file_stats(
         warn_references: Also warn for the reference files (off when :func:`count_lines`
             already did).
         name: The hypotheses' name in messages (default: the path, or the stream's name).
+        pool: A :class:`WorkerPool` to use instead of starting one for this call.
+        num_refs: References per line of the one reference file, tab-separated
+            (sacrebleu's ``-nr``); 1 reads each line as one reference.
 
     Returns:
         The rows of all segments, in order (``==`` the statistics of the whole files read at once).
@@ -430,49 +739,9 @@ def file_stats(
         >>> file_stats(hyp, [ref], GLEU()).rows.tolist()
         [[6, 18, 14, 18], [1, 1, 1, 1]]
     """
-    jobs = resolve_jobs(jobs)
-    chunk_lines = _check_positive(chunk_lines, "chunk_lines")
-    if scorer is None:
-        scorer = GLEU()
-    _check_scorer(scorer, jobs)
-    if not isinstance(warn_references, bool):
-        raise TypeError(f"warn_references must be a bool, got {describe(warn_references)}")
-    sources = _check_references(references)
-    warn = _warner(warn)
-    files = _open_all([(hypotheses, name), *((source, None) for source in sources)])
-    names = [file.name for file in files]
-    try:
-
-        def tasks() -> Iterator[tuple[Callable[..., np.ndarray], Callable[..., np.ndarray], tuple]]:
-            while True:
-                first_line = files[0].lines + 1
-                chunks = [file.read(chunk_lines) for file in files]
-                for index, (file, lines) in enumerate(zip(files, chunks)):
-                    if file.starts_with_bom(lines) and (index == 0 or warn_references):
-                        warn(bom_message(file.name))
-                sizes = {len(lines) for lines in chunks}
-                if len(sizes) > 1:
-                    raise _mismatch(files)
-                if not chunks[0]:
-                    return
-                blocks = [b"".join(lines) for lines in chunks]
-                yield _block_rows, _worker_block_rows, (blocks[0], blocks[1:], names, first_line)
-
-        # A regular file's lines are counted first, so the rows fill one array of the final
-        # size (40 bytes a segment) instead of being concatenated at the end (twice that).
-        capacity = files[0].count_ahead()
-        rows = np.empty((capacity or 0, _WIDTH), np.int64)
-        parts: list[np.ndarray] = []
-        filled = 0
-        for part in _run(scorer, jobs, tasks()):
-            if not parts and filled + len(part) <= len(rows):
-                rows[filled : filled + len(part)] = part
-                filled += len(part)
-            else:  # a stream, or a file that grew while it was read
-                parts.append(part)
-    finally:
-        for file in files:
-            file.close()
-    if parts:
-        return _concatenate([rows[:filled], *parts], scorer)
-    return _stats(rows if filled == len(rows) else rows[:filled].copy(), scorer)
+    if isinstance(hypotheses, Sequence) and not isinstance(hypotheses, (str, bytes)):
+        raise TypeError(f"hypotheses must be a path or a binary stream, got {describe(hypotheses)}")
+    (stats,) = files_stats(
+        [hypotheses], references, scorer, jobs, chunk_lines, warn, warn_references, [name], pool, num_refs
+    )
+    return stats

@@ -181,7 +181,7 @@ def test_score_object_formats():
     score = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
     assert (score.score, score.n_match, score.n_hyp, score.n_ref, score.n_all) == (6 / 18, 6, 18, 14, 18)
     assert (score.ci_low, score.ci_high, score.p_value) == (None, None, None)
-    assert str(score) == score.format() == f"GLEU|{score.signature} = 33.3 (P = 33.3, R = 42.9)"
+    assert str(score) == score.format() == f"GLEU|{score.signature} = 33.3 (P = 33.3, R = 42.9), scale 0-100"
     assert score.format(width=3, score_only=True) == "33.333"
     assert json.loads(score.format(json=True)) == score.json_object()
     assert set(score.to_dict()) == {
@@ -197,7 +197,7 @@ def test_score_object_formats():
     assert list(score.metric_dict()) == ["google_bleu", "precision", "recall", "signature"]
     assert list(score.metric_dict([0.5])) == ["google_bleu", "precision", "recall", "signature", "sentence_scores"]
     with_ci = dataclasses.replace(score, ci_low=0.25, ci_high=0.5, p_value=0.01234)
-    assert with_ci.format() == f"GLEU|{score.signature} = 33.3 [25.0, 50.0] (P = 33.3, R = 42.9) p = 0.0123"
+    assert with_ci.format() == f"GLEU|{score.signature} = 33.3 [25.0, 50.0] (P = 33.3, R = 42.9) p = 0.0123, scale 0-100"
     assert with_ci.json_object()["p_value"] == 0.0123 and with_ci.to_dict()["p_value"] == 0.01234
     assert list(with_ci.metric_dict())[-2:] == ["ci_low", "ci_high"]
     for width, error in ((18, ValueError), (-1, ValueError), (1.0, TypeError), (True, TypeError)):

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -292,3 +296,220 @@ def test_cli_jobs_errors(tmp_path):
         assert code == 2 and err == (
             f"google-bleu: error: argument -j/--jobs: must be 0 (all cores) or a positive integer, got '{bad}'\n"
         )
+
+
+# -- one pool per run; workers never outlive the command (issues 23 and 25) ------------------
+def big_input(tmp_path: Path, repeat: int = 130) -> tuple[str, str]:
+    """About 40,000 lines of real WMT17 text (a run that takes a while, so signals arrive mid-run)."""
+    ref = (WMT17 / "ref0.txt").read_bytes()
+    hyp = (WMT17 / "sys_online-B.0.txt").read_bytes()
+    write(tmp_path / "big_ref.txt", ref * repeat)
+    write(tmp_path / "big_hyp.txt", hyp * repeat)
+    return str(tmp_path / "big_ref.txt"), str(tmp_path / "big_hyp.txt")
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found.update(int(child) for child in task.read_text().split())
+        except OSError:
+            pass
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def semaphores() -> set[str]:
+    return {path.name for path in Path("/dev/shm").glob("sem.*")}
+
+
+def start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
+    ref, hyp = big_input(tmp_path)
+    # The system comes on standard input (a stream counts as large, so --jobs 2 starts 2 workers).
+    process = subprocess.Popen(
+        [sys.executable, "-m", "google_bleu", ref, "--jobs", "2", "-q"],
+        cwd=REPO,
+        stdin=open(hyp, "rb"),  # noqa: SIM115 - the child owns it
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    # Two workers and multiprocessing's resource tracker.
+    while len(kids := children(process.pid)) < 3:
+        assert process.poll() is None, process.stderr.read().decode()
+        assert time.monotonic() < deadline, f"no workers after 120 s: {kids}"
+        time.sleep(0.05)
+    return process, kids
+
+
+def assert_all_gone(pids: set[int], before: set[str]) -> None:
+    deadline = time.monotonic() + 30
+    while {pid for pid in pids if alive(pid)} or (semaphores() - before):
+        if time.monotonic() > deadline:
+            survivors = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in pids if alive(pid)}
+            raise AssertionError(f"after 30 s: processes {survivors}, semaphores {semaphores() - before}")
+        time.sleep(0.1)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_killed_cli_leaves_no_worker_tracker_or_semaphore(tmp_path, signum):
+    before = semaphores()
+    process, kids = start_with_workers(tmp_path)
+    process.send_signal(signum)
+    code = process.wait(timeout=60)
+    err = process.stderr.read().decode()
+    assert_all_gone(kids, before)
+    if signum == signal.SIGTERM:
+        assert (code, err) == (143, "google-bleu: terminated\n")
+    else:
+        assert code == -signal.SIGKILL
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_ctrl_c_stops_everything_with_130_and_no_traceback(tmp_path):
+    before = semaphores()
+    process, kids = start_with_workers(tmp_path)
+    # A terminal's Ctrl-C reaches the whole foreground group; here the command and its workers.
+    for pid in {process.pid, *kids}:
+        try:
+            os.kill(pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+    code = process.wait(timeout=60)
+    assert (code, process.stderr.read().decode()) == (130, "google-bleu: interrupted\n")
+    assert_all_gone(kids, before)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_a_killed_worker_ends_the_cli_with_one_line(tmp_path):
+    before = semaphores()
+    process, kids = start_with_workers(tmp_path)
+    workers = [pid for pid in kids if b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer does
+    code = process.wait(timeout=60)
+    out, err = process.stdout.read().decode(), process.stderr.read().decode()
+    assert code == 1 and out == ""
+    assert err.startswith("google-bleu: error: a worker process ended unexpectedly") and err.count("\n") == 1, err
+    assert_all_gone(kids, before)
+
+
+def test_cli_jobs_output_is_identical_across_jobs_with_one_pool(tmp_path, monkeypatch):
+    # Small files are scored in-process by default; a tiny threshold makes 2 workers score
+    # 4 systems through one pool, and the output must not change.
+    import importlib
+
+    cli_main = importlib.import_module("google_bleu.cli.main")
+
+    ref = str(WMT17 / "ref0.txt")
+    systems = [str(path) for path in sorted(WMT17.glob("sys_*.txt"))[:4]]
+    outputs = []
+    for jobs, threshold in (("1", cli_main.BYTES_PER_WORKER), ("2", 1), ("2", cli_main.BYTES_PER_WORKER)):
+        monkeypatch.setattr(cli_main, "BYTES_PER_WORKER", threshold)
+        stream = io.StringIO()
+        cli_main.run([ref, "-i", *systems, "--jobs", jobs, "-w", "6"], stream)
+        outputs.append(stream.getvalue())
+    assert outputs[0] == outputs[1] == outputs[2]
+    assert cli_main.workers_for(systems, 2) == 1  # small input: no pool at all
+    monkeypatch.setattr(cli_main, "BYTES_PER_WORKER", 1)
+    assert cli_main.workers_for(systems, 2) == 2
+
+
+def test_files_stats_through_one_pool_equals_one_process(tmp_path):
+    from google_bleu.scale.parallel import WorkerPool, files_stats
+
+    scorer = GLEU()
+    ref = WMT17 / "ref0.txt"
+    empty = write(tmp_path / "empty.txt", b"")
+    systems = [str(path) for path in sorted(WMT17.glob("sys_*.txt"))[:3] if "online-A" not in path.name]
+    expected = [scorer.stats(read_lines(Path(path)), read_lines(ref)) for path in systems]
+    with WorkerPool(scorer, jobs=2) as pool:
+        got = list(files_stats(systems, [str(ref)], pool=pool, chunk_lines=50))
+        # Empty systems, through the same pool.
+        again = list(files_stats([empty, empty], [empty], pool=pool))
+    assert got == expected
+    assert [len(stats.rows) for stats in again] == [0, 0]
+
+
+def user_13a(line: str) -> list[str]:
+    # Named like the real 13a, but it is the user's function (issue 25, class 12).
+    return line.lower().split()
+
+
+def test_user_tokenizer_named_like_13a_gives_the_same_stats_with_workers():
+    import google_bleu
+
+    scorer = GLEU(google_bleu.Tokenizer("13a", user_13a, checked=True))
+    references = read_lines(WMT17 / "ref0.txt")
+    hypotheses = read_lines(WMT17 / "sys_online-B.0.txt")
+    one = parallel_stats(scorer, hypotheses, references, jobs=1)
+    two = parallel_stats(scorer, hypotheses, references, jobs=2, chunk_size=50)
+    assert one == two
+    assert two != GLEU("13a").stats(hypotheses, references)  # the user's function, not the real 13a
+
+
+# -- inputs that are pipes are read once (issue 25, class 4) ------------------------------
+def test_reference_fifo_is_read_once(tmp_path):
+    ref, hyp = WMT17 / "ref0.txt", str(WMT17 / "sys_online-B.0.txt")
+    expected = cli(str(ref), "-i", hyp, "-w", "6")
+    assert expected[0] == 0
+    fifo = tmp_path / "ref.fifo"
+    os.mkfifo(fifo)
+    data = ref.read_bytes()
+
+    def feed() -> None:
+        with open(fifo, "wb") as handle:  # blocks until the command opens it
+            handle.write(data)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    # Two systems: the references are scored twice but read from the FIFO once.
+    got = cli(str(fifo), "-i", hyp, hyp, "-w", "6")
+    writer.join(timeout=60)
+    assert got[0] == 0, got[2]
+    objects = json.loads(got[1])
+    single = json.loads(expected[1])
+    for obj in objects:
+        assert {k: v for k, v in obj.items() if k != "system"} == {
+            k: v for k, v in single.items() if k != "system"
+        }
+
+
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash for process substitution")
+def test_process_substitution_and_dev_stdin_references():
+    ref, hyp = str(WMT17 / "ref0.txt"), str(WMT17 / "sys_online-B.0.txt")
+    expected = cli(ref, "-i", hyp, "-b", "-w", "6")
+    python = f"{sys.executable} -m google_bleu"
+    for command in (
+        f"{python} <(cat {ref}) -i {hyp} -b -w 6",
+        f"cat {ref} | {python} /dev/stdin -i {hyp} -b -w 6",
+        f"{python} <(cat {ref}) <(cat {ref}) -i <(cat {hyp}) -b -w 6",
+    ):
+        done = subprocess.run(["/bin/bash", "-c", command], cwd=REPO, capture_output=True, text=True, timeout=300)
+        assert (done.returncode, done.stdout, done.stderr) == (0, expected[1], ""), command
+
+
+# -- a closed standard error never reaches standard output (issue 25, class 15) -------------
+@pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs bash")
+def test_closed_stderr_keeps_warnings_and_errors_off_stdout(tmp_path):
+    bom = write(tmp_path / "bom.txt", b"\xef\xbb\xbfa b c\n")
+    python = f"{sys.executable} -m google_bleu"
+    done = subprocess.run(
+        ["/bin/bash", "-c", f"exec 2>&-; {python} {bom} -i {bom}"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0 and json.loads(done.stdout)["score"] == 100.0
+    done = subprocess.run(
+        ["/bin/bash", "-c", f"exec 2>&-; {python} {tmp_path / 'missing.txt'} -i {bom}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout) == (2, "")

@@ -238,16 +238,16 @@ def test_text_and_score_only_formats():
     sig = google_bleu.signature("1", "13a", False, 1, 4)
     assert done.stdout.decode() == (
         f"GLEU|{sig} = {100 * stats_a.score():.2f} "
-        f"(P = {100 * stats_a.precision():.2f}, R = {100 * stats_a.recall():.2f})\n"
+        f"(P = {100 * stats_a.precision():.2f}, R = {100 * stats_a.recall():.2f}), scale 0-100\n"
     )
     done = run_cli(ref, "-i", a, "-f", "text", "-ci")
     assert re.fullmatch(
-        r"GLEU\|\S+\|bs:1000\|seed:12345\|\S+ = \d+\.\d \[\d+\.\d, \d+\.\d\] \(P = .*\)\n", done.stdout.decode()
+        r"GLEU\|\S+\|bs:1000\|seed:12345\|\S+ = \d+\.\d \[\d+\.\d, \d+\.\d\] \(P = .*\), scale 0-100\n", done.stdout.decode()
     )
     done = run_cli(ref, "-i", a, b, "-b", "-w", "3")
     assert done.stdout.decode() == f"{100 * stats_a.score():.3f}\n{100 * stats_b.score():.3f}\n"
     table = run_cli(ref, "-i", a, b, "-f", "text").stdout.decode().splitlines()
-    assert table[0].split() == ["System", "|", "GLEU", "|", "P", "|", "R"]
+    assert table[0].split() == ["System", "|", "GLEU", "(scale", "0-100)", "|", "P", "|", "R"]
     assert table[2].startswith(str(a)) and f"{100 * stats_a.score():.1f}" in table[2]
     assert table[3].startswith(str(b)) and table[-1] == f"GLEU|{sig}"
     paired = run_cli(ref, "-i", a, b, "-f", "text", "-pbs", "--paired-n", "100").stdout.decode()
@@ -350,11 +350,16 @@ def test_invalid_utf8_names_the_line(tmp_path):
         (["--paired-bs", "--paired-n", "-3"], ["--paired-n must be a positive integer, got -3"]),
         (["--seed", "-1"], ["seed must be a non-negative integer"]),
         (["--tokenize", "moses"], ["--tokenize", "invalid choice: 'moses'"]),
-        (["--format", "latex"], ["--format", "invalid choice: 'latex'"]),
+        (["--format", "xml"], ["--format", "invalid choice: 'xml'"]),
         (["--paired-bs", "--paired-ar"], ["not allowed with argument"]),
         (["--paired-bs"], ["paired tests need at least two systems"]),
         (["--sentence-level", "--confidence"], ["--sentence-level takes one system"]),
         (["--no-such-option"], ["unrecognized arguments: --no-such-option"]),
+        (["--num-refs", "0"], ["--num-refs", "must be a positive integer, got '0'"]),
+        (["--num-refs", "x"], ["--num-refs", "got 'x'"]),
+        (["--num-refs", "2"], ["line 1 has 1 tab-separated references, expected 2"]),
+        (["--scale", "10"], ["--scale", "must be 100", "got '10'"]),
+        (["--format", "latex", "--width", "18"], ["--width", "got '18'"]),
     ],
 )
 def test_bad_option_values(options, fragments, capsys):
@@ -397,3 +402,36 @@ def test_version_and_help():
     assert done.returncode == 0 and done.stdout.decode().strip() == f"google-bleu {google_bleu.__version__}"
     done = run_cli("--help")
     assert done.returncode == 0 and b"--paired-bs" in done.stdout and b"--confidence-n" in done.stdout
+
+
+# -- sacrebleu's -nr, -f latex, and the scale (issue 23) ----------------------------------
+def test_num_refs_tab_separated_equals_two_reference_files(tmp_path):
+    first, second = read_lines(SAMPLE / "ref0.txt"), read_lines(SAMPLE / "sys_online-B.0.txt")
+    tabbed = tmp_path / "refs.tsv"
+    tabbed.write_text("".join(f"{a}\t{b}\n" for a, b in zip(first, second)), "utf-8")
+    system = SAMPLE / "sys_online-A.0.txt"
+    two_files = ok_json(SAMPLE / "ref0.txt", SAMPLE / "sys_online-B.0.txt", "-i", system, "-w", "6")
+    one_file = ok_json(tabbed, "-nr", "2", "-i", system, "-w", "6")
+    assert one_file == two_files
+    # A line with another number of fields is named.
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("a\tb\nc\n", "utf-8")
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("a\nc\n", "utf-8")
+    done = run_cli(bad, "-nr", "2", "-i", hyp)
+    assert done.returncode == 2 and done.stderr.decode() == (
+        f"google-bleu: error: {bad}: line 2 has 1 tab-separated references, expected 2 (-nr)\n"
+    )
+
+
+def test_latex_and_scale_outputs():
+    system = SAMPLE / "sys_online-A.0.txt"
+    done = run_cli(SAMPLE / "ref0.txt", "-i", system, SAMPLE / "sys_online-B.0.txt", "-f", "latex")
+    text = done.stdout.decode()
+    assert done.returncode == 0 and "\\begin{tabular}" in text and "GLEU (scale 0-100)" in text
+    assert "sys\\_online-A.0.txt" in text  # names are escaped for LaTeX
+    out100 = ok_json(SAMPLE / "ref0.txt", "-i", system, "-w", "6")
+    out1 = ok_json(SAMPLE / "ref0.txt", "-i", system, "-w", "8", "--scale", "1")
+    assert out1["score"] == pytest.approx(out100["score"] / 100, abs=1e-8)
+    line = run_cli(SAMPLE / "ref0.txt", "-i", system, "-f", "text", "--scale", "1", "-w", "4").stdout.decode()
+    assert line.endswith(", scale 0-1\n")
