@@ -330,6 +330,19 @@ def semaphores() -> set[str]:
     return {path.name for path in Path("/dev/shm").glob("sem.*")}
 
 
+def mapped_semaphores(pids: set[int]) -> set[str]:
+    """The named semaphores these processes have mapped (from /proc/PID/maps): the ones the
+    command made, whatever other programs on the machine create meanwhile."""
+    names = set()
+    for pid in pids:
+        try:
+            maps = Path(f"/proc/{pid}/maps").read_text()
+        except OSError:
+            continue
+        names.update(line.rsplit("/", 1)[1].removesuffix(" (deleted)") for line in maps.splitlines() if "/dev/shm/sem." in line)
+    return names
+
+
 def start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
     ref, hyp = big_input(tmp_path)
     # The system comes on standard input (a stream counts as large, so --jobs 2 starts 2 workers).
@@ -349,12 +362,15 @@ def start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
     return process, kids
 
 
-def assert_all_gone(pids: set[int], before: set[str]) -> None:
+def assert_all_gone(pids: set[int], before: set[str], ours: set[str] = frozenset()) -> None:
+    # New semaphores are ours when no other program makes any meanwhile; the ones the
+    # command's processes had mapped are ours in any case.
     deadline = time.monotonic() + 30
-    while {pid for pid in pids if alive(pid)} or (semaphores() - before):
+    while {pid for pid in pids if alive(pid)} or (semaphores() & (ours or semaphores() - before)):
         if time.monotonic() > deadline:
             survivors = {pid: Path(f"/proc/{pid}/cmdline").read_bytes() for pid in pids if alive(pid)}
-            raise AssertionError(f"after 30 s: processes {survivors}, semaphores {semaphores() - before}")
+            left = semaphores() & (ours or semaphores() - before)
+            raise AssertionError(f"after 30 s: processes {survivors}, semaphores {left}")
         time.sleep(0.1)
 
 
@@ -363,10 +379,11 @@ def assert_all_gone(pids: set[int], before: set[str]) -> None:
 def test_killed_cli_leaves_no_worker_tracker_or_semaphore(tmp_path, signum):
     before = semaphores()
     process, kids = start_with_workers(tmp_path)
+    ours = mapped_semaphores({process.pid, *kids})
     process.send_signal(signum)
     code = process.wait(timeout=60)
     err = process.stderr.read().decode()
-    assert_all_gone(kids, before)
+    assert_all_gone(kids, before, ours)
     if signum == signal.SIGTERM:
         assert (code, err) == (143, "google-bleu: terminated\n")
     else:
