@@ -49,6 +49,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any, BinaryIO, Union
 
 import numpy as np
@@ -162,8 +163,30 @@ def _init_worker(scorer: Any, parent: int | None = None) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the workers, so they do not
     # print a KeyboardInterrupt traceback each.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # the parent blocked them while it started us
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
     if parent is not None:
         _die_with_parent(parent)
+
+
+#: The signals the command line turns into exceptions (Ctrl-C, and SIGTERM).
+_DEFERRED = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Holds SIGINT and SIGTERM back while the executor creates processes, queues and their
+    named semaphores: an exception raised in there (the command line turns both signals into
+    exceptions) could leave a semaphore unregistered or the executor half started. The
+    signal is delivered, and its exception raised, when the block ends."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 #: Columns a worker sends back per segment: the statistics row, then the chosen reference.
@@ -272,11 +295,13 @@ class WorkerPool:
             for local, _, args in tasks:
                 yield local(self.scorer, *args)
             return
-        executor = self._start()
+        with _signals_deferred():
+            executor = self._start()
         pending: deque[Future] = deque()
         try:
             for _, remote, args in tasks:
-                pending.append(executor.submit(remote, *args))
+                with _signals_deferred():
+                    pending.append(executor.submit(remote, *args))
                 if len(pending) >= self.jobs * CHUNKS_PER_WORKER:
                     yield pending.popleft().result()
             while pending:
@@ -295,13 +320,26 @@ class WorkerPool:
         executor, self._executor = self._executor, None
         if executor is None:
             return
-        if kill:
-            for process in list((getattr(executor, "_processes", None) or {}).values()):
-                try:
-                    process.kill()
-                except (OSError, ValueError, AttributeError):  # already gone
-                    pass
-        executor.shutdown(wait=True, cancel_futures=True)
+        if not kill:
+            executor.shutdown(wait=True, cancel_futures=True)
+            return
+        # Left by an exception, which may have struck inside the executor (a signal turned
+        # into an exception lands anywhere): every worker this process started is killed,
+        # registered with the executor or not yet, and nothing waits on the executor's state.
+        import multiprocessing
+
+        processes = {*(getattr(executor, "_processes", None) or {}).values(), *multiprocessing.active_children()}
+        for process in processes:
+            try:
+                process.kill()
+            except (OSError, ValueError, AttributeError):  # already gone
+                pass
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            try:
+                process.join(timeout=10)
+            except (OSError, ValueError, AssertionError):
+                pass
 
     def __enter__(self) -> WorkerPool:
         return self

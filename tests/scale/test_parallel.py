@@ -530,3 +530,35 @@ def test_closed_stderr_keeps_warnings_and_errors_off_stdout(tmp_path):
         timeout=300,
     )
     assert (done.returncode, done.stdout) == (2, "")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
+def test_sigterm_while_the_workers_start_never_hangs(tmp_path):
+    # A signal turned into an exception can strike inside the executor while it starts its
+    # workers; the run must still end (143) with every process gone. The window is short,
+    # so the command is started and stopped 30 times, each within 0.15 s of its
+    # first worker (before the fix about one run in fifteen hung).
+    ref, hyp = big_input(tmp_path)
+    for attempt in range(30):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "google_bleu", ref, "--jobs", "2", "-q"],
+            cwd=REPO,
+            stdin=open(hyp, "rb"),  # noqa: SIM115 - the child owns it
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 120
+        while not children(process.pid):
+            assert process.poll() is None and time.monotonic() < deadline, "no worker started"
+            time.sleep(0.002)
+        time.sleep(0.005 * attempt)
+        kids = children(process.pid)
+        ours = mapped_semaphores({process.pid, *kids})
+        process.send_signal(signal.SIGTERM)
+        try:
+            code = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise AssertionError(f"attempt {attempt}: the command hung after SIGTERM") from None
+        assert code in (143, -signal.SIGTERM), (attempt, code, process.stderr.read())
+        assert_all_gone(kids | children(process.pid), set(), ours or {"none"})
