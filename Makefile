@@ -9,7 +9,7 @@ SAMPLE := google_bleu/samples/wmt17_en_de
 $(VENV)/.run-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e '.[evaluate]'
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml
@@ -58,7 +58,7 @@ bench: $(VENV)/.bench-installed
 $(VENV)/.app-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[app]'
+	$(PY) -m pip install --quiet -e '.[evaluate,app]'
 	touch $@
 
 # The Space on http://127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it).

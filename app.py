@@ -1,7 +1,7 @@
 """The Gradio Space for google-bleu: score, compare and see why, in the browser.
 
 A thin adapter: text in, one :class:`google_bleu.GLEU` built from the chosen settings per
-request, its :class:`google_bleu.GleuScore` out, and :func:`google_bleu.explain` for the
+request, its :class:`google_bleu.GleuScore` out, and :func:`google_bleu.analysis.explain` for the
 highlighted matches of the one segment shown. It holds no scoring logic of its own.
 
 Run it with ``make app`` (or ``python app.py``). Besides the page, it serves a named API
@@ -42,7 +42,7 @@ from fastapi import HTTPException
 from starlette.middleware import Middleware
 
 from google_bleu import GLEU, GleuStats, explain, get_tokenizer
-from google_bleu.lines import lines_from_text, split_lines
+from google_bleu.scale.lines import lines_from_text, split_lines
 from google_bleu.signature import count_references
 from google_bleu.validation import MAX_ORDER
 
@@ -163,7 +163,7 @@ class RequestSizeLimit:
 
 
 # -- parsing ---------------------------------------------------------------------------
-# Pasted text and uploads follow the shared line policy (google_bleu.lines).
+# Pasted text and uploads follow the shared line policy (google_bleu.scale.lines).
 
 
 def _check_text(name: str, text: Any) -> None:

@@ -36,7 +36,7 @@ from nltk.translate.gleu_score import sentence_gleu
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script from anywhere
 
 from benchmarks.machine import cpu_model, load_average  # noqa: E402
-from google_bleu.batched import BatchScorer, batch_sentence_gleu  # noqa: E402
+from google_bleu.ids.batched import BatchScorer, batch_sentence_gleu  # noqa: E402
 
 VOCAB = 32_000
 NOISE = 0.3

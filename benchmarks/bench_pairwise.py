@@ -5,7 +5,7 @@ Candidates: N variants of real WMT17 en-de translations of one source segment of
 replaced by other tokens of those outputs, deleted or swapped with a neighbour), as
 sampling gives MBR. All N x N pairs are scored by:
 
-- ours: :func:`google_bleu.pairwise_gleu` on the texts (13a tokenization included);
+- ours: :func:`google_bleu.ids.pairwise_gleu` on the texts (13a tokenization included);
 - nltk: a Python loop of ``sentence_gleu([reference], hypothesis)`` on pre-tokenized lists
   (13a, not timed), the exact oracle; every entry of ours is checked ``==`` against it;
 - sacrebleu: a loop of ``sentence_bleu(hypothesis, [reference])`` on the texts: what MBR
@@ -36,8 +36,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.machine import cpu_model, load_average  # noqa: E402
-from google_bleu import pairwise_gleu  # noqa: E402
-from google_bleu.tokenizers import tokenize_13a_batch  # noqa: E402
+from google_bleu.fast13a import tokenize_13a_batch  # noqa: E402
+from google_bleu.ids import pairwise_gleu  # noqa: E402
 
 SHARED_DATA = REPO.parent / "shared" / "data" / "wmt17_en_de"
 SAMPLE = REPO / "google_bleu" / "samples" / "wmt17_en_de"

@@ -5,7 +5,7 @@ its hypothesis with about 30% of the words replaced. Each configuration runs in 
 subprocess; a sampler reads the resident memory of that process and every process under
 it (workers, Ray's raylet and its workers) every 0.1 s and keeps each one's peak.
 
-- ``jobs``: ``google_bleu.parallel.file_stats`` on a hypothesis and a reference file
+- ``jobs``: ``google_bleu.scale.parallel.file_stats`` on a hypothesis and a reference file
   (the ``--jobs`` path of the command line), ``jobs`` = 1, 2, ...
 - ``ray``: ``read_parquet`` -> ``map_batches(GleuColumns, batch_format="numpy")`` ->
   ``GleuColumns.reduce`` (Ray's ``Dataset.sum``), on a local cluster of ``num_cpus`` = 1, 2, ...
@@ -80,7 +80,7 @@ def write_pairs(folder: Path, pairs: int, seed: int = 12345, parquet: bool = Tru
 JOBS_RUN = """
 import json, sys, time
 from google_bleu import GLEU
-from google_bleu.parallel import file_stats
+from google_bleu.scale.parallel import file_stats
 hyp, ref, jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 start = time.perf_counter()
 stats = file_stats(hyp, [ref], GLEU(), jobs=jobs)
@@ -91,8 +91,8 @@ print(json.dumps({"seconds": seconds, "segments": len(stats), "totals": stats.to
 RAY_RUN = """
 import json, os, sys, time
 import ray
-from google_bleu import GleuColumns
-from tests import local_ray
+from google_bleu.integrations.columns import GleuColumns
+from tests.helpers import local_ray
 parquet, cpus = sys.argv[1], int(sys.argv[2])
 local_ray.start(num_cpus=cpus)
 ray.data.DataContext.get_current().enable_progress_bars = False

@@ -1,7 +1,14 @@
 """google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016) for MT and LLM evaluation.
 
-``import google_bleu`` is light: it needs numpy only. The evaluate metric class
-(``google_bleu.GoogleBleu``) and :func:`load` import evaluate when first used.
+``import google_bleu`` is light: it needs numpy only. The top level holds the scorer
+(:class:`GLEU`), its result (:class:`GleuScore`), the statistics (:class:`GleuStats`), the
+token functions and :func:`load`; each family has its own namespace, imported on first use:
+
+- ``google_bleu.ids``: GLEU on token ids (batched, pairwise, MBR);
+- ``google_bleu.scale``: worker processes and streamed files;
+- ``google_bleu.integrations.<framework>``: TRL, veRL, OpenRLHF, verifiers, torchmetrics,
+  lm-eval, LightEval, the HF Trainer, torch.distributed, datasets/Ray columns;
+- ``google_bleu.analysis``: what a segment's score is made of (also :func:`explain`).
 
 Example:
     >>> import google_bleu
@@ -11,14 +18,15 @@ Example:
 
 from __future__ import annotations
 
+import importlib
 import os
+import warnings
 from typing import Any
 
-from .explain import Explanation, explain
+from .analysis.explain import Explanation, explain
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from .scorer import GLEU, GleuScore
 from .signature import signature
-from .significance import PairedResult, bootstrap_ci, bootstrap_scores, paired_test, paired_test_stats
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
 from .validation import MAX_ORDER
@@ -28,92 +36,93 @@ from .version import __version__
 METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 
 __all__ = [
-    "BatchScorer",
-    "ComputeMetrics",
-    "GleuColumns",
-    "GleuIdReward",
-    "GleuReward",
     "GLEU",
     "GleuScore",
-    "Explanation",
     "GleuStats",
     "GoogleBleu",
-    "GoogleBLEUScore",
-    "LmEvalGleu",
+    "Explanation",
     "MAX_ORDER",
     "METRIC_PATH",
-    "PairedResult",
     "SACREBLEU_TOKENIZERS",
     "Tokenizer",
     "__version__",
-    "all_reduce_stats",
-    "batch_gleu_stats",
-    "batch_sentence_gleu",
-    "bootstrap_ci",
-    "bootstrap_scores",
     "corpus_gleu",
     "explain",
     "get_tokenizer",
     "gleu_stats",
     "load",
-    "make_compute_metrics",
-    "make_gleu_reward",
-    "mbr_select",
-    "make_openrlhf_reward",
-    "make_verifiers_reward",
-    "make_lighteval_metric",
-    "paired_test",
-    "pairwise_gleu",
-    "paired_test_stats",
     "sentence_gleu",
     "signature",
-    "stats_from_columns",
     "text_stats",
 ]
+
+#: The namespaces, imported on first attribute access.
+_NAMESPACES = ("analysis", "cli", "ids", "integrations", "scale")
+
+#: Names that moved in 0.6: old top-level name -> (module, name there). They keep working
+#: for one release with a DeprecationWarning naming the new home.
+_MOVED = {
+    "BatchScorer": ("google_bleu.ids", "BatchScorer"),
+    "batch_gleu_stats": ("google_bleu.ids", "batch_gleu_stats"),
+    "batch_sentence_gleu": ("google_bleu.ids", "batch_sentence_gleu"),
+    "pairwise_gleu": ("google_bleu.ids", "pairwise_gleu"),
+    "mbr_select": ("google_bleu.ids", "mbr_select"),
+    "make_compute_metrics": ("google_bleu.integrations.transformers", "make_compute_metrics"),
+    "ComputeMetrics": ("google_bleu.integrations.transformers", "ComputeMetrics"),
+    "all_reduce_stats": ("google_bleu.integrations.torch_distributed", "all_reduce_stats"),
+    "GleuColumns": ("google_bleu.integrations.columns", "GleuColumns"),
+    "stats_from_columns": ("google_bleu.integrations.columns", "stats_from_columns"),
+    "GleuReward": ("google_bleu.integrations.trl", "GleuReward"),
+    "GleuIdReward": ("google_bleu.integrations.trl", "GleuIdReward"),
+    "make_gleu_reward": ("google_bleu.integrations.trl", "make_gleu_reward"),
+    "make_openrlhf_reward": ("google_bleu.integrations.openrlhf", "make_openrlhf_reward"),
+    "make_verifiers_reward": ("google_bleu.integrations.verifiers", "make_verifiers_reward"),
+    "GoogleBLEUScore": ("google_bleu.integrations.torchmetrics", "GoogleBLEUScore"),
+    "LmEvalGleu": ("google_bleu.integrations.lm_eval", "LmEvalGleu"),
+    "make_lighteval_metric": ("google_bleu.integrations.lighteval", "make_lighteval_metric"),
+    "bootstrap_ci": ("google_bleu.significance", "bootstrap_ci"),
+    "bootstrap_scores": ("google_bleu.significance", "bootstrap_scores"),
+    "paired_test": ("google_bleu.significance", "paired_test"),
+    "paired_test_stats": ("google_bleu.significance", "paired_test_stats"),
+    "PairedResult": ("google_bleu.significance", "PairedResult"),
+}
 
 
 def load(**kwargs: Any) -> Any:
     """``evaluate.load`` of this installed metric, offline, from any directory.
 
     Keyword arguments go to ``evaluate.load`` (``experiment_id``, ``num_process``, ...).
-    """
-    import evaluate
 
+    Raises:
+        ImportError: evaluate is not installed; the message names the extra to install.
+    """
+    try:
+        import evaluate
+    except ImportError:
+        raise ImportError(
+            "google_bleu.load() needs HF evaluate and datasets: pip install 'google-bleu[evaluate]' "
+            "(from a clone: pip install '.[evaluate]')"
+        ) from None
     return evaluate.load(METRIC_PATH, **kwargs)
 
 
-# Training, scale and RL adapters, by module; torch is imported only when all_reduce_stats
-# or the batched functions run.
-_LAZY = {
-    "make_compute_metrics": "training",
-    "ComputeMetrics": "training",
-    "all_reduce_stats": "distributed",
-    "GleuColumns": "distributed",
-    "stats_from_columns": "distributed",
-    "batch_sentence_gleu": "batched",
-    "BatchScorer": "batched",
-    "batch_gleu_stats": "batched",
-    "make_gleu_reward": "rewards",
-    "pairwise_gleu": "pairwise",
-    "mbr_select": "pairwise",
-    "GleuReward": "rewards",
-    "GleuIdReward": "rewards",
-    "make_openrlhf_reward": "rewards",
-    "make_verifiers_reward": "rewards",
-    "GoogleBLEUScore": "torchmetrics_metric",
-    "LmEvalGleu": "lm_eval_metric",
-    "make_lighteval_metric": "lighteval_metric",
-}
-
-
 def __getattr__(name: str) -> Any:
-    # Heavy adapters are imported on first use only.
-    if name == "GoogleBleu":
+    if name == "GoogleBleu":  # the evaluate metric class: imports evaluate
         from .google_bleu import GoogleBleu
 
         return GoogleBleu
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _NAMESPACES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _MOVED:
+        module, attribute = _MOVED[name]
+        warnings.warn(
+            f"google_bleu.{name} moved to {module}.{attribute}; the old name will be removed in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__) | set(_NAMESPACES))

@@ -4,7 +4,8 @@
 backend interface: :class:`NumpyBackend` (CPU: a verified hash table groups exact keys,
 and positions that cannot extend to a match are dropped) and :class:`TorchBackend` (any
 torch device: sorts group the keys, and every size is fixed by the input's shape, so a
-call reads nothing back to the host and can be replayed as a CUDA graph).
+call reads nothing back to the host and can be replayed as a CUDA graph; it lives with
+the token-id path, :mod:`google_bleu.ids.torch_backend`).
 
 A chunk of segments is one array of positions: the hypotheses' tokens, then the
 references' (segment by segment). Order 1 groups each position with the equal tokens of
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from .keys import _MIX, _group_in_segments, _group_keys, _token_groups
+from .keys import group_keys, token_groups
 
 #: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
 #: temporaries stay near the CPU caches and extra memory stays bounded whatever the
@@ -61,7 +62,7 @@ class NumpyBackend:
 
     compacts = True
     xp = np
-    group = staticmethod(_group_keys)  # per key, the index of a representative equal key
+    group = staticmethod(group_keys)  # per key, the index of a representative equal key
     found = staticmethod(np.flatnonzero)  # the labels that occur (others add nothing)
     take = staticmethod(np.take)  # a gather (faster than fancy indexing)
 
@@ -89,78 +90,6 @@ class NumpyBackend:
 
     def columns(self, *columns: np.ndarray) -> np.ndarray:
         return np.stack(columns, axis=1)
-
-
-class TorchBackend:
-    """torch on any device, with every size fixed by the input's shape.
-
-    Nothing here reads a value back to the host (no ``nonzero``, ``unique``, ``bincount``
-    or ``.item()``): dead positions are not dropped but given keys of their own, grouping
-    is a sort, and counts are scatter-adds into buffers of known size. A call can therefore
-    be captured as a CUDA graph and replayed. The same code runs on CPU tensors.
-    """
-
-    compacts = False
-
-    def __init__(self, device: Any) -> None:
-        import torch
-
-        self.xp = torch
-        self.device = torch.device(device)
-
-    def arange(self, n: int) -> Any:
-        return self.xp.arange(n, dtype=self.xp.int64, device=self.device)
-
-    def full(self, n: int, value: int) -> Any:
-        return self.xp.full((n,), value, dtype=self.xp.int64, device=self.device)
-
-    def count(self, labels: Any, n: int) -> Any:
-        return self.full(n, 0).scatter_add_(0, labels, self.xp.ones_like(labels))
-
-    def found(self, counts: Any) -> Any:
-        return self.arange(counts.numel())  # labels that do not occur have count 0
-
-    def take(self, values: Any, index: Any) -> Any:
-        return values[index]
-
-    def group(self, keys: Any, *more: Any) -> Any:
-        """Per element, a representative index of its equal elements (by ``keys`` and then
-        each of ``more``, any int64 values): stable sorts, last key first."""
-        if keys.numel() == 0:
-            return keys.clone()
-        perm = None
-        for values in (*more[::-1], keys):
-            order = self.xp.sort(values if perm is None else values[perm], stable=True).indices
-            perm = order if perm is None else perm[order]
-        new = self.xp.zeros_like(keys, dtype=self.xp.bool)
-        new[0] = True
-        for values in (keys, *more):
-            ordered = values[perm]
-            new[1:] |= ordered[1:] != ordered[:-1]
-        start = self.xp.where(new, self.arange(keys.numel()), 0).cummax(0).values
-        rep = self.xp.empty_like(perm)
-        rep[perm] = perm[start]
-        return rep
-
-    def index_sum(self, index: Any, values: Any, n: int) -> Any:
-        return self.full(n, 0).scatter_add_(0, index, values)
-
-    def ratio(self, numerator: Any, denominator: Any) -> Any:
-        quotient = numerator.double() / denominator.clamp(min=1).double()
-        return self.xp.where(denominator > 0, quotient, -1.0)
-
-    def per_segment(self, reduce: str, values: Any, segment: Any, first: Any) -> Any:
-        n = first.numel()
-        if values.is_floating_point():
-            init = self.xp.full(
-                (n,), -float("inf") if reduce == "max" else float("inf"), dtype=values.dtype, device=self.device
-            )
-        else:
-            init = self.full(n, -(1 << 62) if reduce == "max" else 1 << 62)
-        return init.scatter_reduce(0, segment, values, "amax" if reduce == "max" else "amin")
-
-    def columns(self, *columns: Any) -> Any:
-        return self.xp.stack(columns, dim=1)
 
 
 NUMPY = NumpyBackend()
@@ -362,44 +291,6 @@ def spaced_segment_rows(
     )
 
 
-def id_rows(
-    hyp_ids: np.ndarray,
-    hyp_lengths: np.ndarray,
-    ref_ids: np.ndarray,
-    n_refs: np.ndarray,
-    ref_lengths: np.ndarray,
-    min_len: int,
-    max_len: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`segment_rows` for integer token ids laid out flat.
-
-    Args:
-        hyp_ids: ``int64`` ids of every hypothesis, one after the other.
-        hyp_lengths: Per segment, its hypothesis length.
-        ref_ids: ``int64`` ids of every reference, segment by segment.
-        n_refs: Per segment, its number of references (at least 1).
-        ref_lengths: Per reference, its length.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-    """
-    hyp_ends = np.cumsum(hyp_lengths)
-    ref_ends = np.cumsum(ref_lengths)
-
-    def groups(
-        start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
-    ) -> np.ndarray:
-        first = int(hyp_ends[start - 1]) if start else 0
-        ref_first = int(ref_ends[ref_start - 1]) if ref_start else 0
-        ids = np.concatenate(
-            (hyp_ids[first : int(hyp_ends[stop - 1])], ref_ids[ref_first : int(ref_ends[ref_stop - 1])])
-        )
-        segment_hash = segment_of.astype(np.uint64)
-        segment_hash *= _MIX
-        return _group_in_segments(ids.view(np.uint64), segment_of, segment_hash)
-
-    return _rows(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
-
-
 def _sentence_groups(hypotheses: list, list_of_references: list, spaced: bool) -> Any:
     """Order-1 groups of a chunk of token sequences (or spaced lines), for :func:`_rows`."""
 
@@ -408,7 +299,7 @@ def _sentence_groups(hypotheses: list, list_of_references: list, spaced: bool) -
     ) -> np.ndarray:
         sentences = hypotheses[start:stop]
         sentences += chain.from_iterable(list_of_references[start:stop])
-        return _token_groups(sentences, lengths, spaced, segment_of)
+        return token_groups(sentences, lengths, spaced, segment_of)
 
     return groups
 

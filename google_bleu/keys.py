@@ -2,7 +2,7 @@
 
 :func:`_group` gives each element the index of a representative equal element: a one-pass
 hash table whose every hit is checked against the exact values, so a hash collision costs
-a round, never a wrong count. :func:`_token_groups` applies it to tokens: ``str`` tokens
+a round, never a wrong count. :func:`token_groups` applies it to tokens: ``str`` tokens
 are read from their UTF-8 bytes (the first 8 bytes exactly, longer tokens hashed over all
 their bytes and checked byte for byte), other hashable tokens get exact ids from a dict.
 The counting engine (:mod:`google_bleu.engine`) groups with these on CPU;
@@ -16,13 +16,15 @@ from itertools import chain, compress, count
 
 import numpy as np
 
+from .validation import tensor_token
+
 #: Bytes of a token that its first word holds exactly; longer tokens are hashed.
 _WORD = 8
 #: ``_WORD_MASKS[k]`` keeps the low ``k`` bytes of a little-endian word (k = 0..8).
 _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1], np.uint64)
 #: Odd 64-bit multipliers for hashing (Fibonacci hashing, word mixing).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX = np.uint64(0xBF58476D1CE4E5B9)
+SEGMENT_MIX = np.uint64(0xBF58476D1CE4E5B9)
 _SPACE = ord(" ")
 
 
@@ -52,7 +54,7 @@ def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
     while todo.size:
         rehashed = np.take(rehashed, todo) if rehashed.size != todo.size else rehashed
         rehashed = rehashed ^ (rehashed >> np.uint64(29))
-        rehashed *= _MIX
+        rehashed *= SEGMENT_MIX
         slot = (rehashed >> shift).view(np.int64)
         table[slot] = todo
         winner = np.take(table, slot)
@@ -66,19 +68,19 @@ def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
     return rep
 
 
-def _group_keys(keys: np.ndarray) -> np.ndarray:
+def group_keys(keys: np.ndarray) -> np.ndarray:
     """:func:`_group` for exact non-negative ``int64`` keys (Fibonacci-hashed)."""
     return _group(keys.view(np.uint64) * _GOLDEN, (keys,))
 
 
-def _group_in_segments(values: np.ndarray, segment_of: np.ndarray, segment_hash: np.ndarray) -> np.ndarray:
+def group_in_segments(values: np.ndarray, segment_of: np.ndarray, segment_hash: np.ndarray) -> np.ndarray:
     """:func:`_group` for exact ``uint64`` values that are equal only within one segment."""
     hashed = values ^ segment_hash
     hashed *= _GOLDEN
     return _group(hashed, (values, segment_of))
 
 
-def _token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of: np.ndarray) -> np.ndarray:
+def token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of: np.ndarray) -> np.ndarray:
     """Per token position, a representative position holding the same token in the same segment.
 
     ``sentences`` are token sequences, or with ``spaced`` texts whose tokens are separated
@@ -89,7 +91,7 @@ def _token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of
     """
     n_tokens = segment_of.size
     segment_hash = segment_of.astype(np.uint64)
-    segment_hash *= _MIX
+    segment_hash *= SEGMENT_MIX
     non_empty = compress(sentences, lengths.tolist())
     try:
         text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
@@ -102,20 +104,26 @@ def _token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of
         words = None if holds_nul else _str_token_words(text, spaced, n_tokens)
     if words is not None:
         words, check = words
-        rep = _group_in_segments(words, segment_of, segment_hash)
+        rep = group_in_segments(words, segment_of, segment_hash)
         if check(rep):
             return rep
     tokens = chain.from_iterable(map(str.split, sentences) if spaced else sentences)
-    return _group_in_segments(_token_ids(tokens, n_tokens).view(np.uint64), segment_of, segment_hash)
+    return group_in_segments(token_ids(tokens, n_tokens).view(np.uint64), segment_of, segment_hash)
 
 
-def _token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
+def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
     # One pass: a token's id is the position of its first occurrence (setdefault keeps it).
     vocabulary: dict = {}
     try:
-        return np.fromiter(map(vocabulary.setdefault, tokens, count()), np.int64, n_tokens)
+        ids = np.fromiter(map(vocabulary.setdefault, tokens, count()), np.int64, n_tokens)
     except TypeError as error:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
+    if tensor_token(vocabulary):
+        raise TypeError(
+            "tokens are torch tensors, which hash by identity (equal ids would never match): "
+            "pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids"
+        )
+    return ids
 
 
 def _str_token_words(text: str, spaced: bool, n_tokens: int):
@@ -223,12 +231,12 @@ def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fir
     mixed = offset.astype(np.uint64)
     mixed *= _GOLDEN
     mixed ^= words
-    mixed *= _MIX
+    mixed *= SEGMENT_MIX
     mixed ^= mixed >> np.uint64(29)
     mixed *= _GOLDEN
     hashed = np.add.reduceat(mixed, first_word) if mixed.size else np.zeros(0, np.uint64)
     length_hash = lengths.astype(np.uint64)
-    length_hash *= _MIX
+    length_hash *= SEGMENT_MIX
     hashed ^= length_hash
     hashed *= _GOLDEN
     hashed ^= hashed >> np.uint64(32)

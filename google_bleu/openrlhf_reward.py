@@ -13,7 +13,7 @@ For another model or other settings, copy this file and change the last line, e.
 
 import os
 
-from google_bleu.rewards import COMMON_SPECIAL_TOKENS, make_openrlhf_reward
+from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, make_openrlhf_reward
 
 SPECIAL_TOKENS = list(COMMON_SPECIAL_TOKENS)
 

@@ -254,6 +254,30 @@ class GLEU:
         """Whether text is lowercased before tokenizing (the tokenizer's setting)."""
         return self.tokenizer.lowercase
 
+    def _key(self) -> tuple:
+        return (self.tokenizer, self.min_len, self.max_len)
+
+    def __eq__(self, other: object) -> bool:
+        """Scorers are equal when their settings are: same tokenizer (see
+        :class:`~google_bleu.tokenizers.Tokenizer`), case and orders.
+
+        Example:
+            >>> GLEU("intl") == GLEU("intl"), GLEU() == GLEU(max_len=2)
+            (True, False)
+        """
+        if not isinstance(other, GLEU):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __getstate__(self) -> tuple:
+        return self._key()
+
+    def __setstate__(self, state: tuple) -> None:
+        self.tokenizer, self.min_len, self.max_len = state
+
     def __repr__(self) -> str:
         return (
             f"GLEU(tokenizer={self.tokenizer.name!r}, lowercase={self.lowercase}, "
@@ -261,21 +285,15 @@ class GLEU:
         )
 
     # -- statistics -------------------------------------------------------------
-    def stats(
-        self, predictions: Sequence[str], references: Sequence[str | Sequence[str]], jobs: int = 1
-    ) -> GleuStats:
+    def stats(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> GleuStats:
         """Per-segment statistics of untokenized text (one row per prediction).
 
         Args:
             predictions: One string per segment.
             references: Per segment a string or a non-empty list of strings.
-            jobs: Worker processes for large inputs (``0``: every core); the rows are
-                identical to one process's (see :mod:`google_bleu.parallel`).
-        """
-        if not (type(jobs) is int and jobs == 1):
-            from .parallel import parallel_stats
 
-            return parallel_stats(self, predictions, references, jobs)
+        Worker processes count the same rows with :func:`google_bleu.scale.parallel_stats`.
+        """
         return text_stats(predictions, references, self.tokenizer, min_len=self.min_len, max_len=self.max_len)
 
     def token_stats(self, hypotheses: Sequence[Sequence[Any]], list_of_references: Sequence[Any]) -> GleuStats:
@@ -351,7 +369,6 @@ class GLEU:
         references: Sequence[str | Sequence[str]],
         n_bootstrap: int | None = None,
         seed: int | None = DEFAULT_SEED,
-        jobs: int = 1,
     ) -> GleuScore:
         """Corpus GLEU of untokenized text.
 
@@ -361,13 +378,12 @@ class GLEU:
             n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000; at
                 most ``MAX_SAMPLES``).
             seed: Seed of the bootstrap (default 12345; ``None``: fresh entropy).
-            jobs: Worker processes for large inputs (``0``: every core; same score).
         """
         # Every argument is checked before the text is tokenized.
         n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
         seed = check_seed(seed)
         predictions, references = check_texts(predictions, references)
-        stats = self.stats(predictions, references, jobs=jobs)
+        stats = self.stats(predictions, references)
         return self.score_stats(stats, count_references(references), n_bootstrap, seed)
 
     def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:

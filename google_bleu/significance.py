@@ -12,7 +12,7 @@ The same seed, corpus size and number of samples always give the same draws, so 
 paired bootstrap of every system against the baseline uses the same resampled corpora.
 
 Two deliberate differences from sacrebleu 2.6's ``PairedTest``, both so that p-values
-are valid under the null hypothesis (see ``tests/test_significance.py``, which checks
+are valid under the null hypothesis (see ``tests/core/test_significance.py``, which checks
 the rejection rate under a simulated null on real WMT17 systems):
 
 - A resampled statistic counts when it is *at least* as extreme as the observed one
@@ -37,6 +37,7 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
@@ -373,6 +374,9 @@ def paired_test(
 ) -> dict[str, PairedResult]:
     """Paired significance tests of several systems against a baseline, on text.
 
+    Deprecated: use :meth:`google_bleu.GLEU.paired_scores` on each system's
+    ``GLEU.stats`` (the scorer holds the settings; results are :class:`GleuScore`).
+
     As sacrebleu's ``PairedTest`` for BLEU: each system is compared with the baseline (the
     first entry of ``systems``) on the same references, by paired bootstrap resampling
     (``"bs"``) or approximate randomization (``"ar"``), and ``p = (c + 1) / (n + 1)``.
@@ -392,14 +396,13 @@ def paired_test(
     Returns:
         System name -> :class:`PairedResult` (score, 95% interval, p-value), in input order.
 
-    Example:
-        >>> refs = ["the cat sat on the mat", "a dog ran in the park", "hello there"]
-        >>> results = paired_test({"base": ["the cat sat", "a dog", "hello"],
-        ...                        "new": ["the cat sat on the mat", "a dog ran in the park", "hello there"]},
-        ...                       refs, n_samples=200)
-        >>> results["base"].p_value is None, results["new"].score, results["new"].p_value < 0.5
-        (True, 1.0, True)
     """
+    warnings.warn(
+        "google_bleu.significance.paired_test is deprecated: use GLEU(...).paired_scores() on each "
+        "system's GLEU(...).stats(); it will be removed in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
     if not isinstance(systems, Mapping):
         raise TypeError(f"systems must be a mapping of system name to predictions, got {describe(systems)}")
     if not systems:

@@ -25,8 +25,9 @@ from .validation import check_orders
 COLUMNS = ("n_match", "n_hyp", "n_ref", "n_all")
 
 
-def _ratio(numerator: int, denominator: int) -> float:
-    # Python int division: correctly rounded, identical to nltk's arithmetic.
+def ratio(numerator: int, denominator: int) -> float:
+    """``numerator / denominator``, 0.0 when the denominator is 0: the one zero guard of every
+    score, precision and recall (Python int division: correctly rounded, as nltk's)."""
     return numerator / denominator if denominator else 0.0
 
 
@@ -165,17 +166,17 @@ class GleuStats:
     def score(self) -> float:
         """Corpus GLEU: ``sum(n_match) / sum(n_all)``; 0.0 when nothing was counted."""
         n_match, _, _, n_all = self.totals()
-        return _ratio(n_match, n_all)
+        return ratio(n_match, n_all)
 
     def precision(self) -> float:
         """Corpus precision: ``sum(n_match) / sum(n_hyp)``; 0.0 when nothing was counted."""
         n_match, n_hyp, _, _ = self.totals()
-        return _ratio(n_match, n_hyp)
+        return ratio(n_match, n_hyp)
 
     def recall(self) -> float:
         """Corpus recall: ``sum(n_match) / sum(n_ref)``; 0.0 when nothing was counted."""
         n_match, _, n_ref, _ = self.totals()
-        return _ratio(n_match, n_ref)
+        return ratio(n_match, n_ref)
 
     def sentence_scores(self) -> np.ndarray:
         """GLEU of each segment (``n_match / n_all``, 0.0 where ``n_all == 0``)."""
@@ -184,6 +185,18 @@ class GleuStats:
         out = np.zeros(len(self), np.float64)
         np.divide(n_match, n_all, out=out, where=n_all > 0)
         return out
+
+    def segment_scores(self) -> list[tuple[float, float, float]]:
+        """``(gleu, precision, recall)`` of each segment, as Python floats (:func:`ratio`).
+
+        Example:
+            >>> GleuStats([[1, 2, 4, 4]]).segment_scores()
+            [(0.25, 0.5, 0.25)]
+        """
+        return [
+            (ratio(n_match, n_all), ratio(n_match, n_hyp), ratio(n_match, n_ref))
+            for n_match, n_hyp, n_ref, n_all in self.rows.tolist()
+        ]
 
     # -- serialisation --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -4,20 +4,17 @@ Names map to sacrebleu's tokenizers (their output split on whitespace), built la
 on first use. Any callable returning a list of strings is accepted too, as in HF's
 ``google_bleu``; its output is checked.
 
-``13a``, the default, is our own implementation, token-identical to sacrebleu's
-``Tokenizer13a`` (tested against it on real WMT data and under a property-based fuzz)
-but several times faster: it tokenizes a whole batch of lines in a few vectorised
-passes over their UTF-8 bytes instead of four regular-expression substitutions per line.
+``13a``, the default, is our own implementation (:mod:`google_bleu.fast13a`),
+token-identical to sacrebleu's ``Tokenizer13a`` and several times faster.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import import_module
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
-
+from .fast13a import SpacedLines, spaced_13a_batch, tokenize_13a, tokenize_13a_batch
 from .validation import check_bool, describe
 
 #: Tokenizer names and the sacrebleu classes behind them.
@@ -46,14 +43,6 @@ EXTRAS = {
 DEFAULT_TOKENIZER = "13a"
 
 
-class SpacedLines(NamedTuple):
-    """Tokenized lines kept as text: the tokens of ``lines[i]`` are separated by ASCII
-    spaces only (``lines[i].split()`` gives them) and number ``counts[i]``."""
-
-    lines: list[str]
-    counts: np.ndarray
-
-
 class Tokenizer:
     """A text-to-tokens function with a name for signatures.
 
@@ -71,7 +60,7 @@ class Tokenizer:
         ['hello', ',', 'world', '!']
     """
 
-    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spaced")
+    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spaced", "_named")
 
     def __init__(
         self,
@@ -90,6 +79,35 @@ class Tokenizer:
         self.batch = batch
         #: Optional ``list[str] -> SpacedLines``: the same tokens, kept as text (no token objects).
         self.spaced = spaced
+        # Set by get_tokenizer for the tokenizers it builds from a name: only those are
+        # values of their (name, lowercase) and rebuild themselves from them when unpickled.
+        # A Tokenizer made by hand is its function, whatever its name says.
+        self._named = False
+
+    def _key(self) -> tuple:
+        if self._named:
+            return ("named", self.name, self.lowercase)
+        return ("custom", self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced)
+
+    def __eq__(self, other: object) -> bool:
+        """Tokenizers are equal when they tokenize alike: named ones by name and case, others by
+        the same functions (compared with ``==``) and settings."""
+        if not isinstance(other, Tokenizer):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __reduce__(self) -> tuple:
+        # sacrebleu's tokenizers are closures: a named tokenizer pickles as its name. Others
+        # pickle their functions (which must themselves pickle).
+        if self._named:
+            return (get_tokenizer, (self.name, self.lowercase))
+        return (
+            _custom_tokenizer,
+            (self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced),
+        )
 
     def __call__(self, text: str) -> list[str]:
         if self.lowercase:
@@ -195,6 +213,8 @@ def get_tokenizer(
     if isinstance(tokenizer, Tokenizer):
         if not lowercase or tokenizer.lowercase:
             return tokenizer  # immutable in use: nothing to copy
+        if tokenizer._named:
+            return get_tokenizer(tokenizer.name, True)
         return Tokenizer(tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.batch, tokenizer.spaced)
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
@@ -203,7 +223,7 @@ def get_tokenizer(
                 f"unknown tokenizer {tokenizer!r}; choose one of {names}, or pass a callable str -> list[str]"
             )
         if tokenizer == "13a":
-            return Tokenizer(
+            named = Tokenizer(
                 "13a",
                 tokenize_13a,
                 checked=False,
@@ -211,227 +231,16 @@ def get_tokenizer(
                 batch=tokenize_13a_batch,
                 spaced=spaced_13a_batch,
             )
-        return Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), checked=False, lowercase=lowercase)
+        else:
+            named = Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), checked=False, lowercase=lowercase)
+        named._named = True
+        return named
     if callable(tokenizer):
         return Tokenizer("custom", tokenizer, checked=True, lowercase=lowercase)
     raise TypeError(f"tokenizer must be a name or a callable str -> list[str], got {describe(tokenizer)}")
 
 
-# -- 13a ------------------------------------------------------------------------
-# sacrebleu's Tokenizer13a (mteval-v13a) does, per line: remove "<skipped>" and "-\n",
-# turn "\n" into " ", unescape four entities, then on " line " apply four regexes:
-#   1. ([\{-\~\[-\` -\&\(-\+\:-\@\/])  -> " \1 "   (ASCII punctuation except ' , - .)
-#   2. ([^0-9])([\.,])                    -> "\1 \2 " (period/comma not after a digit)
-#   3. ([\.,])([^0-9])                    -> " \1 \2" (period/comma not before a digit)
-#   4. ([0-9])(-)                         -> "\1 \2 " (dash after a digit)
-# and finally splits on whitespace. Only token boundaries matter, so every step is "put
-# spaces around this character". Regex 2 scans left to right without overlap: in a run
-# of periods/commas the matched ones alternate, starting at the run's first character
-# when the character before the run is not a digit, else at its second. Every character
-# of a run then has a matched neighbour, so after step 2 no two periods/commas touch and
-# regex 3 matches each one whose next character is not a digit. A period or comma is
-# therefore split off iff it was matched by regex 2 or is not followed by a digit.
-# Regex 4 sees the original neighbours of a dash (steps 1-3 never separate a digit from a
-# following dash). Each of these tests needs only the byte classes of a character and
-# its neighbours, so a whole batch of lines is done with a few numpy passes over UTF-8
-# bytes (multi-byte characters have bytes >= 0x80: never digits or punctuation).
-_13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
-#: The punctuation above but the space (spaces around a space change no token), as byte
-#: ranges (first, last): range tests beat a table lookup.
-_13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
-_PERIOD, _COMMA, _DASH, _SPACE = b".,- "
-#: Characters that can stand between lines of a batch: not whitespace for str.split, not
-#: touched by any 13a step. The first one absent from the batch is used; when each occurs
-#: somewhere, the batch is cut into runs of lines that leave one free.
-_SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
-#: Whitespace for str.split other than the space itself.
-_OTHER_WHITESPACE_CHARS = (
-    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680"
-    + "".join(map(chr, range(0x2000, 0x200B)))
-    + ("\u2028\u2029\u202f\u205f\u3000")
-)
-
-
-def _whitespace_tails() -> dict[int, list[bytes]]:
-    """Non-ASCII whitespace as UTF-8: lead byte -> the tail bytes of each such character."""
-    tails: dict[int, list[bytes]] = {}
-    for char in _OTHER_WHITESPACE_CHARS:
-        if ord(char) >= 0x80:
-            encoded = char.encode("utf-8")
-            tails.setdefault(encoded[0], []).append(encoded[1:])
-    return tails
-
-
-_WHITESPACE_TAILS = _whitespace_tails()
-#: Characters per vectorised pass; bounds the temporaries (about 20 bytes a character).
-_13A_CHUNK_CHARS = 1 << 22
-
-
-def _unescape_13a(text: str) -> str:
-    text = text.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
-    if "&" in text:
-        text = text.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-    return text
-
-
-def _space_13a(text: str) -> str:
-    """Steps 1-4 of 13a on ``text`` (which starts and ends with a space), as spaces inserted."""
-    codes = np.frombuffer(text.encode("utf-8", "surrogatepass"), np.uint8)
-    return _space_13a_codes(codes).tobytes().decode("utf-8", "surrogatepass")
-
-
-def _in_range(codes: np.ndarray, first: int, last: int) -> np.ndarray:
-    shifted = codes - np.uint8(first)  # wraps around below ``first``
-    return shifted <= np.uint8(last - first)
-
-
-def _space_13a_codes(codes: np.ndarray) -> np.ndarray:
-    """:func:`_space_13a` on UTF-8 bytes."""
-    digit = _in_range(codes, ord("0"), ord("9"))
-    split = _in_range(codes, *_13A_RANGES[0])
-    for first, last in _13A_RANGES[1:]:
-        split |= _in_range(codes, first, last)
-    marks = np.flatnonzero((codes == _PERIOD) | (codes == _COMMA))
-    if marks.size:
-        run_starts = np.ones(marks.size, bool)
-        np.not_equal(marks[1:], marks[:-1] + 1, out=run_starts[1:])
-        run_start = marks[run_starts][np.cumsum(run_starts) - 1]
-        after_digit = digit[run_start - 1]
-        offset = marks - run_start
-        matched = (offset >= after_digit) & ((offset - after_digit) % 2 == 0)
-        split[marks[matched | ~digit[marks + 1]]] = True
-    dashes = np.flatnonzero(codes == _DASH)
-    if dashes.size:
-        split[dashes[digit[dashes - 1]]] = True
-    n_split = int(np.count_nonzero(split))
-    if n_split == 0:
-        return codes
-    # Each split character is written three times, the outer copies then become spaces;
-    # the first copy lands two bytes further right per earlier split character.
-    copies = split.astype(np.intp)
-    copies *= 2
-    copies += 1
-    out = np.repeat(codes, copies)
-    first = np.flatnonzero(split)
-    first += np.arange(0, 2 * n_split, 2)
-    out[first] = _SPACE
-    first += 2
-    out[first] = _SPACE
-    return out
-
-
-def _blank_whitespace(codes: np.ndarray) -> None:
-    """Overwrites every byte of each whitespace character other than the space with spaces.
-
-    str.split splits at all of them as at a space, and no 13a step tells them apart (each
-    is a non-digit that is not a period, comma or dash), so the tokens stay the same
-    while the lines keep ASCII spaces only.
-    """
-    np.putmask(codes, _in_range(codes, 0x09, 0x0D) | _in_range(codes, 0x1C, 0x1F), _SPACE)
-    for lead, tails in _WHITESPACE_TAILS.items():
-        at = np.flatnonzero(codes == lead)  # few: the lead bytes of some non-ASCII characters
-        if at.size == 0:
-            continue
-        for tail in tails:  # a valid UTF-8 lead byte is always followed by its tail bytes
-            match = np.ones(at.size, bool)
-            for k, byte in enumerate(tail, 1):
-                match &= codes[at + k] == byte
-            hit = at[match]
-            for k in range(len(tail) + 1):
-                codes[hit + k] = _SPACE
-
-
-def _batch_13a(texts: list[str]) -> SpacedLines:
-    joined = "".join(texts)
-    separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
-    if separator is not None:
-        return _batch_13a_between(texts, separator)
-    # Every candidate occurs somewhere: runs of consecutive lines that leave one free, so
-    # that lines holding many candidates do not send the whole batch down the one-line path.
-    parts: list[SpacedLines] = []
-    start, free = 0, set(_SEPARATORS)
-    for stop, text in enumerate(texts):
-        left = free.difference(text)
-        if not left:
-            if start < stop:
-                parts.append(_batch_13a_between(texts[start:stop], min(free)))
-            start, left = stop, set(_SEPARATORS).difference(text)
-            if not left:  # this line holds every candidate: on its own
-                tokens = _space_13a(f" {_unescape_13a(text)} ").split()
-                parts.append(SpacedLines([" ".join(tokens)], np.array([len(tokens)], np.int64)))
-                start, left = stop + 1, set(_SEPARATORS)
-        free = left
-    if start < len(texts):
-        parts.append(_batch_13a_between(texts[start:], min(free)))
-    return SpacedLines([line for part in parts for line in part.lines], np.concatenate([part.counts for part in parts]))
-
-
-def _batch_13a_between(texts: list[str], separator: str) -> SpacedLines:
-    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines."""
-    text = _unescape_13a(f" {separator} ".join(texts))
-    codes = np.frombuffer(f" {text} ".encode("utf-8", "surrogatepass"), np.uint8).copy()
-    _blank_whitespace(codes)
-    codes = _space_13a_codes(codes)
-    # Tokens start where a space is followed by anything else; the separators start too.
-    is_space = codes == _SPACE
-    starts = np.flatnonzero(is_space[:-1] & ~is_space[1:])
-    starts += 1
-    mark = separator.encode("utf-8")
-    boundary = codes[starts] == mark[0]
-    for k in range(1, len(mark)):  # a multi-byte separator: the following bytes too
-        boundary &= codes[np.minimum(starts + k, codes.size - 1)] == mark[k]
-    line_of_start = np.cumsum(boundary)
-    counts = np.bincount(line_of_start[~boundary], minlength=len(texts))
-    return SpacedLines(codes.tobytes().decode("utf-8", "surrogatepass").split(separator), counts)
-
-
-def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
-    """13a tokens of many lines at once, identical to sacrebleu's ``Tokenizer13a`` split.
-
-    Example:
-        >>> tokenize_13a_batch(["Hello, world!", "It costs 1,000.50 &amp; 5-6 days."])
-        [['Hello', ',', 'world', '!'], ['It', 'costs', '1,000.50', '&', '5', '-', '6', 'days', '.']]
-    """
-    return [line.split() for line in spaced_13a_batch(texts).lines]
-
-
-def spaced_13a_batch(texts: list[str]) -> SpacedLines:
-    """13a tokenization of many lines, kept as text: ``lines[i].split()`` is sacrebleu's
-    ``Tokenizer13a`` split of ``texts[i]``, and ``counts[i]`` its length.
-
-    Example:
-        >>> spaced = spaced_13a_batch(["Hello, world!", "3.5-4\tdays"])
-        >>> [line.split() for line in spaced.lines], spaced.counts.tolist()
-        ([['Hello', ',', 'world', '!'], ['3.5', '-', '4', 'days']], [4, 4])
-    """
-    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
-        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
-        if bad is not None:
-            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
-    lines: list[str] = []
-    counts: list[np.ndarray] = []
-    start, size = 0, 0
-    for stop, text in enumerate(texts, 1):
-        size += len(text) + 3
-        if size >= _13A_CHUNK_CHARS:
-            part = _batch_13a(texts[start:stop])
-            lines += part.lines
-            counts.append(part.counts)
-            start, size = stop, 0
-    if start < len(texts):
-        part = _batch_13a(texts[start:])
-        lines += part.lines
-        counts.append(part.counts)
-    return SpacedLines(lines, np.concatenate(counts) if counts else np.zeros(0, np.int64))
-
-
-def tokenize_13a(text: str) -> list[str]:
-    """13a tokens of one line, identical to sacrebleu's ``Tokenizer13a`` split.
-
-    Example:
-        >>> tokenize_13a("e.g. 3.5-4 <skipped> &lt;b&gt;")
-        ['e', '.', 'g', '.', '3.5', '-', '4', '<', 'b', '>']
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__} {text!r:.40}")
-    return _space_13a(f" {_unescape_13a(text)} ").split()
+def _custom_tokenizer(
+    name: str, function: Callable, checked: bool, lowercase: bool, batch: Callable | None, spaced: Callable | None
+) -> Tokenizer:
+    return Tokenizer(name, function, checked, lowercase, batch, spaced)

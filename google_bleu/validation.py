@@ -21,8 +21,6 @@ from collections.abc import Mapping, Sequence
 from itertools import chain
 from typing import Any
 
-import numpy as np
-
 #: Highest n-gram order accepted. nltk's ``everygrams`` with an unbounded order
 #: enumerates O(n**2) tuples per segment (CVE-2024-39705 class of memory blow-up);
 #: orders beyond a few dozen have no use for GLEU, so larger values are refused.
@@ -227,6 +225,14 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     list_of_references = list(list_of_references)
     if _plain_token_input(hypotheses, list_of_references):
         return hypotheses, list_of_references
+    # A torch tensor's elements are 0-d tensors, hashed by identity: two equal id tensors
+    # would share no token. Token ids in a tensor are scored as ids (their values), as the
+    # token-id functions of google_bleu.ids score them.
+    hypotheses = [_tensor_ids(h, f"hypothesis {i}") for i, h in enumerate(hypotheses)]
+    list_of_references = [
+        refs if _not_a_sequence(refs) else [_tensor_ids(r, f"reference {j} of segment {i}") for j, r in enumerate(refs)]
+        for i, refs in enumerate(list_of_references)
+    ]
     for i, hypothesis in enumerate(hypotheses):
         if isinstance(hypothesis, (str, bytes)):
             raise TypeError(
@@ -253,6 +259,21 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
                     f"got {describe(reference)}: {problem}"
                 )
     return hypotheses, list_of_references
+
+
+def _tensor_ids(tokens: Any, name: str) -> Any:
+    # A 1-D tensor of ids becomes a list of Python numbers; anything else is left as it is.
+    if not is_tensor(tokens):
+        return tokens
+    if tokens.dim() != 1:
+        raise ValueError(f"{name} must be a 1-D tensor of token ids, got shape {list(tokens.shape)}")
+    return tokens.tolist()
+
+
+def tensor_token(tokens: Any) -> bool:
+    """Whether a collection of distinct tokens holds torch tensors (hashed by identity, so
+    equal ids in separate tensors would never match)."""
+    return any(kind.__module__.startswith("torch") and hasattr(kind, "dim") for kind in set(map(type, tokens)))
 
 
 def reference_texts(refs: Any, where: str, item: str = "prediction") -> list[str]:
@@ -424,114 +445,6 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
             ) from None
 
 
-# -- token ids (batched and pairwise GLEU) ---------------------------------------------
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def check_pad_id(pad_id: Any) -> int | None:
-    """A padding id: ``None`` or an integer within int64 (token ids are int64)."""
-    if pad_id is None:
-        return None
-    if isinstance(pad_id, bool) or not hasattr(pad_id, "__index__"):
-        raise TypeError(f"pad_id must be an integer or None, got {describe(pad_id)}")
-    value = int(pad_id)
-    if not _INT64_MIN <= value <= _INT64_MAX:
-        raise ValueError(f"pad_id must fit in int64 (token ids are int64), got {value}")
-    return value
-
-
-def check_device(torch: Any, device: Any) -> Any:
-    """A ``torch.device`` that exists here (``"cuda"`` without CUDA is refused)."""
-    try:
-        device = torch.device(device)
-    except (TypeError, RuntimeError, ValueError):
-        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {describe(device)}") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device is {str(device)!r} but CUDA is not available here")
-    return device
-
-
-def check_id_tensor(torch: Any, name: str, tensor: Any) -> None:
-    """Refuses a tensor that does not hold integer token ids (in the int64 range)."""
-    if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
-        raise TypeError(f"{name} must hold integer token ids, got dtype {tensor.dtype}")
-    if tensor.dtype == torch.uint64 and tensor.numel() and int(tensor.max()) > _INT64_MAX:
-        raise ValueError(f"{name} holds ids above the int64 range")
-
-
-def check_lengths(
-    torch: Any, name: str, lengths: Any, shape: tuple[int, ...], size: int, device: Any, check: bool = True
-):
-    """Validates explicit lengths for tensor input: integers in ``0..size`` of this shape."""
-    if not isinstance(lengths, torch.Tensor):
-        try:
-            lengths = torch.as_tensor(np.asarray(lengths))
-        except (TypeError, ValueError, RuntimeError):
-            raise TypeError(f"{name} must be integers, got {describe(lengths)}") from None
-    check_id_tensor(torch, name, lengths)
-    if tuple(lengths.shape) != shape:
-        raise ValueError(f"{name} must have shape {list(shape)}, got {list(lengths.shape)}")
-    lengths = lengths.to(device=device, dtype=torch.int64)
-    if check and lengths.numel():
-        low, high = torch.aminmax(lengths)
-        low, high = int(low), int(high)
-        if low < 0 or high > size:
-            raise ValueError(f"{name} must lie in 0..{size} (the padded length), got values from {low} to {high}")
-    return lengths
-
-
-def id_array(name: str, sequence: Any) -> np.ndarray:
-    """One id sequence (list of ints, 1-D array or tensor, on any device) as int64 numpy."""
-    if isinstance(sequence, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
-    if hasattr(sequence, "detach"):  # a torch tensor, possibly on a GPU
-        sequence = sequence.detach().cpu().numpy()
-    try:
-        array = np.asarray(sequence)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}") from None
-    if array.ndim != 1:
-        if array.ndim == 0:
-            raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
-        raise ValueError(f"{name} must be one sequence of ids (1-D), got shape {list(array.shape)}")
-    if array.size and array.dtype.kind not in "iu":
-        raise TypeError(f"{name} must hold integer token ids, got {array.dtype} values such as {array[0]!r}")
-    if array.dtype.kind == "u" and array.size and int(array.max()) > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} holds ids above the int64 range")
-    return array.astype(np.int64, copy=False)
-
-
 def is_tensor(value: Any) -> bool:
     """Whether ``value`` is a torch tensor (without importing torch)."""
     return type(value).__module__.startswith("torch") and hasattr(value, "dim")
-
-
-def id_arrays(name: str, rows: Sequence, pad_id: int | None) -> list[np.ndarray]:
-    """Each of ``rows`` as int64 ids (:func:`id_array`), without the padding id."""
-    arrays = [id_array(f"{name}[{i}]", row) for i, row in enumerate(rows)]
-    if pad_id is not None:
-        arrays = [array[array != pad_id] for array in arrays]
-    return arrays
-
-
-def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list[np.ndarray]]:
-    """Per row, its references as int64 id arrays: at least one each, ``n_rows`` rows."""
-    check_sequence(references, "references", "a sequence of reference lists")
-    if len(references) != n_rows:
-        raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
-    rows = []
-    for i, refs in enumerate(references):
-        if isinstance(refs, (str, bytes, dict)) or not (hasattr(refs, "__len__") and hasattr(refs, "__getitem__")):
-            raise TypeError(
-                f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
-            )
-        if len(refs) == 0:
-            raise ValueError(f"row {i} has no reference; every hypothesis needs at least one")
-        first = refs[0]
-        if isinstance(first, (int, np.integer)) or (is_tensor(first) and first.dim() == 0):
-            raise TypeError(
-                f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
-                f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
-            )
-        rows.append(id_arrays(f"references[{i}]", refs, pad_id))
-    return rows

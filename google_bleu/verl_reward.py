@@ -15,7 +15,7 @@ installed package absolutely, never relatively::
 
 import os
 
-from google_bleu.rewards import compute_score, compute_score_batch
+from google_bleu.integrations.verl import compute_score, compute_score_batch
 
 __all__ = ["compute_score", "compute_score_batch"]
 

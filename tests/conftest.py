@@ -3,7 +3,7 @@ import tempfile
 
 import pytest
 
-from tests.oracles import SHARED_DATA
+from tests.helpers.oracles import SHARED_DATA
 
 # evaluate reads these when it is imported (at collection): a private cache, and no network.
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="google_bleu_tests_hf_")
@@ -21,7 +21,7 @@ def shared_data():
 @pytest.fixture(scope="session")
 def app_url():
     """The Space app (app.py) served on a free port of 127.0.0.1 for the whole session."""
-    from tests.app_server import serve
+    from tests.helpers.app_server import serve
 
     with serve() as url:
         yield url

@@ -1,6 +1,6 @@
 """process_results and aggregation of the google_bleu_translation task (google_bleu_translation.yaml)."""
 
-from google_bleu import LmEvalGleu
+from google_bleu.integrations.lm_eval import LmEvalGleu
 
 # Settings as for google_bleu.GLEU: tokenizer="13a", lowercase=False, min_len=1, max_len=4.
 gleu = LmEvalGleu(references="references")

@@ -1,0 +1,238 @@
+"""Why one segment scores what it does: the chosen reference and the matched n-grams.
+
+For one hypothesis and its references, the engine gives the segment's statistics row and
+the chosen reference (nltk's ``max`` over ``n_match / n_all``, the first reference on a
+tie; references with ``n_all == 0`` are not candidates). This module then finds *which*
+n-gram occurrences of the hypothesis and of the chosen reference are the clipped
+matches, so a person can see them highlighted.
+
+It groups n-grams the way the engine does, order by order, and never builds a Python
+object per n-gram: order 1 gives each token an exact id; the (n+1)-gram at position p
+is the pair (group of the n-gram at p, group of the n-gram at p + 1), grouped with the
+engine's verified hash table; only n-grams found on both sides extend to the next
+order. The cost is linear in the segment's tokens times ``max_len`` (plus a sort of the
+matched occurrences per order), and the matches are kept as integer arrays.
+
+Which occurrences of a repeated n-gram count as matched is not defined by the metric,
+only how many: here the first ``min(hyp count, ref count)`` occurrences, left to right,
+on each side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+
+import numpy as np
+
+from ..gleu import gleu_stats
+from ..keys import group_keys, token_ids
+from ..validation import check_tokens
+
+Tokens = Sequence[Hashable]
+
+_NO_MATCHES = np.zeros((0, 2), np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Explanation:
+    """The statistics of one segment and the n-gram occurrences behind them.
+
+    Attributes:
+        hypothesis: The hypothesis tokens.
+        reference: The chosen reference's tokens (the first reference when none is a
+            candidate).
+        reference_index: Index of the chosen reference, ``None`` when every reference
+            has ``n_all == 0`` (the segment is left out of the sums).
+        n_match: Clipped n-gram matches against the chosen reference.
+        n_hyp: Hypothesis n-grams of orders ``min_len..max_len``.
+        n_ref: Chosen reference's n-grams.
+        n_all: ``max(n_hyp, n_ref)``.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+        hyp_match_array: ``int64`` array of shape ``(n_match, 2)``: ``(start, order)`` of
+            every matched n-gram occurrence in the hypothesis, sorted (only those
+            starting before ``limit`` when :func:`explain` was given one).
+        ref_match_array: The same for the chosen reference.
+    """
+
+    hypothesis: tuple
+    reference: tuple
+    reference_index: int | None
+    n_match: int
+    n_hyp: int
+    n_ref: int
+    n_all: int
+    min_len: int
+    max_len: int
+    hyp_match_array: np.ndarray = field(default_factory=lambda: _NO_MATCHES, repr=False)
+    ref_match_array: np.ndarray = field(default_factory=lambda: _NO_MATCHES, repr=False)
+
+    @property
+    def row(self) -> tuple[int, int, int, int]:
+        """``(n_match, n_hyp, n_ref, n_all)``, the segment's row in :class:`GleuStats`."""
+        return (self.n_match, self.n_hyp, self.n_ref, self.n_all)
+
+    @property
+    def hyp_matches(self) -> tuple[tuple[int, int], ...]:
+        """``(start, order)`` of every matched n-gram occurrence in the hypothesis, sorted;
+        there are exactly ``n_match`` of them unless :func:`explain` had a ``limit``
+        (built on access: prefer
+        :attr:`hyp_match_array` for long segments)."""
+        return tuple(map(tuple, self.hyp_match_array.tolist()))
+
+    @property
+    def ref_matches(self) -> tuple[tuple[int, int], ...]:
+        """The same as :attr:`hyp_matches` for the chosen reference."""
+        return tuple(map(tuple, self.ref_match_array.tolist()))
+
+    def score(self) -> float:
+        """Sentence GLEU: ``n_match / n_all`` (0.0 when ``n_all == 0``)."""
+        return self.n_match / self.n_all if self.n_all else 0.0
+
+    def hypothesis_orders(self, limit: int | None = None) -> list[int]:
+        """Per hypothesis token, the longest matched n-gram covering it (0: none).
+
+        Args:
+            limit: Only the first ``limit`` tokens (all when ``None``).
+        """
+        return _coverage(len(self.hypothesis), self.hyp_match_array, limit)
+
+    def reference_orders(self, limit: int | None = None) -> list[int]:
+        """Per chosen-reference token, the longest matched n-gram covering it (0: none).
+
+        Args:
+            limit: Only the first ``limit`` tokens (all when ``None``).
+        """
+        return _coverage(len(self.reference), self.ref_match_array, limit)
+
+
+def _coverage(length: int, matches: np.ndarray, limit: int | None) -> list[int]:
+    # One pass per order, shortest first, so a longer order overwrites a shorter one.
+    if limit is not None:
+        length = max(min(length, int(limit)), 0)
+    orders = np.zeros(length, np.int64)
+    matches = matches[matches[:, 0] < length]
+    starts, spans = matches[:, 0], matches[:, 1]
+    for order in np.unique(spans).tolist():
+        chosen = starts[spans == order]
+        edges = np.zeros(length + 1, np.int64)
+        np.add.at(edges, chosen, 1)
+        np.add.at(edges, np.minimum(chosen + order, length), -1)
+        orders[np.cumsum(edges[:-1]) > 0] = order
+    return orders.tolist()
+
+
+def _side_offset(starts: np.ndarray, n_hyp_tokens: int) -> np.ndarray:
+    return np.where(starts < n_hyp_tokens, starts, starts - n_hyp_tokens)
+
+
+def _matches(
+    hypothesis: Sequence, reference: Sequence, min_len: int, max_len: int, limit: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Matched occurrences ``(start, order)`` in the hypothesis and in the reference
+    (those starting among the first ``limit`` tokens of their side, when given)."""
+    n_hyp_tokens = len(hypothesis)
+    n = n_hyp_tokens + len(reference)
+    if n == 0:
+        return _NO_MATCHES, _NO_MATCHES
+    # Order 1: a token's group is the position of its first occurrence (exact, via a dict).
+    group = token_ids(chain(hypothesis, reference), n)
+    positions = np.arange(n, dtype=np.int64)  # start of each n-gram still alive, ascending
+    found = []
+    for order in range(1, max_len + 1):
+        n_hyp_pos = int(np.searchsorted(positions, n_hyp_tokens))
+        clip = np.minimum(np.bincount(group[:n_hyp_pos], minlength=n), np.bincount(group[n_hyp_pos:], minlength=n))
+        clip_at = clip[group]  # > 0: the n-gram occurs on both sides
+        if order >= min_len:
+            matched = np.flatnonzero(clip_at)
+            if limit is not None:
+                # An occurrence's rank depends only on the occurrences before it on its side.
+                matched = matched[_side_offset(positions[matched], n_hyp_tokens) < limit]
+            # Rank each occurrence among the same n-gram on the same side, left to right;
+            # the first `clip` of them are the matches.
+            key = group[matched] * 2 + (matched >= n_hyp_pos)
+            by_key = np.argsort(key, kind="stable")
+            key = key[by_key]
+            run_start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+            run_length = np.diff(np.append(run_start, key.size))
+            rank = np.arange(key.size) - np.repeat(run_start, run_length)
+            keep = matched[by_key[rank < clip_at[matched][by_key]]]
+            found.append(np.stack((positions[keep], np.full(keep.size, order)), axis=1))
+        if order == max_len:
+            break
+        # The (n+1)-gram at p: the n-grams at p and p + 1 both alive, on the same side.
+        alive = clip_at > 0
+        extends = alive[:-1] & alive[1:]
+        extends &= positions[1:] - positions[:-1] == 1
+        extends &= positions[:-1] != n_hyp_tokens - 1
+        index = np.flatnonzero(extends)
+        if index.size == 0:
+            break
+        key = group[index] * n + group[index + 1]
+        positions = positions[index]
+        group = positions[group_keys(key)]
+    if not found:
+        return _NO_MATCHES, _NO_MATCHES
+    everything = np.concatenate(found)
+    everything = everything[np.lexsort((everything[:, 1], everything[:, 0]))]
+    in_hyp = everything[:, 0] < n_hyp_tokens
+    ref_side = everything[~in_hyp]
+    ref_side[:, 0] -= n_hyp_tokens
+    return everything[in_hyp], ref_side
+
+
+def explain(
+    hypothesis: Tokens,
+    references: Sequence[Tokens],
+    min_len: int = 1,
+    max_len: int = 4,
+    *,
+    limit: int | None = None,
+) -> Explanation:
+    """Explains one segment: the chosen reference and its matched n-grams.
+
+    Args:
+        hypothesis: The hypothesis tokens.
+        references: One or more reference token sequences.
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4).
+        limit: Keep only the matched occurrences that start among the first ``limit``
+            tokens of their side (the statistics still count every n-gram), so what is
+            kept stays small however long the segment; ``None`` keeps all ``n_match``.
+
+    Returns:
+        An :class:`Explanation` whose :attr:`~Explanation.row` and reference choice are
+        the engine's for this segment.
+
+    Raises:
+        TypeError: For a bare string where tokens are expected, or unhashable tokens.
+        ValueError: For no reference or bad orders.
+
+    Example:
+        >>> e = explain("the cat sat on the mat".split(), ["a dog".split(), "the cat ate the mat".split()])
+        >>> e.reference_index, e.row, e.score()
+        (1, (6, 18, 14, 18), 0.3333333333333333)
+        >>> e.hypothesis_orders()
+        [2, 2, 0, 0, 2, 2]
+        >>> e.hyp_matches
+        ((0, 1), (0, 2), (1, 1), (4, 1), (4, 2), (5, 1))
+        >>> explain("the cat sat on the mat".split(), ["the cat ate the mat".split()], limit=2).hyp_matches
+        ((0, 1), (0, 2), (1, 1))
+    """
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
+    (hypothesis,), (references,) = check_tokens([hypothesis], [references])  # tensors of ids become lists
+    stats = gleu_stats([hypothesis], [references], min_len, max_len)
+    min_len, max_len = stats.min_len, stats.max_len
+    n_match, n_hyp, n_ref, n_all = stats.rows[0].tolist()
+    index = int(stats.reference_index[0])
+    hypothesis = tuple(hypothesis)
+    if index < 0:
+        return Explanation(hypothesis, tuple(references[0]), None, 0, 0, 0, 0, min_len, max_len)
+    reference = tuple(references[index])
+    hyp_found, ref_found = _matches(hypothesis, reference, min_len, max_len, limit)
+    return Explanation(
+        hypothesis, reference, index, n_match, n_hyp, n_ref, n_all, min_len, max_len, hyp_found, ref_found
+    )

@@ -1,0 +1,406 @@
+"""Command-line tool ``google-bleu`` (also ``python -m google_bleu``), in sacrebleu's habits.
+
+    google-bleu REF [REF ...] -i HYP [HYP ...]     several REF files = several references
+    google-bleu REF < HYP                           one system from standard input
+    google-bleu REF -i HYP --confidence             95% bootstrap interval (seed echoed)
+    google-bleu REF -i BASE SYS1 SYS2 --paired-bs   paired tests against the first system
+    google-bleu REF -i HYP --sentence-level         one score a line
+
+A thin adapter over :class:`google_bleu.GLEU` and :class:`google_bleu.GleuScore`: it reads
+files, builds one scorer, and prints the scores it returns (``GleuScore.format`` and
+``GleuScore.json_object``). Scores are printed on sacrebleu's 0-100 scale, rounded to
+``--width`` decimals; the JSON output also carries the exact integer totals, so every
+printed number can be recomputed exactly. Text tables are drawn by tabulate, the progress
+bar (on a terminal, for long inputs, unless ``-q``) by tqdm.
+
+Files and standard input are read by the shared line policy (:mod:`google_bleu.scale.lines`),
+sacrebleu's CLI rule: UTF-8, split on ``\\n`` only, trailing whitespace stripped from
+each line, and a byte-order mark (U+FEFF) at the start kept as part of line 1, with a
+warning on stderr. They are streamed a chunk of lines at a time and scored by ``--jobs``
+worker processes (:mod:`google_bleu.scale.parallel`), so memory grows with the per-segment
+statistics, not with the text.
+
+Exit status: 0 on success; 2 for a usage or input error (one line on stderr, no
+traceback); 1 when the output cannot be written (a full disk, a closed stream). Any other
+error is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, BinaryIO, TextIO
+
+from tabulate import DataRow, Line, TableFormat, tabulate
+from tqdm import tqdm
+
+from ..scale.lines import LineError
+from ..scale.parallel import FileError, count_lines, file_stats
+from ..scorer import GLEU, GleuScore
+from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
+from ..stats import GleuStats
+from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
+from ..validation import MAX_ORDER, MAX_SAMPLES, check_n_samples, check_seed
+from ..version import __version__
+
+PROG = "google-bleu"
+STDIN = "-"
+#: A progress bar is drawn (on a terminal only) when systems x segments reach this.
+PROGRESS_MIN_SEGMENTS = 10_000
+#: The text table: columns separated by " | ", a "-+-" rule under the header, no border.
+TABLE_FORMAT = TableFormat(
+    lineabove=None,
+    linebelowheader=Line("", "-", "-+-", ""),
+    linebetweenrows=None,
+    linebelow=None,
+    headerrow=DataRow("", " | ", ""),
+    datarow=DataRow("", " | ", ""),
+    padding=0,
+    with_header_hide=None,
+)
+
+
+class UsageError(Exception):
+    """A problem with the user's input: reported in one line, no traceback."""
+
+
+class OutputError(Exception):
+    """The output could not be written: reported in one line, exit status 1."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse prints the usage and exits; a one-line message is wanted instead.
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _stdin(stdin: BinaryIO | None) -> BinaryIO:
+    if stdin is not None:
+        return stdin
+    if sys.stdin is None:  # started with standard input closed (<&-)
+        raise UsageError("standard input is closed: give the system output with -i HYP")
+    return sys.stdin.buffer
+
+
+def _input(read: Any, *args: Any, **kwargs: Any) -> Any:
+    """Runs a step that reads the input files: their problems (missing, unreadable, not
+    UTF-8, lines that differ in number) become one-line usage errors."""
+    try:
+        return read(*args, **kwargs)
+    except OSError as error:
+        raise UsageError(f"cannot read {error.filename or 'the input'}: {error.strerror or error}") from None
+    except (LineError, FileError) as error:  # not UTF-8; unreadable; lines that differ in number
+        raise UsageError(str(error)) from None
+
+
+def _width(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 17:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 17, got {text!r}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (all cores) or a positive integer, got {text!r}")
+    return value
+
+
+def _warn(message: str) -> None:
+    print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (sacrebleu's option names and short forms)."""
+    parser = _Parser(
+        prog=PROG,
+        description="Google-BLEU (GLEU, Wu et al. 2016): corpus and sentence scores exact to nltk, "
+        "bootstrap confidence intervals and paired significance tests.",
+    )
+    parser.add_argument("refs", nargs="+", metavar="REF", help="reference files, one segment a line")
+    parser.add_argument(
+        "-i", "--input", nargs="+", default=None, metavar="HYP", help="system output files (default: standard input)"
+    )
+    parser.add_argument(
+        "-tok",
+        "--tokenize",
+        default=DEFAULT_TOKENIZER,
+        choices=list(SACREBLEU_TOKENIZERS),
+        help="tokenizer (default 13a)",
+    )
+    parser.add_argument("-lc", "--lowercase", action="store_true", help="lowercase before tokenizing")
+    parser.add_argument("--min-len", type=int, default=1, help="lowest n-gram order (default 1)")
+    parser.add_argument("--max-len", type=int, default=4, help=f"highest n-gram order (default 4, at most {MAX_ORDER})")
+    parser.add_argument(
+        "-j", "--jobs", type=_jobs, default=1, help="worker processes (default 1; 0 = all cores); same output"
+    )
+    parser.add_argument("-sl", "--sentence-level", action="store_true", help="print one score per segment")
+    stats = parser.add_argument_group("statistics")
+    stats.add_argument("-ci", "--confidence", action="store_true", help="add a 95%% bootstrap confidence interval")
+    stats.add_argument(
+        "-cin",
+        "--confidence-n",
+        type=int,
+        default=DEFAULT_N_BOOTSTRAP,
+        help=f"bootstrap resamples for intervals (default %(default)s, at most {MAX_SAMPLES})",
+    )
+    paired = stats.add_mutually_exclusive_group()
+    paired.add_argument("-pbs", "--paired-bs", action="store_true", help="paired bootstrap test against the first -i")
+    paired.add_argument(
+        "-par", "--paired-ar", action="store_true", help="paired approximate randomization test against the first -i"
+    )
+    stats.add_argument(
+        "--paired-n",
+        type=int,
+        default=None,
+        help=f"resamples (bs, default {DEFAULT_N_BOOTSTRAP}) or trials (ar, default {DEFAULT_N_RANDOMIZATION}), "
+        f"at most {MAX_SAMPLES}",
+    )
+    stats.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the resampling (default %(default)s)")
+    output = parser.add_argument_group("output")
+    output.add_argument("-f", "--format", default="json", choices=["json", "text"], help="output format (default json)")
+    output.add_argument("-b", "--score-only", action="store_true", help="print only the score(s)")
+    output.add_argument("-w", "--width", type=_width, default=1, help="decimals of printed scores, 0-17 (default 1)")
+    output.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _progress(total: int, enabled: bool) -> tqdm:
+    # disable=None: tqdm draws only when stderr is a terminal; mininterval=0 draws every step
+    # (there are few: one per system and test).
+    return tqdm(
+        total=total,
+        desc=PROG,
+        file=sys.stderr,
+        disable=None if enabled else True,
+        leave=False,
+        mininterval=0,
+        bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} {postfix}",
+        **_default_size(),
+    )
+
+
+def _default_size() -> dict[str, int]:
+    """80x24 for a terminal that reports no size (a fresh pty says 0x0, and tqdm would
+    draw nothing); nothing (tqdm measures the terminal) otherwise."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (AttributeError, OSError, ValueError):
+        return {}
+    return {} if size.columns > 0 and size.lines > 0 else {"ncols": 80, "nrows": 24}
+
+
+def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
+    """Checks every option and builds the scorer; a refused value becomes a :class:`UsageError`.
+
+    Only these checks are translated: once the scorer exists, the scoring of lines read
+    from files cannot meet an invalid input, so any error after this is a bug and keeps
+    its traceback.
+    """
+    paired = args.paired_bs or args.paired_ar
+    try:
+        check_n_samples(args.confidence_n, "--confidence-n")
+        if args.paired_n is not None:
+            check_n_samples(args.paired_n, "--paired-n")
+        check_seed(args.seed, "--seed")
+    except (ValueError, TypeError) as error:
+        raise UsageError(str(error)) from None
+    if args.sentence_level and (n_systems > 1 or args.confidence or paired):
+        raise UsageError("--sentence-level takes one system and no --confidence or paired test")
+    if paired and n_systems < 2:
+        raise UsageError("paired tests need at least two systems after -i (the first is the baseline)")
+    try:
+        return GLEU(args.tokenize, args.lowercase, args.min_len, args.max_len)
+    except (ValueError, TypeError, ImportError) as error:  # ImportError: a tokenizer's extra is missing
+        raise UsageError(str(error)) from None
+
+
+def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = None) -> None:
+    """Parses ``argv``, scores, and writes the output to ``stdout``."""
+    args = build_parser().parse_args(argv)
+    paths = args.input if args.input is not None else [STDIN]
+    scorer = _settings(args, len(paths))
+    paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
+
+    # Files are streamed in chunks of lines (never read whole) and scored by --jobs workers.
+    n_segments = _input(count_lines, args.refs, warn=_warn)
+    nrefs = len(args.refs)
+
+    work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if args.confidence and not paired else 0)
+    with _progress(work, not args.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
+        systems: list[GleuStats] = []
+        for path in paths:
+            name = "standard input" if path == STDIN else path
+            source = _stdin(stdin) if path == STDIN else path
+            stats = _input(file_stats, source, args.refs, scorer, args.jobs, warn=_warn, warn_references=False, name=name)
+            systems.append(stats)
+            progress.set_postfix_str(f"scored {path}", refresh=False)
+            progress.update()
+        if args.sentence_level:
+            text = _sentences(systems[0], args)
+        else:
+            scores = _scores(scorer, systems, paths, nrefs, paired, args, progress)
+            text = _corpus(paths, scores, (scorer.min_len, scorer.max_len), paired, args)
+    output = _Output(stdout)
+    output.write(text)
+    output.flush()
+
+
+def _scores(
+    scorer: GLEU,
+    systems: list[GleuStats],
+    paths: list[str],
+    nrefs: int,
+    paired: str | None,
+    args: argparse.Namespace,
+    progress: tqdm,
+) -> list[GleuScore]:
+    if not paired:
+        n_bootstrap = args.confidence_n if args.confidence else None
+        scores = []
+        for path, stats in zip(paths, systems):
+            scores.append(scorer.score_stats(stats, nrefs, n_bootstrap, args.seed))
+            if n_bootstrap is not None:
+                progress.set_postfix_str(f"bootstrap {path}", refresh=False)
+                progress.update()
+        return scores
+    # Each comparison depends only on the baseline and that system, so testing pair by
+    # pair equals one call on all systems and lets the bar advance.
+    scores = []
+    for path, stats in zip(paths[1:], systems[1:]):
+        pair = scorer.paired_scores([systems[0], stats], paired, args.paired_n, args.seed, args.confidence_n, nrefs)
+        scores += pair if not scores else pair[1:]
+        progress.set_postfix_str(f"paired test {path}", refresh=False)
+        progress.update()
+    return scores
+
+
+class _Output:
+    """The output stream; an ``OSError`` while writing (not a closed pipe) becomes an :class:`OutputError`."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        if stream is None:  # started with standard output closed (>&-)
+            raise OutputError("cannot write the output: standard output is closed")
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        self._do(self.stream.write, text)
+
+    def flush(self) -> None:
+        self._do(self.stream.flush)
+
+    @staticmethod
+    def _do(method: Any, *args: Any) -> None:
+        try:
+            method(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputError(f"cannot write the output: {error.strerror or error}") from None
+
+
+def _sentences(stats: GleuStats, args: argparse.Namespace) -> str:
+    lines = []
+    for row, score in zip(stats.rows.tolist(), stats.sentence_scores().tolist()):
+        if args.score_only or args.format == "text":
+            lines.append(f"{100 * score:.{args.width}f}\n")
+        else:
+            counts = dict(zip(("n_match", "n_hyp", "n_ref", "n_all"), row))
+            lines.append(json.dumps({"score": round(100 * score, args.width), **counts}) + "\n")
+    return "".join(lines)
+
+
+def _corpus(
+    paths: list[str], scores: list[GleuScore], orders: tuple[int, int], paired: str | None, args: argparse.Namespace
+) -> str:
+    width = args.width
+    names = ["stdin" if path == STDIN else path for path in paths]
+    if args.score_only:
+        return "".join(score.format(width, score_only=True) + "\n" for score in scores)
+    if args.format == "json":
+        objects = []
+        for index, (name, score) in enumerate(zip(names, scores)):
+            # GleuScore's object, with the system's name and the orders beside the totals.
+            values = score.json_object(width)
+            optional = {key: values.pop(key) for key in ("ci_low", "ci_high", "p_value") if key in values}
+            obj = {"name": values.pop("name"), "system": name, **values, "min_len": orders[0], "max_len": orders[1]}
+            obj.update(optional)
+            if paired:
+                obj["baseline"] = index == 0
+                obj["p_value"] = obj.pop("p_value", None)
+            objects.append(obj)
+        document: Any = objects[0] if len(objects) == 1 else objects
+        return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+    if len(scores) == 1 and not paired:
+        return scores[0].format(width) + "\n"
+    return _table(names, scores, paired, width)
+
+
+def _table(names: list[str], scores: list[GleuScore], paired: str | None, width: int) -> str:
+    with_ci = any(score.ci_low is not None for score in scores)
+    header = ["System", "GLEU", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
+    rows = []
+    for index, (name, score) in enumerate(zip(names, scores)):
+        row = [f"Baseline: {name}" if paired and index == 0 else name]
+        row += [f"{100 * value:.{width}f}" for value in (score.score, score.precision, score.recall)]
+        if score.ci_low is not None:
+            row.append(f"[{100 * score.ci_low:.{width}f}, {100 * score.ci_high:.{width}f}]")
+        if paired:
+            p_value = score.p_value
+            row.append("" if p_value is None else f"{p_value:.4f}" + ("*" if p_value <= 0.05 else ""))
+        rows.append(row)
+    # Names left, numbers right, p-values left (so the digits align whether or not a * follows).
+    align = ["left"] + ["right"] * (len(header) - 1 - bool(paired)) + ["left"] * bool(paired)
+    table = tabulate(rows, header, tablefmt=TABLE_FORMAT, colalign=align, disable_numparse=True)
+    text = "\n".join(line.rstrip() for line in table.splitlines()) + "\n\n"
+    text += f"GLEU|{scores[0].signature}\n"
+    if paired:
+        test = "bootstrap resampling" if paired == "bs" else "approximate randomization"
+        text += (
+            f"Paired {test} against the baseline, two-sided, p = (c+1)/(n+1); "
+            "* marks p <= 0.05. The interval is the 95% bootstrap percentile interval.\n"
+        )
+    return text
+
+
+def _silence_stdout() -> None:
+    # What is still buffered for a stream that cannot take it goes to /dev/null, so the
+    # interpreter's final flush does not print a second error.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no real stdout (closed, or captured in-process)
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: returns the exit status (0 ok, 2 usage or input error, 1 output not written)."""
+    try:
+        run(argv, sys.stdout)
+    except UsageError as error:
+        message = " ".join(str(error).split())
+        print(f"{PROG}: error: {message}", file=sys.stderr)
+        return 2
+    except OutputError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        _silence_stdout()
+        return 1
+    except BrokenPipeError:
+        # `google-bleu ... | head` closes the pipe early; that is not an error.
+        _silence_stdout()
+        return 0
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    return 0

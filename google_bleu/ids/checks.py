@@ -1,0 +1,122 @@
+"""Checks of token-id inputs (lists, numpy arrays and torch tensors), for the token-id path.
+
+Like :mod:`google_bleu.validation`, every check raises a ``ValueError`` or ``TypeError`` that
+names the argument and shows the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..validation import check_sequence, describe, is_tensor
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def check_pad_id(pad_id: Any) -> int | None:
+    """A padding id: ``None`` or an integer within int64 (token ids are int64)."""
+    if pad_id is None:
+        return None
+    if isinstance(pad_id, bool) or not hasattr(pad_id, "__index__"):
+        raise TypeError(f"pad_id must be an integer or None, got {describe(pad_id)}")
+    value = int(pad_id)
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise ValueError(f"pad_id must fit in int64 (token ids are int64), got {value}")
+    return value
+
+
+def check_device(torch: Any, device: Any) -> Any:
+    """A ``torch.device`` that exists here (``"cuda"`` without CUDA is refused)."""
+    try:
+        device = torch.device(device)
+    except (TypeError, RuntimeError, ValueError):
+        raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {describe(device)}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device is {str(device)!r} but CUDA is not available here")
+    return device
+
+
+def check_id_tensor(torch: Any, name: str, tensor: Any) -> None:
+    """Refuses a tensor that does not hold integer token ids (in the int64 range)."""
+    if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
+        raise TypeError(f"{name} must hold integer token ids, got dtype {tensor.dtype}")
+    if tensor.dtype in (torch.uint16, torch.uint32, torch.uint64) and tensor.numel():
+        # torch has no max() for these unsigned types: read them as numpy (a copy to the host).
+        if int(tensor.detach().cpu().numpy().max()) > _INT64_MAX:
+            raise ValueError(f"{name} holds ids above the int64 range")
+
+
+def check_lengths(
+    torch: Any, name: str, lengths: Any, shape: tuple[int, ...], size: int, device: Any, check: bool = True
+):
+    """Validates explicit lengths for tensor input: integers in ``0..size`` of this shape."""
+    if not isinstance(lengths, torch.Tensor):
+        try:
+            lengths = torch.as_tensor(np.asarray(lengths))
+        except (TypeError, ValueError, RuntimeError):
+            raise TypeError(f"{name} must be integers, got {describe(lengths)}") from None
+    check_id_tensor(torch, name, lengths)
+    if tuple(lengths.shape) != shape:
+        raise ValueError(f"{name} must have shape {list(shape)}, got {list(lengths.shape)}")
+    lengths = lengths.to(device=device, dtype=torch.int64)
+    if check and lengths.numel():
+        low, high = torch.aminmax(lengths)
+        low, high = int(low), int(high)
+        if low < 0 or high > size:
+            raise ValueError(f"{name} must lie in 0..{size} (the padded length), got values from {low} to {high}")
+    return lengths
+
+
+def id_array(name: str, sequence: Any) -> np.ndarray:
+    """One id sequence (list of ints, 1-D array or tensor, on any device) as int64 numpy."""
+    if isinstance(sequence, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
+    if hasattr(sequence, "detach"):  # a torch tensor, possibly on a GPU
+        sequence = sequence.detach().cpu().numpy()
+    try:
+        array = np.asarray(sequence)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}") from None
+    if array.ndim != 1:
+        if array.ndim == 0:
+            raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
+        raise ValueError(f"{name} must be one sequence of ids (1-D), got shape {list(array.shape)}")
+    if array.size and array.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integer token ids, got {array.dtype} values such as {array[0]!r}")
+    if array.dtype.kind == "u" and array.size and int(array.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} holds ids above the int64 range")
+    return array.astype(np.int64, copy=False)
+
+
+def id_arrays(name: str, rows: Sequence, pad_id: int | None) -> list[np.ndarray]:
+    """Each of ``rows`` as int64 ids (:func:`id_array`), without the padding id."""
+    arrays = [id_array(f"{name}[{i}]", row) for i, row in enumerate(rows)]
+    if pad_id is not None:
+        arrays = [array[array != pad_id] for array in arrays]
+    return arrays
+
+
+def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list[np.ndarray]]:
+    """Per row, its references as int64 id arrays: at least one each, ``n_rows`` rows."""
+    check_sequence(references, "references", "a sequence of reference lists")
+    if len(references) != n_rows:
+        raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
+    rows = []
+    for i, refs in enumerate(references):
+        if isinstance(refs, (str, bytes, dict)) or not (hasattr(refs, "__len__") and hasattr(refs, "__getitem__")):
+            raise TypeError(
+                f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
+            )
+        if len(refs) == 0:
+            raise ValueError(f"row {i} has no reference; every hypothesis needs at least one")
+        first = refs[0]
+        if isinstance(first, (int, np.integer)) or (is_tensor(first) and first.dim() == 0):
+            raise TypeError(
+                f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
+                f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
+            )
+        rows.append(id_arrays(f"references[{i}]", refs, pad_id))
+    return rows

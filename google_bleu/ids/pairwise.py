@@ -1,0 +1,700 @@
+"""Pairwise Google-BLEU: the sentence GLEU of every hypothesis against every reference.
+
+Minimum Bayes risk (MBR) decoding needs the sentence score of all pairs of N candidates
+(N = 16 to 1,024). :func:`pairwise_gleu` returns that ``N x M`` matrix, each entry equal
+to nltk's ``sentence_gleu([reference], hypothesis, min_len, max_len)`` (``==``), and
+:func:`mbr_select` picks the candidate with the highest expected GLEU.
+
+How it works (exact integer counts, then one matrix product):
+
+1. Every sentence of both sides goes into one batch that is ONE segment for the engine's
+   grouping (:func:`google_bleu.keys.token_groups`, :func:`~google_bleu.keys.group_keys`),
+   so equal n-grams of different sentences share a group. Order n+1 keys a position by
+   the groups of its n-gram and of its neighbour's, as the engine does.
+2. Per order, each (sentence, n-gram) pair is counted. Only n-grams that occur on both
+   sides (with ``references=None``: in two different sentences) can add a match, and only
+   they extend to the next order.
+3. Clipped matches ``sum_g min(h_g, r_g)`` of all pairs at once: ``min(a, b)`` is the
+   number of thresholds ``t >= 1`` with ``a >= t`` and ``b >= t``, so with a 0/1 column
+   per (n-gram, threshold) the match matrix is ``H @ R.T``. Columns that many sentences
+   share go through float64 products of dense 0/1 blocks (``torch.float64`` on a
+   tensor's device, never TF32): every partial sum is an integer far below 2**53, so it
+   is exact. Columns that few share (most of them) add 1 to each of their pairs with a
+   ``bincount``. Blocks and chunks bound the extra memory.
+4. ``n_all = max(n_hyp_i, n_ref_j)`` follows from lengths (:func:`~google_bleu.engine.ngram_counts`);
+   a score is ``n_match / n_all`` with one correctly rounded division (as Python's on
+   nltk's integers), 0.0 where ``n_all == 0``.
+
+Identical sentences are counted once. With ``references=None`` the diagonal (a
+sentence against itself) is 1.0, or 0.0 for a sentence with no n-gram, as nltk gives.
+
+Example:
+    >>> from google_bleu.ids import pairwise_gleu, mbr_select
+    >>> candidates = ["the cat sat on the mat", "the cat ate the mat", "a cat sat on the mat"]
+    >>> pairwise_gleu(candidates).round(4).tolist()
+    [[1.0, 0.3333, 0.7778], [0.3333, 1.0, 0.2222], [0.7778, 0.2222, 1.0]]
+    >>> best = mbr_select(candidates)
+    >>> best.index, best.candidate, best.expected_scores.round(4).tolist()
+    (0, 'the cat sat on the mat', [0.5556, 0.2778, 0.5])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from itertools import count
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from ..engine import ngram_counts
+from ..keys import group_in_segments, group_keys, token_groups
+from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from ..validation import check_orders, describe, is_tensor
+from .batched import _flat_numpy
+from .checks import check_id_tensor, check_lengths, check_pad_id, id_array
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["MbrResult", "mbr_select", "pairwise_gleu"]
+
+#: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB); the
+#: column blocks of the match product are sized to stay within it.
+BLOCK_ELEMENTS = 1 << 22
+#: A column (n-gram, threshold) goes to the dense product when its pairs number more
+#: than 1/DENSE_RATIO of all pairs: a BLAS multiply-add costs about a hundredth of
+#: adding one pair with ``bincount``.
+DENSE_RATIO = 128
+#: Most pairs of light columns expanded at a time (int64 temporaries of 32 MiB); a
+#: column with more pairs than this goes to the dense product.
+PAIR_CHUNK = 1 << 22
+
+
+class _Side(NamedTuple):
+    """The distinct sentences of one side and where each input sentence went."""
+
+    sentences: list  # token sequences, or spaced texts (see ``spaced``)
+    lengths: np.ndarray  # int64 token counts of ``sentences``
+    inverse: np.ndarray  # int64: input sentence i is ``sentences[inverse[i]]``
+
+
+class _Prepared(NamedTuple):
+    kind: str  # "text", "tokens" or "tensor"
+    hyp: _Side
+    ref: _Side | None  # None: all pairs within the hypotheses
+    spaced: bool  # sentences are texts whose tokens are separated by ASCII spaces
+    ids: np.ndarray | None  # tensor input: flat int64 ids of hyp then ref distinct sentences
+    device: Any  # tensor input: the tensors' device
+
+
+# -- input ------------------------------------------------------------------------------
+
+
+def _kind_of(name: str, value: Any) -> str | None:
+    """``"tensor"``, ``"text"``, ``"tokens"``, or None for an empty sequence."""
+    if is_tensor(value):
+        return "tensor"
+    if isinstance(value, (str, bytes, dict)) or not (hasattr(value, "__len__") and hasattr(value, "__getitem__")):
+        raise TypeError(
+            f"{name} must be a list of texts, a list of token sequences or a 2-D id tensor, got {describe(value)}"
+        )
+    if len(value) == 0:
+        return None
+    kinds = set(map(type, value))
+    if kinds == {str}:
+        return "text"
+    for i, item in enumerate(value):
+        if isinstance(item, str) != isinstance(value[0], str):
+            raise TypeError(
+                f"{name} mixes texts and token sequences: {name}[0] is {describe(value[0])}, "
+                f"{name}[{i}] is {describe(item)}"
+            )
+        if isinstance(item, bytes) or not (isinstance(item, str) or hasattr(item, "__len__")):
+            raise TypeError(f"{name}[{i}] must be a text or a token sequence, got {describe(item)}")
+    return "text" if isinstance(value[0], str) else "tokens"
+
+
+def _distinct(keys: list) -> tuple[np.ndarray, np.ndarray]:
+    """Where each distinct key first occurs, and per key the index of its distinct key."""
+    n = len(keys)
+    first_seen: dict = {}
+    position = np.fromiter(map(first_seen.setdefault, keys, count()), np.int64, n)
+    is_first = position == np.arange(n)
+    distinct = np.cumsum(is_first)
+    distinct -= 1
+    return np.flatnonzero(is_first), np.take(distinct, position)
+
+
+def _text_sides(sides: list[list[str]], tokenize: Tokenizer) -> tuple[list[_Side], bool]:
+    distinct = [_distinct(side) for side in sides]
+    texts = [[side[i] for i in first.tolist()] for side, (first, _) in zip(sides, distinct)]
+    unique = list(dict.fromkeys(text for side in texts for text in side))
+    spaced = tokenize.spaced_all(unique)
+    if spaced is not None:
+        line_of = dict(zip(unique, spaced.lines))
+        count_of = dict(zip(unique, spaced.counts.tolist()))
+    else:
+        tokens = tokenize.tokenize_all(unique)
+        line_of = dict(zip(unique, tokens))
+        count_of = dict(zip(unique, map(len, tokens)))
+    out = []
+    for side, (_, inverse) in zip(texts, distinct):
+        lengths = np.fromiter(map(count_of.__getitem__, side), np.int64, len(side))
+        out.append(_Side(list(map(line_of.__getitem__, side)), lengths, inverse))
+    return out, spaced is not None
+
+
+def _token_side(name: str, value: Sequence, pad_id: int | None) -> _Side:
+    sentences = []
+    for i, sentence in enumerate(value):
+        if is_tensor(sentence) or isinstance(sentence, np.ndarray):
+            sentence = id_array(f"{name}[{i}]", sentence).tolist()
+        if pad_id is not None:
+            sentence = [token for token in sentence if token != pad_id]
+        sentences.append(tuple(sentence))
+    try:
+        first, inverse = _distinct(sentences)
+    except TypeError as error:
+        raise TypeError(f"{name}: tokens must be hashable (e.g. str or int): {error}") from None
+    chosen = [sentences[i] for i in first.tolist()]
+    return _Side(chosen, np.fromiter(map(len, chosen), np.int64, len(chosen)), inverse)
+
+
+def _tensor_side(torch, name: str, value, pad_id: int | None, lengths: Any, lengths_name: str, device, first_name: str):
+    """Distinct rows of a padded ``[N, L]`` id tensor: ``(_Side with no sentences, flat ids)``."""
+    check_id_tensor(torch, name, value)
+    if value.dim() != 2:
+        raise ValueError(f"{name} must be a 2-D tensor [n, length], got shape {list(value.shape)}")
+    if value.device != device:
+        raise ValueError(f"{first_name} and {name} must be on the same device, got {device} and {value.device}")
+    if lengths is not None:
+        lengths = check_lengths(torch, lengths_name, lengths, (value.shape[0],), value.shape[1], device)
+    tokens, counts = _flat_numpy(value, lengths, pad_id)
+    ends = np.cumsum(counts).tolist()
+    rows = [tokens[end - size : end].tobytes() for end, size in zip(ends, counts.tolist())]
+    first, inverse = _distinct(rows)
+    is_first = np.zeros(counts.size, bool)
+    is_first[first] = True
+    return _Side([], counts[first], inverse), tokens[np.repeat(is_first, counts)]
+
+
+def _prepare(
+    hypotheses: Any,
+    references: Any,
+    tokenizer: Any,
+    lowercase: Any,
+    pad_id: Any,
+    hypothesis_lengths: Any,
+    reference_lengths: Any,
+    names: tuple[str, str, str, str] = ("hypotheses", "references", "hypothesis_lengths", "reference_lengths"),
+) -> _Prepared:
+    hyp_name, ref_name, hyp_lengths_name, ref_lengths_name = names
+    if not isinstance(lowercase, bool):
+        raise TypeError(f"lowercase must be a bool, got {describe(lowercase)}")
+    pad_id = check_pad_id(pad_id)
+    hyp_kind = _kind_of(hyp_name, hypotheses)
+    ref_kind = None if references is None else _kind_of(ref_name, references)
+    if references is None and reference_lengths is not None:
+        raise ValueError(f"{ref_lengths_name} needs {ref_name}; without them the pairs are within {hyp_name}")
+    kind = hyp_kind or ref_kind or "tokens"
+    if hyp_kind is not None and ref_kind is not None and hyp_kind != ref_kind:
+        raise TypeError(f"{hyp_name} and {ref_name} must be of the same kind, got {hyp_kind} and {ref_kind}")
+    if kind == "tensor" and (hyp_kind is None or (references is not None and ref_kind is None)):
+        empty = hyp_name if hyp_kind is None else ref_name
+        raise TypeError(f"{empty} must be a tensor too when the other side is one, got an empty sequence")
+    if kind != "tensor":
+        for name, lengths in ((hyp_lengths_name, hypothesis_lengths), (ref_lengths_name, reference_lengths)):
+            if lengths is not None:
+                raise ValueError(f"{name} applies to a padded id tensor; sequences carry their own lengths")
+    if kind != "text":
+        if lowercase:
+            raise ValueError("lowercase applies to text input; token sequences and ids are compared as given")
+        if not (isinstance(tokenizer, str) and tokenizer == DEFAULT_TOKENIZER):
+            raise ValueError(f"tokenizer applies to text input; got tokenizer={tokenizer!r} with {kind}")
+    elif pad_id is not None:
+        raise ValueError("pad_id applies to token ids; texts have no padding")
+
+    if kind == "text":
+        sides = [list(hypotheses)] + ([] if references is None else [list(references)])
+        tokenize = get_tokenizer(tokenizer, lowercase)
+        prepared, spaced = _text_sides(sides, tokenize)
+        return _Prepared(kind, prepared[0], prepared[1] if references is not None else None, spaced, None, None)
+    if kind == "tokens":
+        hyp = _token_side(hyp_name, hypotheses, pad_id)
+        ref = None if references is None else _token_side(ref_name, references, pad_id)
+        return _Prepared(kind, hyp, ref, False, None, None)
+    import torch
+
+    device = hypotheses.device
+    hyp, hyp_ids = _tensor_side(
+        torch, hyp_name, hypotheses, pad_id, hypothesis_lengths, hyp_lengths_name, device, hyp_name
+    )
+    ref, ids = None, hyp_ids
+    if references is not None:
+        ref, ref_ids = _tensor_side(
+            torch, ref_name, references, pad_id, reference_lengths, ref_lengths_name, device, hyp_name
+        )
+        ids = np.concatenate((hyp_ids, ref_ids))
+    return _Prepared(kind, hyp, ref, False, ids, device)
+
+
+# -- counting ---------------------------------------------------------------------------
+
+
+def _columns(
+    group: np.ndarray, lengths: np.ndarray, n_left: int, within: bool, min_len: int, max_len: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The 0/1 entries ``(sentence, column)`` whose products count the clipped matches.
+
+    ``group`` holds, per token position of all sentences (left side first), a
+    representative position of the same token anywhere in the batch. A column stands for
+    one (n-gram, threshold t): sentence s has a 1 there when it holds the n-gram at least
+    t times. Only columns that some left and some right sentence share are made (with
+    ``within``, columns two different sentences share). Returns the entries and the
+    number of columns.
+    """
+    n_sentences = lengths.size
+    n_pos = group.size
+    if n_pos == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
+    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+    same_sentence = sentence_of[1:] == sentence_of[:-1]
+    positions = np.arange(n_pos, dtype=np.int64)
+    entry_sentence, entry_feature, entry_count = [], [], []
+    n_features = 0
+    for order in range(1, max_len + 1):
+        sentence = np.take(sentence_of, positions)
+        # Count each (n-gram, sentence): group its occurrences by their exact key.
+        key = group * n_sentences
+        key += sentence
+        pair = group_keys(key)
+        pair_count = np.bincount(pair, minlength=pair.size)
+        found = np.flatnonzero(pair_count)  # one representative per (n-gram, sentence)
+        found_group = np.take(group, found)
+        found_sentence = np.take(sentence, found)
+        live = _shared(found_group, found_sentence, n_left, within, n_pos)
+        if order >= min_len:
+            keep = np.take(live, found_group)
+            feature = np.cumsum(live)
+            feature -= 1
+            entry_sentence.append(found_sentence[keep])
+            entry_feature.append(np.take(feature, found_group[keep]) + n_features)
+            entry_count.append(pair_count[found[keep]])
+            n_features += int(np.count_nonzero(live))
+        if order == max_len:
+            break
+        # Only an n-gram that both sides share can extend to a shared (n+1)-gram.
+        group_at = np.full(n_pos, -1, np.int64)
+        group_at[positions] = np.where(np.take(live, group), group, -1)
+        extends = group_at[:-1] >= 0
+        extends &= group_at[1:] >= 0
+        extends &= same_sentence
+        positions = np.flatnonzero(extends)
+        if positions.size == 0:
+            break
+        key = np.take(group_at, positions)
+        key *= n_pos
+        key += np.take(group_at, positions + 1)
+        group = np.take(positions, group_keys(key))
+    if not entry_sentence:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
+    sentence = np.concatenate(entry_sentence)
+    feature = np.concatenate(entry_feature)
+    count = np.concatenate(entry_count)
+    # Threshold t: the entries holding their n-gram at least t times; a column for each
+    # n-gram still shared at that level.
+    rows, columns = [], []
+    n_columns = 0
+    while sentence.size:
+        live = _shared(feature, sentence, n_left, within, n_features)
+        column = np.cumsum(live)
+        column -= 1
+        keep = np.take(live, feature)
+        rows.append(sentence[keep])
+        columns.append(np.take(column, feature[keep]) + n_columns)
+        n_columns += int(np.count_nonzero(live))
+        more = count > 1
+        more &= keep
+        sentence, feature, count = sentence[more], feature[more], count[more] - 1
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
+    return np.concatenate(rows), np.concatenate(columns), n_columns
+
+
+def _shared(item: np.ndarray, sentence: np.ndarray, n_left: int, within: bool, size: int) -> np.ndarray:
+    """Per item id (``0..size-1``), whether both sides hold it (``within``: two sentences).
+
+    Each (item, sentence) pair appears at most once in the arguments.
+    """
+    if within:
+        return np.bincount(item, minlength=size) >= 2
+    left = sentence < n_left
+    shared = np.bincount(item[left], minlength=size) > 0
+    shared &= np.bincount(item[~left], minlength=size) > 0
+    return shared
+
+
+def _groups(prepared: _Prepared, lengths: np.ndarray) -> np.ndarray:
+    """Per token position of all distinct sentences, a representative position of the same token."""
+    n_tokens = int(lengths.sum())
+    one_segment = np.zeros(n_tokens, np.int64)
+    if n_tokens == 0:
+        return one_segment
+    if prepared.ids is not None:
+        return group_in_segments(prepared.ids.view(np.uint64), one_segment, np.zeros(n_tokens, np.uint64))
+    sentences = prepared.hyp.sentences + ([] if prepared.ref is None else prepared.ref.sentences)
+    return token_groups(sentences, lengths, prepared.spaced, one_segment)
+
+
+def _match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: int, n_right: int, within: bool, device):
+    """``H @ R.T`` of the 0/1 entries: clipped matches of every pair, exact.
+
+    A column that few sentences share adds 1 to each of its pairs directly (a
+    ``bincount`` of their cells); the columns that many share, which hold most of the
+    pairs, go through float64 products of dense 0/1 blocks (numpy, or torch on
+    ``device``). Both are exact integer sums. Returns float64 on ``device`` (numpy when None).
+    """
+    order = np.argsort(columns, kind="stable")
+    rows, columns = rows[order], columns[order]
+    if within:
+        left_rows = right_rows = rows
+        left_columns = right_columns = columns
+    else:
+        is_left = rows < n_left
+        left_rows, left_columns = rows[is_left], columns[is_left]
+        right_rows, right_columns = rows[~is_left] - n_left, columns[~is_left]
+    k_left = np.bincount(left_columns, minlength=n_columns)
+    k_right = k_left if within else np.bincount(right_columns, minlength=n_columns)
+    pairs = k_left * k_right
+    heavy = pairs * DENSE_RATIO > n_left * n_right
+    heavy |= pairs > PAIR_CHUNK
+    matches = _sparse_matches(left_rows, left_columns, right_rows, k_right, heavy, n_left, n_right)
+    if heavy.any():
+        dense_id = np.cumsum(heavy)
+        dense_id -= 1
+        keep = np.take(heavy, columns)
+        dense_rows, dense_columns = rows[keep], np.take(dense_id, columns[keep])
+        n_side = n_left if within else n_left + n_right
+        product = _dense_matches(dense_rows, dense_columns, int(dense_id[-1]) + 1, n_side, n_left, within, device)
+    else:
+        product = None
+    if device is None:
+        matches = matches.astype(np.float64)
+        return matches if product is None else matches.__iadd__(product)
+    import torch
+
+    matches = torch.from_numpy(matches).to(device=device, dtype=torch.float64)
+    return matches if product is None else matches.add_(product)
+
+
+def _sparse_matches(
+    left_rows: np.ndarray,
+    left_columns: np.ndarray,
+    right_rows: np.ndarray,
+    k_right: np.ndarray,
+    heavy: np.ndarray,
+    n_left: int,
+    n_right: int,
+) -> np.ndarray:
+    """Per pair, how many light columns it shares (entries sorted by column), ``int64 [n_left, n_right]``."""
+    counts = np.zeros(n_left * n_right, np.int64)
+    right_start = np.cumsum(k_right)
+    right_start -= k_right  # the right entries of column c start there
+    light = np.flatnonzero(~np.take(heavy, left_columns))
+    repeats = np.take(k_right, np.take(left_columns, light))
+    ends = np.cumsum(repeats)
+    start = 0
+    while start < light.size:
+        offset = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, offset + PAIR_CHUNK, side="right")), start + 1)
+        entries, times = light[start:stop], repeats[start:stop]
+        # Each left entry meets every right entry of its column.
+        first = np.take(right_start, np.take(left_columns, entries))
+        first -= np.cumsum(times) - times
+        position = np.repeat(first, times)
+        position += np.arange(position.size)
+        cell = np.repeat(np.take(left_rows, entries) * n_right, times)
+        cell += np.take(right_rows, position)
+        counts += np.bincount(cell, minlength=counts.size)
+        start = stop
+    return counts.reshape(n_left, n_right)
+
+
+def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side: int, n_left: int, within: bool, device):
+    """``H @ R.T`` of 0/1 entries in float64 column blocks (numpy, or torch on ``device``)."""
+    block = max(1, BLOCK_ELEMENTS // max(n_side, 1))
+    bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()  # columns are sorted
+    n_right = n_side if within else n_side - n_left
+    if device is None:
+        matches = np.zeros((n_left, n_right), np.float64)
+        for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
+            if low == high:
+                continue
+            dense = np.zeros((n_side, min(block, n_columns - start * block)), np.float64)
+            dense[rows[low:high], columns[low:high] - start * block] = 1.0
+            if within:
+                matches += dense @ dense.T
+            else:
+                matches += dense[:n_left] @ dense[n_left:].T
+        return matches
+    import torch
+
+    matches = torch.zeros((n_left, n_right), dtype=torch.float64, device=device)
+    rows_t = torch.from_numpy(rows).to(device)
+    columns_t = torch.from_numpy(columns).to(device)
+    for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
+        if low == high:
+            continue
+        dense = torch.zeros((n_side, min(block, n_columns - start * block)), dtype=torch.float64, device=device)
+        dense[rows_t[low:high], columns_t[low:high] - start * block] = 1.0
+        left = dense if within else dense[:n_left]
+        right = dense if within else dense[n_left:]
+        matches.addmm_(left, right.T)  # float64: no TF32 or reduced-precision path applies
+    return matches
+
+
+def _scores(prepared: _Prepared, min_len: int, max_len: int):
+    within = prepared.ref is None
+    hyp_lengths = prepared.hyp.lengths
+    ref_lengths = hyp_lengths if within else prepared.ref.lengths
+    lengths = hyp_lengths if within else np.concatenate((hyp_lengths, ref_lengths))
+    n_left, n_right = hyp_lengths.size, ref_lengths.size
+    group = _groups(prepared, lengths)
+    rows, columns, n_columns = _columns(group, lengths, n_left, within, min_len, max_len)
+    device = prepared.device
+    matches = _match_matrix(rows, columns, n_columns, n_left, n_right, within, device)
+    n_hyp = ngram_counts(hyp_lengths, min_len, max_len)
+    n_ref = ngram_counts(ref_lengths, min_len, max_len)
+    if within:
+        # A sentence matches all of its own n-grams (the columns leave out unshared ones).
+        diagonal = np.arange(n_left)
+        if device is None:
+            matches[diagonal, diagonal] = n_hyp
+        else:
+            import torch
+
+            index = torch.from_numpy(diagonal).to(device)
+            matches[index, index] = torch.from_numpy(n_hyp).to(device=device, dtype=torch.float64)
+    hyp_inverse = prepared.hyp.inverse
+    ref_inverse = hyp_inverse if within else prepared.ref.inverse
+    if device is None:
+        n_all = np.maximum(n_hyp[:, None], n_ref[None, :])
+        scores = np.zeros(n_all.shape, np.float64)
+        np.divide(matches, n_all, out=scores, where=n_all > 0)
+        return scores[hyp_inverse][:, ref_inverse]
+    import torch
+
+    n_hyp_t = torch.from_numpy(n_hyp).to(device)
+    n_ref_t = torch.from_numpy(n_ref).to(device)
+    n_all = torch.maximum(n_hyp_t[:, None], n_ref_t[None, :])
+    scores = torch.where(n_all > 0, matches / n_all.clamp(min=1).to(torch.float64), 0.0)
+    hyp_index = torch.from_numpy(hyp_inverse).to(device)
+    ref_index = torch.from_numpy(ref_inverse).to(device)
+    return scores.index_select(0, hyp_index).index_select(1, ref_index)
+
+
+# -- public -----------------------------------------------------------------------------
+
+
+def pairwise_gleu(
+    hypotheses: Any,
+    references: Any = None,
+    *,
+    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+    lowercase: bool = False,
+    min_len: int = 1,
+    max_len: int = 4,
+    pad_id: int | None = None,
+    hypothesis_lengths: Any = None,
+    reference_lengths: Any = None,
+) -> np.ndarray | torch.Tensor:
+    """Sentence GLEU of every hypothesis against every reference: an ``N x M`` matrix.
+
+    Entry ``[i, j]`` equals nltk's ``sentence_gleu([references[j]], hypotheses[i],
+    min_len, max_len)`` on the same tokens, to the last bit.
+
+    Args:
+        hypotheses: ``N`` texts (tokenized with ``tokenizer``), ``N`` token sequences
+            (lists of str, of int, or any hashable tokens), or a 2-D integer tensor
+            ``[N, L]`` of padded ids on any device.
+        references: ``M`` of the same kind (a tensor may have another padded length), or
+            None (default) for all pairs within ``hypotheses`` (``M = N``).
+        tokenizer: For texts: a tokenizer name (``"13a"``, the default, or another of
+            sacrebleu's) or a callable ``str -> list[str]``.
+        lowercase: For texts: lowercase before tokenizing.
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4).
+        pad_id: For ids: every id equal to it is removed before counting; any other id,
+            ``0`` included, is a real token (as :func:`google_bleu.batch_sentence_gleu`).
+        hypothesis_lengths: For a tensor of hypotheses, ``[N]`` lengths: only the first
+            ``length`` ids of a row count.
+        reference_lengths: The same for a tensor of references.
+
+    Returns:
+        float64 ``[N, M]``: a numpy array for texts and token sequences, a torch tensor
+        on the ids' device for tensors. 0.0 where neither sentence has an n-gram of the
+        orders; with ``references=None`` the diagonal is 1.0 (0.0 for such a sentence).
+
+    Raises:
+        TypeError: A wrong kind of input (a bare string, mixed texts and tokens, sides of
+            different kinds, unhashable tokens, non-integer ids).
+        ValueError: Bad orders, shapes or lengths, options that do not apply to the input.
+
+    Example:
+        >>> pairwise_gleu(["the cat sat on the mat"], ["the cat ate the mat", "the cat"]).tolist()
+        [[0.3333333333333333, 0.16666666666666666]]
+        >>> pairwise_gleu([[1, 2, 3], [3]], min_len=1, max_len=2).tolist()
+        [[1.0, 0.2], [0.2, 1.0]]
+        >>> import torch
+        >>> ids = torch.tensor([[7, 8, 9, 0], [7, 8, -1, -1]])
+        >>> pairwise_gleu(ids, pad_id=-1)  # 0 is a real token here
+        tensor([[1.0000, 0.3000],
+                [0.3000, 1.0000]], dtype=torch.float64)
+    """
+    min_len, max_len = check_orders(min_len, max_len)
+    prepared = _prepare(hypotheses, references, tokenizer, lowercase, pad_id, hypothesis_lengths, reference_lengths)
+    return _scores(prepared, min_len, max_len)
+
+
+class MbrResult(NamedTuple):
+    """What :func:`mbr_select` chose, and why."""
+
+    #: Position of the chosen candidate in ``candidates``.
+    index: int
+    #: The chosen candidate, as given (a text, a token sequence or a tensor row).
+    candidate: Any
+    #: float64 ``[N]``: each candidate's expected GLEU against the pseudo-references.
+    expected_scores: np.ndarray
+
+
+def _check_weights(weights: Any, n: int, name: str) -> np.ndarray:
+    if is_tensor(weights):
+        weights = weights.detach().cpu().numpy()
+    if isinstance(weights, (str, bytes)):
+        raise TypeError(f"weights must be a sequence of numbers, got {describe(weights)}")
+    try:
+        array = np.asarray(weights)
+    except (TypeError, ValueError):
+        raise TypeError(f"weights must be a sequence of numbers, got {describe(weights)}") from None
+    if array.ndim != 1:
+        raise ValueError(f"weights must be 1-D (one per {name[:-1]}), got shape {list(array.shape)}")
+    if array.size and array.dtype.kind not in "iuf":
+        raise TypeError(f"weights must be real numbers, got {array.dtype} values such as {array[0]!r}")
+    if array.size != n:
+        raise ValueError(f"got {array.size} weights but {n} {name}")
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError(f"weights must be finite, got {float(array[~np.isfinite(array)][0])!r}")
+    if (array < 0).any():
+        raise ValueError(f"weights must be non-negative, got {float(array[array < 0][0])!r}")
+    if not (array > 0).any():
+        raise ValueError("weights must not all be zero")
+    # Only ratios of weights matter: scaled by a power of two so that the largest is in
+    # [0.5, 1), exactly, a choice does not change when every weight is scaled by one
+    # constant, tiny weights (probabilities of long samples, subnormal ones included) keep
+    # their precision, and huge finite ones cannot overflow the sums.
+    return np.ldexp(array, -int(np.frexp(array.max())[1]))
+
+
+def mbr_select(
+    candidates: Any,
+    pseudo_references: Any = None,
+    *,
+    weights: Any = None,
+    include_self: bool = False,
+    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+    lowercase: bool = False,
+    min_len: int = 1,
+    max_len: int = 4,
+    pad_id: int | None = None,
+    candidate_lengths: Any = None,
+    reference_lengths: Any = None,
+) -> MbrResult:
+    """Minimum Bayes risk selection: the candidate with the highest expected GLEU.
+
+    The expected score of candidate ``i`` is the weighted mean of its sentence GLEU
+    against the pseudo-references ``j`` (:func:`pairwise_gleu`)::
+
+        fsum(w[j] * gleu[i, j] for j) / fsum(w[j] for j)
+
+    computed with ``math.fsum`` (correctly rounded, whatever the order). With
+    ``pseudo_references=None`` the pseudo-references are the candidates themselves and,
+    by the usual MBR convention, a candidate is not counted against itself (``j != i``;
+    the same text at another index still counts); ``include_self=True`` counts it too.
+    A candidate whose pseudo-references all have weight 0 scores 0.0. The first
+    candidate with the highest expected score wins a tie.
+
+    Args:
+        candidates: ``N >= 1`` candidates: texts, token sequences or a 2-D id tensor
+            (as the hypotheses of :func:`pairwise_gleu`).
+        pseudo_references: ``M`` pseudo-references of the same kind, or None (default):
+            the candidates.
+        weights: ``M`` (or ``N``) non-negative finite weights of the pseudo-references,
+            not all zero (for example sampling probabilities); default: equal weights.
+        include_self: With ``pseudo_references=None``, count a candidate against itself.
+        tokenizer, lowercase, min_len, max_len, pad_id: As for :func:`pairwise_gleu`.
+        candidate_lengths: For a tensor of candidates, ``[N]`` lengths.
+        reference_lengths: For a tensor of pseudo-references, ``[M]`` lengths.
+
+    Returns:
+        An :class:`MbrResult` ``(index, candidate, expected_scores)``; ``expected_scores``
+        is a float64 numpy array whatever the input.
+
+    Raises:
+        TypeError, ValueError: As :func:`pairwise_gleu`; also for no candidates, bad
+            weights, or ``include_self`` with separate pseudo-references.
+
+    Example:
+        >>> candidates = [["a", "b", "c"], ["a", "b"], ["x", "y"]]
+        >>> mbr_select(candidates).index
+        0
+        >>> mbr_select(candidates, weights=[0, 1, 1]).expected_scores.tolist()
+        [0.25, 0.0, 0.0]
+        >>> mbr_select(candidates, weights=[1, 1, -1])
+        Traceback (most recent call last):
+        ...
+        ValueError: weights must be non-negative, got -1.0
+    """
+    if not isinstance(include_self, bool):
+        raise TypeError(f"include_self must be a bool, got {describe(include_self)}")
+    min_len, max_len = check_orders(min_len, max_len)
+    prepared = _prepare(
+        candidates,
+        pseudo_references,
+        tokenizer,
+        lowercase,
+        pad_id,
+        candidate_lengths,
+        reference_lengths,
+        ("candidates", "pseudo_references", "candidate_lengths", "reference_lengths"),
+    )
+    n_candidates = prepared.hyp.inverse.size
+    if n_candidates == 0:
+        raise ValueError("candidates must hold at least one candidate, got none")
+    within = pseudo_references is None
+    if include_self and not within:
+        raise ValueError("include_self applies when the candidates are their own pseudo-references")
+    n_refs = n_candidates if within else prepared.ref.inverse.size
+    if n_refs == 0:
+        raise ValueError("pseudo_references must hold at least one pseudo-reference, got none")
+    ref_name = "candidates" if within else "pseudo_references"
+    w = np.ones(n_refs) if weights is None else _check_weights(weights, n_refs, ref_name)
+    scores = _scores(prepared, min_len, max_len)
+    if prepared.device is not None:
+        scores = scores.cpu().numpy()
+    products = scores * w[None, :]  # each product rounded once, as Python's float *
+    exclude = within and not include_self
+    if exclude:
+        np.fill_diagonal(products, 0.0)
+    numerators = np.array(list(map(math.fsum, products.tolist())), np.float64)
+    total = sum(map(Fraction, w.tolist()))
+    if exclude:
+        denominators = np.array([float(total - Fraction(x)) for x in w.tolist()], np.float64)
+    else:
+        denominators = np.full(n_candidates, float(total))
+    expected = np.zeros(n_candidates, np.float64)
+    np.divide(numerators, denominators, out=expected, where=denominators > 0)
+    index = int(np.argmax(expected))
+    return MbrResult(index, candidates[index], expected)

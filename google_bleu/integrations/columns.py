@@ -1,0 +1,265 @@
+"""Exact corpus GLEU over datasets and Ray Data columns.
+
+Corpus GLEU is ``sum(n_match) / sum(n_all)``, so any engine that can map segments to
+:class:`GleuStats` rows and sum them computes the exact corpus score.
+:class:`GleuColumns` is a function for ``datasets.Dataset.map(..., batched=True, num_proc=N)``
+  and for Ray Data's ``Dataset.map_batches`` (numpy or pandas batches) that adds the
+  per-row statistics and sentence score as columns, and its :meth:`GleuColumns.reduce`
+  from those columns back to the exact corpus statistics (on Ray, by Ray's own ``sum``).
+
+datasets and ray are never imported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..scorer import GLEU
+from ..stats import COLUMNS, GleuStats
+from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
+from ..validation import describe
+
+#: Column of the sentence score added by :class:`GleuColumns` (the metric's key).
+SCORE_COLUMN = "google_bleu"
+
+
+class GleuColumns:
+    """A batch function adding GLEU statistics columns, and their reducer: for ``datasets``
+    and Ray Data alike.
+
+    Called on a batch (``batched=True``) or a single row, it returns the columns
+    ``n_match``, ``n_hyp``, ``n_ref``, ``n_all`` (:data:`~google_bleu.stats.COLUMNS`) and
+    ``google_bleu`` (the sentence score). The settings live in the object (a
+    :class:`~google_bleu.scorer.GLEU`), so the same object reduces the columns again with
+    the orders they were counted with. It pickles (the scorer is rebuilt in each worker),
+    so ``num_proc=N`` and Ray workers work.
+
+    The batch decides the shape of the answer:
+
+    - a mapping of lists (``datasets.Dataset.map``): a dict of the new columns as lists
+      (``datasets`` merges them into the rows);
+    - a mapping of numpy arrays (Ray Data's ``batch_format="numpy"``): the batch's own
+      columns plus the new ones as numpy arrays (Ray keeps only what the function returns);
+    - a pandas DataFrame (``batch_format="pandas"``): a copy with the new columns.
+
+    Args:
+        predictions: Name of the column of predictions (strings).
+        references: Name of the column of references (a string or a list of strings per row).
+        tokenizer: GLEU's word tokenizer, a name (default ``"13a"``) or a callable.
+        lowercase: Lowercase before tokenizing.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+
+    Example:
+        >>> columns = GleuColumns()
+        >>> batch = {"predictions": ["the cat sat on the mat", "the cat"],
+        ...          "references": [["the cat ate the mat"], ["the cat"]]}
+        >>> columns(batch)
+        {'n_match': [6, 3], 'n_hyp': [18, 3], 'n_ref': [14, 3], 'n_all': [18, 3], 'google_bleu': [0.3333333333333333, 1.0]}
+        >>> columns.reduce(columns(batch)).score()
+        0.42857142857142855
+        >>> import numpy as np
+        >>> ray_batch = {"id": np.array([7, 8]), "predictions": np.array(["a b", ""], dtype=object),
+        ...              "references": np.array([np.array(["a b", "a"]), np.array(["x"])], dtype=object)}
+        >>> out = columns(ray_batch)
+        >>> list(out), out["n_match"].tolist(), out["google_bleu"].tolist()
+        (['id', 'predictions', 'references', 'n_match', 'n_hyp', 'n_ref', 'n_all', 'google_bleu'], [3, 0], [1.0, 0.0])
+    """
+
+    def __init__(
+        self,
+        predictions: str = "predictions",
+        references: str = "references",
+        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+        lowercase: bool = False,
+        min_len: int = 1,
+        max_len: int = 4,
+    ) -> None:
+        for name, value in (("predictions", predictions), ("references", references)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be a column name (str), got {describe(value)}")
+        self.predictions = predictions
+        self.references = references
+        self.tokenizer = tokenizer
+        self.lowercase = lowercase
+        self._scorer: GLEU | None = GLEU(tokenizer, lowercase, min_len, max_len)
+        self.min_len, self.max_len = self._scorer.min_len, self._scorer.max_len
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The built tokenizer may hold unpicklable state; each worker rebuilds the scorer.
+        state = dict(self.__dict__)
+        state["_scorer"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    @property
+    def scorer(self) -> GLEU:
+        """The :class:`~google_bleu.scorer.GLEU` of these settings (built on first use in a worker)."""
+        if self._scorer is None:
+            self._scorer = GLEU(self.tokenizer, self.lowercase, self.min_len, self.max_len)
+        return self._scorer
+
+    def stats(self, batch: Any) -> GleuStats:
+        """The :class:`GleuStats` of a batch of rows (a mapping of columns or a DataFrame)."""
+        columns = _column_names(batch)
+        for name in (self.predictions, self.references):
+            if name not in columns:
+                raise ValueError(f"column {name!r} not found; the batch has columns {sorted(columns)}")
+        predictions = _plain(batch[self.predictions])
+        references = [_plain(refs) for refs in _plain(batch[self.references])]
+        return self.scorer.stats(predictions, references)
+
+    def __call__(self, batch: Any) -> Any:
+        """The new columns for a batch (lists, numpy arrays or a DataFrame) or a single row (scalars)."""
+        if _is_dataframe(batch):
+            stats = self.stats(batch)
+            frame = batch.copy()
+            for i, name in enumerate(COLUMNS):
+                frame[name] = stats.rows[:, i]
+            frame[SCORE_COLUMN] = stats.sentence_scores()
+            return frame
+        if not isinstance(batch, Mapping):
+            raise TypeError(f"batch must be a mapping of columns or a pandas DataFrame, got {describe(batch)}")
+        single = isinstance(batch.get(self.predictions), str)
+        if single:
+            batch = {self.predictions: [batch[self.predictions]], self.references: [batch[self.references]]}
+        stats = self.stats(batch)
+        if isinstance(batch.get(self.predictions), np.ndarray):
+            # Ray Data's numpy batches: keep every column (Ray keeps only what is returned).
+            arrays: dict[str, Any] = dict(batch)
+            arrays[self.references] = _arrow_friendly(batch[self.references])
+            arrays.update({name: stats.rows[:, i].copy() for i, name in enumerate(COLUMNS)})
+            arrays[SCORE_COLUMN] = stats.sentence_scores()
+            return arrays
+        output: dict[str, Any] = {name: stats.rows[:, i].tolist() for i, name in enumerate(COLUMNS)}
+        output[SCORE_COLUMN] = stats.sentence_scores().tolist()
+        if single:
+            output = {name: values[0] for name, values in output.items()}
+        return output
+
+    def reduce(self, columns: Any) -> GleuStats:
+        """The exact corpus statistics from the columns :meth:`__call__` added.
+
+        Args:
+            columns: A Ray ``Dataset`` (summed by Ray's own aggregation: only four integers
+                reach this process), a ``datasets.Dataset`` (or a shard of one), or any
+                mapping of the four statistics columns to sequences of ints.
+
+        Returns:
+            A one-row :class:`GleuStats` with the corpus totals.
+        """
+        if _is_ray_dataset(columns):
+            return ray_stats(columns, self.min_len, self.max_len)
+        return stats_from_columns(columns, self.min_len, self.max_len)
+
+
+def _is_dataframe(batch: Any) -> bool:
+    return type(batch).__name__ == "DataFrame" and hasattr(batch, "iloc") and hasattr(batch, "columns")
+
+
+def _is_ray_dataset(value: Any) -> bool:
+    return type(value).__module__.startswith("ray.data") and hasattr(value, "aggregate")
+
+
+def _column_names(batch: Any) -> list[str]:
+    if _is_dataframe(batch):
+        return [str(name) for name in batch.columns]
+    return list(batch)
+
+
+def _plain(values: Any) -> Any:
+    """Python lists of str from numpy arrays and pandas Series (Ray hands out both)."""
+    if isinstance(values, np.ndarray) or (hasattr(values, "tolist") and hasattr(values, "iloc")):
+        return values.tolist()
+    return values
+
+
+def _arrow_friendly(references: np.ndarray) -> np.ndarray:
+    # Ray gives ragged list columns as object arrays of arrays, which it cannot turn back
+    # into Arrow; object arrays of lists it can.
+    if references.dtype != object or not any(isinstance(refs, np.ndarray) for refs in references):
+        return references
+    out = np.empty(len(references), dtype=object)
+    for i, refs in enumerate(references):
+        out[i] = refs.tolist() if isinstance(refs, np.ndarray) else refs
+    return out
+
+
+def ray_stats(dataset: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
+    """The one-row corpus :class:`GleuStats` of a Ray ``Dataset`` with the statistics columns.
+
+    The four columns are summed by Ray (``Dataset.sum``, an int64 aggregation on the
+    cluster); only the four totals travel to this process.
+
+    Args:
+        dataset: A Ray ``Dataset`` with integer columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``.
+        min_len: The lowest order the columns were counted with.
+        max_len: The highest order the columns were counted with.
+    """
+    schema = dataset.schema()
+    names = list(schema.names) if schema is not None else []
+    missing = [name for name in COLUMNS if name not in names]
+    if missing:
+        raise ValueError(f"dataset has no columns {missing}; it has {names}")
+    for name, kind in zip(schema.names, schema.types):
+        if name in COLUMNS and not _is_integer_type(kind):
+            raise TypeError(f"column {name!r} must hold integers, got {kind}")
+    sums = dataset.sum(list(COLUMNS))
+    if sums is None:  # an empty dataset
+        return GleuStats(np.zeros((1, len(COLUMNS)), np.int64), min_len, max_len)
+    totals = []
+    for name in COLUMNS:
+        value = sums[f"sum({name})"]
+        if value is None:
+            value = 0
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"Ray summed column {name!r} to a non-integer {describe(value)}")
+        totals.append(int(value))
+    return GleuStats(np.asarray([totals], np.int64), min_len, max_len)
+
+
+def _is_integer_type(kind: Any) -> bool:
+    try:
+        import pyarrow as pa
+
+        if isinstance(kind, pa.DataType):
+            return bool(pa.types.is_integer(kind))
+    except ImportError:  # pragma: no cover - Ray Data needs pyarrow
+        pass
+    return bool(np.issubdtype(np.dtype(kind), np.integer))
+
+
+def stats_from_columns(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
+    """The one-row corpus :class:`GleuStats` of the columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``.
+
+    Args:
+        columns: A ``datasets.Dataset`` or a mapping of column name to sequence of ints.
+        min_len: The lowest order the columns were counted with.
+        max_len: The highest order the columns were counted with.
+
+    Example:
+        >>> stats_from_columns({"n_match": [6, 3], "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}).totals()
+        (9, 21, 17, 21)
+    """
+    if hasattr(columns, "with_format") and hasattr(columns, "column_names"):
+        missing = [name for name in COLUMNS if name not in columns.column_names]
+        if missing:
+            raise ValueError(f"dataset has no columns {missing}; it has {columns.column_names}")
+        columns = columns.select_columns(list(COLUMNS)).with_format("numpy")[:]
+    elif not isinstance(columns, Mapping):
+        raise TypeError(f"columns must be a datasets.Dataset or a mapping of columns, got {type(columns).__name__}")
+    data = {name: np.asarray(columns[name]) if name in columns else None for name in COLUMNS}
+    missing = [name for name, values in data.items() if values is None]
+    if missing:
+        raise ValueError(f"missing statistics columns {missing}; got {sorted(columns)}")
+    sums = []
+    for name, values in data.items():
+        if values.size and not np.issubdtype(values.dtype, np.integer):
+            raise TypeError(f"column {name!r} must hold integers, got dtype {values.dtype}")
+        sums.append(int(values.sum(dtype=np.int64)))
+    return GleuStats(np.asarray([sums], np.int64), min_len, max_len)

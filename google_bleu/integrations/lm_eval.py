@@ -1,0 +1,163 @@
+"""Exact corpus Google-BLEU in lm-evaluation-harness tasks: :class:`LmEvalGleu`.
+
+lm-evaluation-harness calls a task's ``process_results(doc, results)`` once per document
+and an aggregation once per metric with the list of per-document values. Here the
+per-document value is the document's GLEU statistics row ``(n_match, n_hyp, n_ref,
+n_all)`` (tokenized once, small, JSON-ready in the logged samples), and the aggregation
+sums the rows and divides: the exact corpus score, as :meth:`google_bleu.GLEU.corpus_score`
+gives on the same text. (Averaging per-document scores, the harness's default ``mean``,
+would be a different number.) The harness is not imported here; ``process_results``
+works with the harness's own documents and results.
+
+A task's ``utils.py``::
+
+    from google_bleu import LmEvalGleu
+
+    gleu = LmEvalGleu(references="references")
+    process_results = gleu.process_results
+    google_bleu = gleu.aggregation
+
+and its YAML: ``process_results: !function utils.process_results`` and, under
+``metric_list``, ``metric: google_bleu`` with ``aggregation: !function utils.google_bleu``
+(``examples/lm_eval/`` holds a complete task).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..scorer import GLEU
+from ..stats import COLUMNS, GleuStats
+from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
+from ..validation import _is_sequence, describe, reference_texts
+
+#: The metric key ``process_results`` returns by default (the evaluate metric's key).
+METRIC_NAME = "google_bleu"
+
+
+def check_rows(items: Any, name: str = "items") -> np.ndarray:
+    """Per-sample statistics rows, checked, as an ``(n, 4)`` int64 array.
+
+    Args:
+        items: A sequence of rows ``(n_match, n_hyp, n_ref, n_all)`` of non-negative
+            integers (tuples, or lists after a JSON round trip).
+        name: The argument's name, for error messages.
+
+    Example:
+        >>> check_rows([(6, 18, 14, 18), [3, 3, 3, 3]]).tolist()
+        [[6, 18, 14, 18], [3, 3, 3, 3]]
+        >>> check_rows([(1, 2)])
+        Traceback (most recent call last):
+        ...
+        TypeError: items[0] must be a row of 4 integers (n_match, n_hyp, n_ref, n_all), got tuple (1, 2)
+    """
+    if isinstance(items, (str, bytes, Mapping)) or not _is_sequence(items):
+        raise TypeError(f"{name} must be a list of statistics rows, got {describe(items)}")
+    rows = []
+    for i, item in enumerate(items):
+        if (
+            isinstance(item, (str, bytes))
+            or not _is_sequence(item)
+            or len(item) != len(COLUMNS)
+            or any(isinstance(value, bool) or not hasattr(value, "__index__") for value in item)
+        ):
+            raise TypeError(
+                f"{name}[{i}] must be a row of {len(COLUMNS)} integers ({', '.join(COLUMNS)}), got {describe(item)}"
+            )
+        row = [int(value) for value in item]
+        if min(row) < 0:
+            raise ValueError(f"{name}[{i}] holds a negative count: {row}")
+        rows.append(row)
+    return np.asarray(rows, np.int64).reshape(-1, len(COLUMNS))
+
+
+class LmEvalGleu:
+    """``process_results`` and a corpus aggregation for an lm-evaluation-harness task.
+
+    Args:
+        references: The document field with the reference(s) (a string or a list of
+            strings), or a callable ``doc -> str | list[str]``.
+        tokenizer: GLEU's word tokenizer, a name (default ``"13a"``) or a callable.
+        lowercase: Lowercase before tokenizing.
+        min_len: Lowest n-gram order (default 1).
+        max_len: Highest n-gram order (default 4).
+        metric: The metric key ``process_results`` returns (the YAML's ``metric:``).
+
+    Raises:
+        ValueError, TypeError: For bad settings, here; for a bad document, generation or
+            aggregated item later, naming it.
+
+    Example:
+        >>> gleu = LmEvalGleu(references="references")
+        >>> docs = [{"references": ["the cat ate the mat"]}, {"references": "a b c"}]
+        >>> values = [gleu.process_results(doc, [text])["google_bleu"]
+        ...           for doc, text in zip(docs, ["the cat sat on the mat", "a b c"])]
+        >>> values
+        [(6, 18, 14, 18), (6, 6, 6, 6)]
+        >>> gleu.aggregation(values)
+        0.5
+    """
+
+    def __init__(
+        self,
+        references: str | Callable[[Any], str | Sequence[str]] = "references",
+        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+        lowercase: bool = False,
+        min_len: int = 1,
+        max_len: int = 4,
+        metric: str = METRIC_NAME,
+    ) -> None:
+        if not (isinstance(references, str) or callable(references)):
+            raise TypeError(f"references must be a document field name or a callable, got {describe(references)}")
+        if not isinstance(metric, str) or not metric:
+            raise TypeError(f"metric must be a non-empty str, got {describe(metric)}")
+        self.scorer = GLEU(tokenizer, lowercase, min_len, max_len)
+        self.references = references
+        self.metric = metric
+
+    def __repr__(self) -> str:
+        return f"LmEvalGleu(references={self.references!r}, metric={self.metric!r}, scorer={self.scorer!r})"
+
+    def doc_references(self, doc: Any) -> list[str]:
+        """The references of one document, as a non-empty list of strings."""
+        if callable(self.references):
+            refs = self.references(doc)
+            where = "references(doc)"
+        else:
+            if not isinstance(doc, Mapping):
+                raise TypeError(f"doc must be a mapping of fields, got {describe(doc)}")
+            if self.references not in doc:
+                raise ValueError(f"doc has no field {self.references!r} (references=); its fields: {sorted(doc)}")
+            refs = doc[self.references]
+            where = f"doc[{self.references!r}]"
+        return reference_texts(refs, where, "document")
+
+    def process_results(self, doc: Any, results: Sequence[Any]) -> dict[str, tuple[int, int, int, int]]:
+        """The document's statistics row under the metric key (the harness's per-document call).
+
+        Args:
+            doc: The dataset document.
+            results: The harness's results for it: for ``generate_until``, a list with
+                the one (filtered) generation.
+        """
+        if isinstance(results, (str, bytes)) or not _is_sequence(results) or len(results) != 1:
+            raise ValueError(
+                f"results must hold exactly one generation per document, got {describe(results)}; "
+                "with repeats, add a take_first filter"
+            )
+        prediction = results[0]
+        if not isinstance(prediction, str):
+            raise TypeError(f"results[0] must be the generated str, got {describe(prediction)}")
+        stats = self.scorer.stats([prediction], [self.doc_references(doc)])
+        return {self.metric: stats.totals()}
+
+    def stats(self, items: Sequence[Sequence[int]]) -> GleuStats:
+        """The per-document rows as :class:`GleuStats` (for intervals, signatures, ...)."""
+        return GleuStats(check_rows(items), self.scorer.min_len, self.scorer.max_len)
+
+    def aggregation(self, items: Sequence[Sequence[int]]) -> float:
+        """Corpus GLEU of the per-document rows: ``sum(n_match) / sum(n_all)``."""
+        return self.stats(items).score()

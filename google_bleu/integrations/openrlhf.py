@@ -1,0 +1,161 @@
+"""OpenRLHF's ``reward_func(queries, prompts, labels)``; ``google_bleu/openrlhf_reward.py`` is
+the file to name in OpenRLHF's flags."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..scorer import GLEU
+from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
+from ..validation import describe
+from ._text import _check_list, _check_name, _text_references
+
+# -- OpenRLHF -------------------------------------------------------------------------------
+
+#: Special-token strings of common chat templates (ChatML/Qwen, Llama 3, Llama 2/Mistral,
+#: Gemma), stripped by ``google_bleu/openrlhf_reward.py`` when no tokenizer is given.
+COMMON_SPECIAL_TOKENS = (
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    "<s>",
+    "</s>",
+    "<bos>",
+    "<eos>",
+    "<pad>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+)
+
+
+def _special_token_strings(special_tokens: Any) -> tuple[str, ...]:
+    if hasattr(special_tokens, "all_special_tokens"):  # a Hugging Face tokenizer
+        tokens = list(special_tokens.all_special_tokens)
+        added = getattr(special_tokens, "added_tokens_decoder", None) or {}
+        tokens += [str(token) for token in added.values() if getattr(token, "special", False)]
+    elif isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Sequence):
+        raise TypeError(
+            "special_tokens must be a Hugging Face tokenizer or a list of special-token strings, "
+            f"got {describe(special_tokens)}"
+        )
+    else:
+        tokens = list(special_tokens)
+    for token in tokens:
+        if not isinstance(token, str) or not token:
+            raise TypeError(f"special_tokens must hold non-empty strings, got {describe(token)}")
+    # Longest first, so "<|im_end|>" goes before any shorter token it contains.
+    return tuple(sorted(set(tokens), key=lambda token: (-len(token), token)))
+
+
+class OpenRLHFReward:
+    """OpenRLHF's ``reward_func(queries, prompts, labels)``: GLEU of each response.
+
+    OpenRLHF decodes prompt + response with ``skip_special_tokens=False`` into each
+    query. This reward removes the prompt (the query must start with it, as decoded or
+    once special tokens are removed from both), removes every special-token string
+    from the rest, and scores that response against its label.
+
+    Build it with :func:`make_openrlhf_reward`.
+    """
+
+    def __init__(self, special_tokens: Any, scorer: GLEU, name: str = "gleu") -> None:
+        self.special_tokens = _special_token_strings(special_tokens)
+        self.scorer = scorer
+        self.__name__ = _check_name(name)
+
+    def __repr__(self) -> str:
+        return f"OpenRLHFReward({len(self.special_tokens)} special tokens, scorer={self.scorer!r})"
+
+    def _strip(self, text: str) -> str:
+        for token in self.special_tokens:
+            text = text.replace(token, "")
+        return text
+
+    def response(self, query: str, prompt: str, index: int = 0) -> str:
+        """The response part of ``query`` without special tokens.
+
+        Example:
+            >>> reward = make_openrlhf_reward(["<|im_end|>"])
+            >>> reward.response("Q: hi A: hello<|im_end|>", "Q: hi A: ")
+            'hello'
+        """
+        if not isinstance(query, str):
+            raise TypeError(f"queries[{index}] must be a str, got {describe(query)}")
+        if not isinstance(prompt, str):
+            raise TypeError(f"prompts[{index}] must be a str, got {describe(prompt)}")
+        if query.startswith(prompt):
+            return self._strip(query[len(prompt) :])
+        query, prompt = self._strip(query), self._strip(prompt)
+        if query.startswith(prompt):
+            return query[len(prompt) :]
+        raise ValueError(
+            f"queries[{index}] does not start with prompts[{index}] (nor once special tokens are removed): "
+            f"query begins {query[:40]!r}, prompt begins {prompt[:40]!r}"
+        )
+
+    def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
+        import torch
+
+        queries = _check_list(queries, "queries")
+        prompts = _check_list(prompts, "prompts")
+        labels = _check_list(labels, "labels")
+        if not len(queries) == len(prompts) == len(labels):
+            raise ValueError(f"got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
+        responses = [self.response(query, prompt, i) for i, (query, prompt) in enumerate(zip(queries, prompts))]
+        references = [_text_references(label, f"labels[{i}]") for i, label in enumerate(labels)]
+        rows = self.scorer.stats(responses, references).segment_scores()
+        scores, precision, recall = (
+            torch.tensor([row[column] for row in rows], dtype=torch.float64) for column in range(3)
+        )
+        return {
+            "rewards": scores,
+            "scores": scores.clone(),
+            "extra_logs": {f"{self.__name__}_precision": precision, f"{self.__name__}_recall": recall},
+        }
+
+
+def make_openrlhf_reward(
+    special_tokens: Any,
+    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+    *,
+    lowercase: bool = False,
+    min_len: int = 1,
+    max_len: int = 4,
+    name: str = "gleu",
+) -> OpenRLHFReward:
+    """An OpenRLHF ``reward_func(queries, prompts, labels, **kwargs)`` scoring GLEU.
+
+    Args:
+        special_tokens: What to strip from responses: a Hugging Face tokenizer (its
+            special and added special tokens) or a list of strings (an empty list
+            strips nothing).
+        tokenizer: The GLEU tokenizer name (default ``"13a"``) or callable.
+        lowercase: Lowercase before tokenizing.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+        name: Prefix of the logged keys (``<name>_precision``, ``<name>_recall``).
+
+    Returns:
+        A callable returning ``{"rewards": Tensor, "scores": Tensor, "extra_logs":
+        {"<name>_precision": Tensor, "<name>_recall": Tensor}}``, float64 tensors with
+        one value per query (exactly the scorer's values; OpenRLHF converts them).
+
+    Raises:
+        ValueError, TypeError: Bad settings here; at call time, lists of different
+            lengths, a query that does not start with its prompt, a label that is not
+            a str or list of str.
+
+    Example:
+        >>> reward_func = make_openrlhf_reward(["<|im_end|>"])
+        >>> out = reward_func(["<|im_start|>user hi<|im_start|>assistant the cat sat<|im_end|>"],
+        ...                   ["<|im_start|>user hi<|im_start|>assistant "], ["the cat sat"])
+        >>> out["rewards"].tolist(), sorted(out["extra_logs"])
+        ([1.0], ['gleu_precision', 'gleu_recall'])
+    """
+    return OpenRLHFReward(special_tokens, GLEU(tokenizer, lowercase, min_len, max_len), name)

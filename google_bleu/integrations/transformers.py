@@ -1,0 +1,187 @@
+"""A ``compute_metrics`` for transformers' ``Trainer`` and ``Seq2SeqTrainer``.
+
+The hook does what the copied boilerplate often gets wrong: it takes the first element
+when predictions are a tuple, takes the argmax of logits, replaces ``-100`` in BOTH
+predictions and labels by the pad id before decoding (predictions padded across batches
+or processes hold ``-100``, which crashes ``batch_decode``: transformers #22634), decodes
+with ``skip_special_tokens=True``, strips, and scores the texts with one
+:class:`~google_bleu.GLEU` built (and checked) when the hook is made.
+With ``batch_eval_metrics=True`` it adds up the sufficient statistics of each batch, so the
+final result is exactly that of one call over the whole set (averaging per-batch scores
+is not).
+
+Nothing here imports torch or transformers: tensors are converted with their own
+``.numpy()``, and the tokenizer is anything with ``batch_decode`` and ``pad_token_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..scorer import GLEU
+from ..stats import GleuStats
+from ..validation import describe
+
+#: The keys of ``metric_options``: the text options of the metric's ``compute``.
+METRIC_OPTIONS = ("tokenizer", "lowercase", "min_len", "max_len")
+
+# transformers' ignore index in labels, and its padding value across batches and processes.
+IGNORE_INDEX = -100
+
+
+def _to_numpy(array: Any) -> np.ndarray:
+    # torch tensors (batch_eval_metrics passes them, possibly on GPU, possibly bfloat16).
+    if hasattr(array, "detach"):
+        array = array.detach()
+        if array.is_floating_point():
+            array = array.float()
+        array = array.cpu().numpy()
+    return np.asarray(array)
+
+
+class ComputeMetrics:
+    """The callable returned by :func:`make_compute_metrics` (see there)."""
+
+    def __init__(self, tokenizer: Any, /, **metric_options: Any) -> None:
+        unknown = sorted(set(metric_options) - set(METRIC_OPTIONS))
+        if unknown:
+            raise TypeError(f"unknown metric options {unknown}; expected some of {list(METRIC_OPTIONS)}")
+        if not callable(getattr(tokenizer, "batch_decode", None)):
+            raise TypeError(
+                f"tokenizer must be a transformers tokenizer with batch_decode, got {type(tokenizer).__name__}"
+            )
+        pad_token_id = getattr(tokenizer, "pad_token_id", None)
+        if pad_token_id is None:
+            raise ValueError(
+                "the tokenizer has no pad_token_id: set one (e.g. tokenizer.pad_token = tokenizer.eos_token)"
+            )
+        if isinstance(pad_token_id, bool) or not hasattr(pad_token_id, "__index__"):
+            raise TypeError(f"the tokenizer's pad_token_id must be an integer, got {describe(pad_token_id)}")
+        self.tokenizer = tokenizer
+        self.pad_token_id = int(pad_token_id)
+        #: The scorer, built (and its options checked) once here, never inside the hook.
+        self.scorer = GLEU(**metric_options)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forgets the statistics accumulated with ``compute_result=False``."""
+        self._stats = GleuStats.empty(self.scorer.min_len, self.scorer.max_len)
+        self._gen_tokens = 0
+        self._gen_count = 0
+
+    # -- decoding -------------------------------------------------------------
+    def token_ids(self, predictions: Any) -> np.ndarray:
+        """Predicted token ids ``[batch, length]`` from ids, logits, or a tuple of them."""
+        if isinstance(predictions, tuple):
+            # Models return (logits, past_key_values, ...) or (logits, encoder_states, ...).
+            predictions = predictions[0]
+        array = _to_numpy(predictions)
+        if array.ndim == 3 and np.issubdtype(array.dtype, np.floating):
+            # Logits [batch, length, vocab]. Positions the Trainer padded across batches
+            # hold -100 for every vocabulary entry: they are padding, not token 0.
+            padded = np.all(array == IGNORE_INDEX, axis=-1)
+            array = np.where(padded, IGNORE_INDEX, array.argmax(axis=-1))
+        if array.ndim != 2:
+            raise ValueError(
+                "predictions must be token ids [batch, length] or logits [batch, length, vocab], "
+                f"got shape {array.shape} and dtype {array.dtype}"
+            )
+        if not np.issubdtype(array.dtype, np.integer):
+            raise TypeError(f"predicted token ids must be integers, got dtype {array.dtype}")
+        array = np.where(array == IGNORE_INDEX, self.pad_token_id, array)
+        if array.size and array.min() < 0:
+            # batch_decode would fail with an OverflowError deep inside the tokenizer.
+            raise ValueError(f"predicted token ids must be >= 0 (or -100 for padding), got {int(array.min())}")
+        return array
+
+    def decode(self, token_ids: np.ndarray) -> list[str]:
+        """``batch_decode(skip_special_tokens=True)``, stripped (``-100`` already replaced)."""
+        texts = self.tokenizer.batch_decode(token_ids.tolist(), skip_special_tokens=True)
+        return [text.strip() for text in texts]
+
+    def batch(self, eval_pred: Any) -> tuple[GleuStats, int, int]:
+        """Statistics of one batch: GLEU rows, generated tokens, and predictions."""
+        if hasattr(eval_pred, "predictions") and hasattr(eval_pred, "label_ids"):
+            predictions, labels = eval_pred.predictions, eval_pred.label_ids
+        else:
+            predictions, labels = eval_pred[0], eval_pred[1]
+        prediction_ids = self.token_ids(predictions)
+        label_ids = _to_numpy(labels[0] if isinstance(labels, tuple) else labels)
+        if label_ids.ndim != 2:
+            raise ValueError(f"labels must be token ids [batch, length], got shape {label_ids.shape}")
+        if len(prediction_ids) != len(label_ids):
+            raise ValueError(f"got {len(prediction_ids)} predictions but {len(label_ids)} labels")
+        label_ids = np.where(label_ids == IGNORE_INDEX, self.pad_token_id, label_ids)
+        stats = self.scorer.stats(self.decode(prediction_ids), self.decode(label_ids))
+        # Generated length as transformers' examples define it: tokens other than padding.
+        gen_tokens = int(np.count_nonzero(prediction_ids != self.pad_token_id))
+        return stats, gen_tokens, len(prediction_ids)
+
+    # -- the hook -------------------------------------------------------------
+    def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
+        """Scores an ``EvalPrediction`` (or ``(predictions, labels)``).
+
+        Args:
+            eval_pred: The predictions and labels of the whole set, or of one batch.
+            compute_result: ``None`` (the default): score ``eval_pred`` alone. ``False``:
+                add its statistics and return ``{}``. ``True``: add them, return the
+                result over everything added since the last result, and start over.
+        """
+        stats, gen_tokens, count = self.batch(eval_pred)
+        if compute_result is None:
+            return self.result(stats, gen_tokens, count)
+        self._stats = GleuStats.concatenate([self._stats, stats.total()]).total()
+        self._gen_tokens += gen_tokens
+        self._gen_count += count
+        if not compute_result:
+            return {}
+        output = self.result(self._stats, self._gen_tokens, self._gen_count)
+        self.reset()
+        return output
+
+    @staticmethod
+    def result(stats: GleuStats, gen_tokens: int, count: int) -> dict[str, float]:
+        """The metrics dict: ``google_bleu``, ``precision``, ``recall``, ``gen_len``."""
+        return {
+            "google_bleu": stats.score(),
+            "precision": stats.precision(),
+            "recall": stats.recall(),
+            "gen_len": gen_tokens / count if count else 0.0,
+        }
+
+
+def make_compute_metrics(tokenizer: Any, /, **metric_options: Any) -> ComputeMetrics:
+    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` that scores Google-BLEU.
+
+    Args:
+        tokenizer: The model's transformers tokenizer (``batch_decode``, ``pad_token_id``).
+        **metric_options: The metric's text options, as for ``compute``: ``tokenizer``
+            (GLEU's word tokenizer, default ``"13a"``), ``lowercase``, ``min_len``,
+            ``max_len``. Checked and built once, here.
+
+    Returns:
+        A callable ``compute_metrics(eval_pred, compute_result=None)`` returning
+        ``{"google_bleu", "precision", "recall", "gen_len"}``, where ``gen_len`` is the
+        mean number of non-padding tokens per prediction. It works with and without
+        ``batch_eval_metrics=True`` and with ``predict_with_generate`` or plain logits.
+
+    Example:
+        >>> import numpy as np
+        >>> class Words:  # any tokenizer with batch_decode and pad_token_id
+        ...     pad_token_id = 0
+        ...     vocab = ["<pad>", "the", "cat", "sat", "on", "mat", "ate"]
+        ...     def batch_decode(self, rows, skip_special_tokens=False):
+        ...         return [" ".join(self.vocab[i] for i in row if i or not skip_special_tokens) for row in rows]
+        >>> compute_metrics = make_compute_metrics(Words())
+        >>> predictions = np.array([[1, 2, 3, 4, 1, 5], [1, 2, -100, -100, -100, -100]])
+        >>> labels = np.array([[1, 2, 6, 1, 5], [1, 2, -100, -100, -100]])
+        >>> compute_metrics((predictions, labels))
+        {'google_bleu': 0.42857142857142855, 'precision': 0.42857142857142855, 'recall': 0.5294117647058824, 'gen_len': 4.0}
+        >>> compute_metrics((predictions[:1], labels[:1]), compute_result=False)
+        {}
+        >>> compute_metrics((predictions[1:], labels[1:]), compute_result=True)["google_bleu"]
+        0.42857142857142855
+    """
+    return ComputeMetrics(tokenizer, **metric_options)

@@ -1,0 +1,234 @@
+"""TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...).
+
+:class:`GleuReward` scores ``completions`` against a dataset column; :class:`GleuIdReward`
+scores ``completion_ids`` against a column of reference ids, without decoding. Both are
+picklable instances with a ``__name__``, as ``AsyncGRPOTrainer`` needs. TRL calls
+``reward(prompts=..., completions=..., completion_ids=..., **columns)``; completions are
+strings, or lists of messages for conversational datasets. Scores equal nltk's
+``sentence_gleu`` on the same tokens.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..scorer import GLEU
+from ..stats import GleuStats
+from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
+from ..validation import describe
+from ._text import _TRL_OBJECTS, _check_list, _check_name, _is_array, completion_text
+
+# -- TRL ------------------------------------------------------------------------------------
+
+
+class GleuReward:
+    """A TRL reward: sentence GLEU of each completion against its references.
+
+    A picklable callable instance, so it also works with ``AsyncGRPOTrainer``, which
+    scores in a spawned child process without a GPU. Pickling keeps the settings; the
+    scorer is rebuilt on unpickling (a callable tokenizer must itself be picklable).
+
+    Args:
+        reference_key: Dataset column with the references: per example a string or a
+            list of strings (several references; counts may vary).
+        tokenizer: Tokenizer name (default ``"13a"``) or callable ``str -> list[str]``.
+        lowercase: Lowercase before tokenizing.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+        name: The reward's ``__name__``, which TRL uses in its logs
+            (``rewards/<name>/mean``).
+
+    Calling it as ``reward(completions, **kwargs)`` returns one float in ``[0, 1]`` per
+    completion; the other keyword arguments (``prompts``, ``completion_ids``,
+    ``trainer_state``, other columns) are ignored.
+
+    Raises:
+        ValueError, TypeError: At construction for bad settings; at call time when the
+            reference column is missing or a completion is neither text nor messages.
+
+    Example:
+        >>> reward = GleuReward("reference")
+        >>> reward(["the cat sat on the mat", "a dog"], reference=["the cat ate the mat", ["a dog", "one dog"]])
+        [0.3333333333333333, 1.0]
+        >>> import pickle
+        >>> pickle.loads(pickle.dumps(reward)).__name__
+        'gleu'
+    """
+
+    def __init__(
+        self,
+        reference_key: str = "reference",
+        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+        *,
+        lowercase: bool = False,
+        min_len: int = 1,
+        max_len: int = 4,
+        name: str = "gleu",
+    ) -> None:
+        if not isinstance(reference_key, str):
+            raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
+        self.scorer = GLEU(tokenizer, lowercase, min_len, max_len)  # bad settings fail here, not mid-training
+        self.reference_key = reference_key
+        self.__name__ = _check_name(name)
+        self._tokenizer = tokenizer
+
+    def __repr__(self) -> str:
+        return f"GleuReward(reference_key={self.reference_key!r}, scorer={self.scorer!r}, name={self.__name__!r})"
+
+    def __reduce__(self) -> tuple:
+        options = {
+            "lowercase": self.scorer.lowercase,
+            "min_len": self.scorer.min_len,
+            "max_len": self.scorer.max_len,
+            "name": self.__name__,
+        }
+        return (functools.partial(type(self), **options), (self.reference_key, self._tokenizer))
+
+    def stats(self, completions: Sequence[Any], **kwargs: Any) -> GleuStats:
+        """Per-completion statistics (one row each), for rewards built on precision or recall."""
+        if self.reference_key not in kwargs:
+            columns = sorted(key for key in kwargs if key not in _TRL_OBJECTS)
+            raise ValueError(
+                f"the GLEU reward needs the references in the dataset column {self.reference_key!r}; "
+                f"the trainer passed {columns}"
+            )
+        if isinstance(completions, (str, bytes)) or not isinstance(completions, Sequence):
+            raise TypeError(f"completions must be a list, got {describe(completions)}")
+        texts = [completion_text(completion, i) for i, completion in enumerate(completions)]
+        return self.scorer.stats(texts, kwargs[self.reference_key])
+
+    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
+        return self.stats(completions, **kwargs).sentence_scores().tolist()
+
+
+def make_gleu_reward(
+    reference_key: str = "reference",
+    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+    *,
+    lowercase: bool = False,
+    min_len: int = 1,
+    max_len: int = 4,
+    name: str = "gleu",
+) -> GleuReward:
+    """A TRL reward function: sentence GLEU of each completion against its references.
+
+    The same as :class:`GleuReward` (arguments and behaviour are documented there).
+
+    Example:
+        >>> reward = make_gleu_reward()
+        >>> reward(["the cat sat on the mat", "a dog"], reference=["the cat ate the mat", ["a dog", "one dog"]])
+        [0.3333333333333333, 1.0]
+        >>> reward([[{"role": "assistant", "content": "the cat"}]], reference=["the cat"])
+        [1.0]
+    """
+    return GleuReward(reference_key, tokenizer, lowercase=lowercase, min_len=min_len, max_len=max_len, name=name)
+
+
+def _is_id(value: Any) -> bool:
+    return not isinstance(value, bool) and hasattr(value, "__index__")
+
+
+def _id_references(value: Any, index: int, key: str) -> list:
+    """One example's reference ids: a sequence of ids (one reference) or of id sequences."""
+    if _is_array(value):
+        if value.ndim == 1:
+            return [value]
+        if value.ndim == 2:
+            return list(value)
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+        items = list(value)
+        if not items or _is_id(items[0]):
+            return [items]  # one reference (possibly empty)
+        return items
+    raise TypeError(
+        f"column {key!r}, example {index}: reference ids must be a list of ints or a list of such lists, "
+        f"got {describe(value)}"
+    )
+
+
+class GleuIdReward:
+    """A TRL reward on token ids: ``completion_ids`` against a column of reference ids.
+
+    No decoding: each score equals nltk's ``sentence_gleu`` on the id lists (``==``),
+    computed with :func:`google_bleu.batch_sentence_gleu` for the whole batch at once.
+    Picklable, like :class:`GleuReward`.
+
+    Args:
+        reference_key: Dataset column with the reference ids: per example a list of
+            ids (one reference) or a list of id lists (several). An empty list is one
+            empty reference.
+        pad_id: Id removed from completions and references before counting, e.g. the
+            EOS id (TRL's ``completion_ids`` end with EOS when the model stopped).
+            ``None``: every id counts.
+        min_len: Lowest n-gram order.
+        max_len: Highest n-gram order.
+        device: Where the ids are counted (default CPU).
+        name: The reward's ``__name__`` in TRL's logs.
+
+    Example:
+        >>> reward = GleuIdReward("reference_ids", pad_id=2)
+        >>> reward(completion_ids=[[5, 6, 7, 2], [9]], reference_ids=[[5, 6, 8], [[9], [4]]])
+        [0.5, 1.0]
+    """
+
+    def __init__(
+        self,
+        reference_key: str = "reference_ids",
+        *,
+        pad_id: int | None = None,
+        min_len: int = 1,
+        max_len: int = 4,
+        device: Any = None,
+        name: str = "gleu_ids",
+    ) -> None:
+        from ..ids.checks import check_pad_id as _check_pad_id
+        from ..validation import check_orders
+
+        if not isinstance(reference_key, str):
+            raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
+        self.reference_key = reference_key
+        self.pad_id = _check_pad_id(pad_id)
+        self.min_len, self.max_len = check_orders(min_len, max_len)
+        if device is not None and not isinstance(device, str) and type(device).__name__ != "device":
+            raise TypeError(f"device must be None, a str or a torch.device, got {describe(device)}")
+        self.device = device
+        self.__name__ = _check_name(name)
+
+    def __repr__(self) -> str:
+        return (
+            f"GleuIdReward(reference_key={self.reference_key!r}, pad_id={self.pad_id}, "
+            f"min_len={self.min_len}, max_len={self.max_len}, name={self.__name__!r})"
+        )
+
+    def __call__(self, completions: Any = None, completion_ids: Any = None, **kwargs: Any) -> list[float]:
+        from ..ids.batched import batch_sentence_gleu
+
+        if completion_ids is None:
+            raise ValueError("the GLEU id reward needs completion_ids (TRL passes them to every reward function)")
+        if self.reference_key not in kwargs:
+            columns = sorted(key for key in kwargs if key not in (*_TRL_OBJECTS, "prompts"))
+            raise ValueError(
+                f"the GLEU id reward needs the reference ids in the dataset column {self.reference_key!r}; "
+                f"the trainer passed {columns}"
+            )
+        hypotheses = _check_list(completion_ids, "completion_ids")
+        column = _check_list(kwargs[self.reference_key], self.reference_key)
+        if len(hypotheses) != len(column):
+            raise ValueError(f"got {len(hypotheses)} completion_ids but {len(column)} values of {self.reference_key!r}")
+        references = [_id_references(value, i, self.reference_key) for i, value in enumerate(column)]
+        try:
+            scores = batch_sentence_gleu(
+                hypotheses,
+                references,
+                pad_id=self.pad_id,
+                min_len=self.min_len,
+                max_len=self.max_len,
+                device=self.device,
+            )
+        except (TypeError, ValueError) as error:
+            raise type(error)(
+                f"{error} (hypotheses: completion_ids; references: the column {self.reference_key!r})"
+            ) from error
+        return scores.tolist()

@@ -1,0 +1,138 @@
+"""veRL's reward: :func:`compute_score`, loaded by ``reward.custom_reward_function.path`` /
+``.name`` from ``google_bleu/verl_reward.py``."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from ..scorer import GLEU
+from ..stats import GleuStats
+from ..tokenizers import DEFAULT_TOKENIZER
+from ..validation import describe
+from ._text import _check_list, _text_references
+
+# -- veRL -----------------------------------------------------------------------------------
+
+
+# typed: True == 1 and 1.0 == 1, but only 1 is a valid order (and only False a valid
+# lowercase), so equal settings of another type must reach GLEU's checks, not the cache.
+@functools.lru_cache(maxsize=16, typed=True)
+def _cached_scorer(tokenizer: Any, lowercase: bool, min_len: int, max_len: int) -> GLEU:
+    return GLEU(tokenizer, lowercase, min_len, max_len)
+
+
+def _verl_scorer(options: dict[str, Any]) -> GLEU:
+    settings = (
+        options.get("tokenizer", DEFAULT_TOKENIZER),
+        options.get("lowercase", False),
+        options.get("min_len", 1),
+        options.get("max_len", 4),
+    )
+    try:
+        hash(settings)
+    except TypeError:
+        return GLEU(*settings)
+    return _cached_scorer(*settings)
+
+
+def _score_dicts(stats: GleuStats) -> list[dict[str, float]]:
+    return [dict(zip(("score", "precision", "recall"), row)) for row in stats.segment_scores()]
+
+
+def compute_score(
+    data_source: Any = None,
+    solution_str: str | None = None,
+    ground_truth: str | Sequence[str] | None = None,
+    extra_info: Any = None,
+    *,
+    data_sources: Sequence[Any] | None = None,
+    solution_strs: Sequence[str] | None = None,
+    ground_truths: Sequence[str | Sequence[str]] | None = None,
+    extra_infos: Sequence[Any] | None = None,
+    **kwargs: Any,
+) -> dict[str, float] | list[dict[str, float]]:
+    """veRL's custom reward: GLEU of one response, or of a batch (keyword form).
+
+    veRL's per-sample reward managers call ``compute_score(data_source=, solution_str=,
+    ground_truth=, extra_info=)``; its ``batch`` reward manager calls
+    ``compute_score(data_sources=, solution_strs=, ground_truths=, extra_infos=)``. This
+    one function answers both (:func:`compute_score_batch` is the batch form alone).
+
+    Args:
+        data_source: The sample's data source (not used for scoring).
+        solution_str: The decoded response.
+        ground_truth: The reference: a string or a non-empty list of strings.
+        extra_info: The sample's extra info (not used).
+        data_sources: Batch form: one data source per response (length is checked).
+        solution_strs: Batch form: the decoded responses.
+        ground_truths: Batch form: per response a string or a list of strings.
+        extra_infos: Batch form: per response extra info (not used; length is checked).
+        **kwargs: Settings, e.g. from ``custom_reward_function.reward_kwargs``:
+            ``tokenizer`` (name, default ``"13a"``), ``lowercase``, ``min_len``,
+            ``max_len``. Other keywords veRL may add (``reward_router_address``, ...)
+            are ignored.
+
+    Returns:
+        ``{"score", "precision", "recall"}`` (sentence GLEU and the n-gram precision and
+        recall against the chosen reference; veRL logs the extra keys), or a list of
+        them for the batch form.
+
+    Raises:
+        TypeError: A response or reference of the wrong type, naming the argument.
+        ValueError: Batch lists of different lengths, or single and batch arguments mixed.
+
+    Example:
+        >>> compute_score("wmt", "the cat sat on the mat", "the cat ate the mat")
+        {'score': 0.3333333333333333, 'precision': 0.3333333333333333, 'recall': 0.42857142857142855}
+        >>> [s["score"] for s in compute_score(data_sources=["a", "b"], solution_strs=["a dog", "x"],
+        ...                                    ground_truths=[["one dog", "a dog"], "y"], extra_infos=[{}, {}])]
+        [1.0, 0.0]
+    """
+    batch = {"data_sources": data_sources, "solution_strs": solution_strs, "ground_truths": ground_truths}
+    if solution_strs is not None or ground_truths is not None or data_sources is not None or extra_infos is not None:
+        single = {"data_source": data_source, "solution_str": solution_str, "ground_truth": ground_truth}
+        mixed = sorted(key for key, value in single.items() if value is not None)
+        if mixed or extra_info is not None:
+            raise ValueError(
+                f"compute_score takes one sample or a batch, not both: got batch arguments and {mixed or ['extra_info']}"
+            )
+        return compute_score_batch(extra_infos=extra_infos, **batch, **kwargs)
+    if not isinstance(solution_str, str):
+        raise TypeError(f"solution_str must be the decoded response (a str), got {describe(solution_str)}")
+    references = _text_references(ground_truth, "ground_truth")
+    return _score_dicts(_verl_scorer(kwargs).stats([solution_str], [references]))[0]
+
+
+def compute_score_batch(
+    data_sources: Sequence[Any] | None,
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[str | Sequence[str]],
+    extra_infos: Sequence[Any] | None = None,
+    **kwargs: Any,
+) -> list[dict[str, float]]:
+    """veRL's batch reward: GLEU of each response (the ``batch`` reward manager's form).
+
+    Arguments and settings as :func:`compute_score`; ``data_sources`` and
+    ``extra_infos`` may be ``None`` but, when given, need one entry per response.
+
+    Example:
+        >>> compute_score_batch(None, ["a b c"], [["a b c"]])
+        [{'score': 1.0, 'precision': 1.0, 'recall': 1.0}]
+    """
+    responses = _check_list(solution_strs, "solution_strs")
+    truths = _check_list(ground_truths, "ground_truths")
+    counts = {"solution_strs": len(responses), "ground_truths": len(truths)}
+    for name, value in (("data_sources", data_sources), ("extra_infos", extra_infos)):
+        if value is not None:
+            counts[name] = len(_check_list(value, name))
+    if len(set(counts.values())) > 1:
+        raise ValueError(
+            "batch lists need one entry per response, got " + ", ".join(f"{n} {k}" for k, n in counts.items())
+        )
+    for i, response in enumerate(responses):
+        if not isinstance(response, str):
+            raise TypeError(f"solution_strs[{i}] must be the decoded response (a str), got {describe(response)}")
+    references = [_text_references(truth, f"ground_truths[{i}]") for i, truth in enumerate(truths)]
+    return _score_dicts(_verl_scorer(kwargs).stats(responses, references))

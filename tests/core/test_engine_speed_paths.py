@@ -1,0 +1,311 @@
+"""The fast paths (type-level validation, chunking, batch tokenization, line dedupe) change no number
+and no message: each is compared with nltk or with the per-item path it short-cuts."""
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import google_bleu.engine as engine
+import google_bleu.gleu as gleu
+import google_bleu.keys as keys
+from google_bleu import corpus_gleu, get_tokenizer, gleu_stats, text_stats
+from google_bleu.validation import check_texts, check_tokens
+from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
+
+tokens = st.one_of(st.sampled_from(["a", "b", "c"]), st.integers(0, 2))
+sentence = st.lists(tokens, max_size=12)
+segment = st.tuples(sentence, st.lists(sentence, min_size=1, max_size=4))
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 8, 50])
+def test_tiny_chunks_equal_nltk_with_tied_references(monkeypatch, chunk):
+    monkeypatch.setattr(engine, "CHUNK_TOKENS", chunk)
+    rng = random.Random(chunk)
+    for _ in range(60):
+        n = rng.randint(1, 15)
+        hyps = [[rng.randrange(3) for _ in range(rng.randint(0, 12))] for _ in range(n)]
+        refs = [
+            [[rng.randrange(3) for _ in range(rng.randint(0, 12))] for _ in range(rng.randint(1, 4))] for _ in range(n)
+        ]
+        stats = gleu_stats(hyps, refs)
+        assert stats.score() == nltk_corpus(refs, hyps)
+        assert stats.sentence_scores().tolist() == [nltk_sentence(r, h) for h, r in zip(hyps, refs)]
+
+
+def test_tie_with_different_totals_keeps_the_first_reference(monkeypatch):
+    # Both references score 1/3 with different n_all (3 and 6): nltk keeps the first, and the
+    # corpus score depends on which; so must every chunking.
+    hyp = ["a", "b"]
+    refs = [["a", "x"], ["a", "y", "b"]]
+    corpus = [refs, refs[::-1]]
+    assert nltk_corpus(corpus, [hyp, hyp]) == 3 / 9
+    for chunk in (1, 2, 1 << 16):
+        monkeypatch.setattr(engine, "CHUNK_TOKENS", chunk)
+        assert gleu_stats([hyp, hyp], corpus).rows.tolist() == [[1, 3, 3, 3], [2, 3, 6, 6]]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(segment, max_size=10))
+def test_sequences_of_every_kind_give_the_same_rows(segments):
+    hyps = [h for h, _ in segments]
+    refs = [r for _, r in segments]
+    expected = gleu_stats(hyps, refs)
+    as_tuples = gleu_stats(tuple(map(tuple, hyps)), tuple(tuple(map(tuple, r)) for r in refs))
+    mixed = gleu_stats([tuple(h) if i % 2 else h for i, h in enumerate(hyps)], [list(map(tuple, r)) for r in refs])
+    assert as_tuples == expected == mixed
+    assert expected.score() == nltk_corpus(refs, hyps)
+
+
+def test_numpy_token_arrays_take_the_slow_path_and_agree():
+    hyps = [np.array([1, 2, 3]), np.array([2, 2])]
+    refs = [[np.array([1, 2, 4])], [np.array([2]), np.array([2, 2, 2])]]
+    plain_hyps = [h.tolist() for h in hyps]
+    plain_refs = [[r.tolist() for r in rs] for rs in refs]
+    assert gleu_stats(hyps, refs) == gleu_stats(plain_hyps, plain_refs)
+    assert corpus_gleu(refs, hyps) == nltk_corpus(plain_refs, plain_hyps)
+
+
+@pytest.mark.parametrize(
+    ("hyps", "refs", "error", "message"),
+    [
+        ([["a"], "b c"], [[["a"]], [["b"]]], TypeError, "hypothesis 1 is a str, not a token sequence"),
+        ([["a"], 5], [[["a"]], [["b"]]], TypeError, "hypothesis 1 must be a sequence of tokens, got int 5"),
+        ([["a"], ["b"]], [[["a"]], []], ValueError, "segment 1 has no reference"),
+        ([["a"]], [[["a"], "a b"]], TypeError, "reference 1 of segment 0 must be a token sequence"),
+        ([["a"]], ["a"], TypeError, "references of segment 0 must be a sequence of token sequences"),
+        ([["a", ["x"]]], [[["a"]]], TypeError, "tokens must be hashable"),
+    ],
+)
+def test_messages_are_unchanged_by_the_fast_path(hyps, refs, error, message):
+    with pytest.raises(error, match=message):
+        gleu_stats(hyps, refs)
+
+
+def test_check_tokens_returns_lists_on_both_paths():
+    assert check_tokens((("a",),), ((("a",),),)) == ([("a",)], [(("a",),)])
+    assert check_tokens([np.array([1])], [[[1]]])[1] == [[[1]]]
+
+
+class Text(str):
+    """A str subclass: takes the per-item path of check_texts."""
+
+
+@pytest.mark.parametrize(
+    ("predictions", "references", "expected"),
+    [
+        (["a", "b"], ["x", "y"], [["x"], ["y"]]),
+        (["a", "b"], [["x"], ("y", "z")], [["x"], ["y", "z"]]),
+        (["a", "b"], ["x", ["y"]], [["x"], ["y"]]),
+        ([Text("a")], [[Text("x")]], [["x"]]),
+        (("a",), (["x", "w"],), [["x", "w"]]),
+    ],
+)
+def test_check_texts_normalises_the_same_on_both_paths(predictions, references, expected):
+    got_predictions, got_references = check_texts(predictions, references)
+    assert got_predictions == list(predictions)
+    assert got_references == expected
+    assert all(type(refs) is list for refs in got_references)
+
+
+@pytest.mark.parametrize(
+    ("predictions", "references", "error", "message"),
+    [
+        (["a", 3], ["x", "y"], TypeError, "prediction 1 must be a str, got int 3"),
+        (["a"], [[]], ValueError, "prediction 0 has no reference"),
+        (["a"], [["x", None]], TypeError, "reference 1 of prediction 0 must be a str, got NoneType None"),
+        (["a"], [5], TypeError, "references of prediction 0 must be a str or a list of str, got int 5"),
+    ],
+)
+def test_check_texts_messages(predictions, references, error, message):
+    with pytest.raises(error, match=message):
+        check_texts(predictions, references)
+
+
+def test_text_chunks_and_dedupe_change_nothing(monkeypatch):
+    refs = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")
+    systems = sorted((SAMPLES / "wmt17_en_de").glob("sys_*.txt"))
+    hyps = [line for path in systems for line in read_lines(path)]
+    references = [[ref, refs[(i + 1) % len(refs)]] for i, ref in enumerate(refs)] * len(systems)
+    tok_refs = [[tokenize_13a(r) for r in rs] for rs in references]
+    tok_hyps = [tokenize_13a(h) for h in hyps]
+    expected = gleu_stats(tok_hyps, tok_refs)
+    assert expected.score() == nltk_corpus(tok_refs, tok_hyps)
+    assert text_stats(hyps, references) == expected
+    monkeypatch.setattr(gleu, "TEXT_CHUNK_CHARS", 1000)
+    assert text_stats(hyps, references) == expected
+
+
+def test_custom_tokenizer_runs_once_per_distinct_line_and_sees_every_line():
+    seen = []
+
+    def tokenize(text):
+        seen.append(text)
+        return text.split()
+
+    predictions = ["a b", "a b", "c"]
+    references = [["a b", "x"], ["a b"], ["c d"]]
+    stats = text_stats(predictions, references, tokenizer=tokenize)
+    assert sorted(seen) == ["a b", "c", "c d", "x"]
+    tok_refs = [[r.split() for r in rs] for rs in references]
+    assert stats.score() == nltk_corpus(tok_refs, [p.split() for p in predictions])
+
+
+def test_lowercase_batch_path_equals_per_line():
+    tokenize = get_tokenizer("13a", lowercase=True)
+    predictions = ["The Cat, SAT.", "ΣΟΦΟΣ ΛΟΓΟΣ"]
+    references = [["the cat sat."], ["σοφος λογος"]]
+    stats = text_stats(predictions, references, lowercase=True)
+    tok_refs = [[tokenize(r) for r in rs] for rs in references]
+    assert stats.score() == nltk_corpus(tok_refs, [tokenize(p) for p in predictions])
+
+
+# -- the str path of the engine: tokens as UTF-8 bytes in numpy ----------------------
+class Word(str):
+    """A str subclass: compared by its text on the str path, as by str.__eq__."""
+
+
+# Short and long tokens (8 bytes is the exact-word limit) sharing prefixes, empty tokens,
+# non-ASCII, lone surrogates and a subclass instance equal to a plain token.
+TRICKY = [
+    "",
+    "a",
+    "ab",
+    "abcdefg",
+    "abcdefgh",
+    "abcdefghi",
+    "abcdefghij",
+    "abcdefghabcdefgh",
+    "abcdefghabcdefghX",
+    "é",
+    "ée",
+    "日本語のテキスト",
+    "日本語のテキストだ",
+    "\ud800",
+    "\ud83d\ude00",
+    "😀",
+    Word("ab"),
+    Word("abcdefghi"),
+]
+str_tokens = st.sampled_from(TRICKY)
+str_sentence = st.lists(str_tokens, max_size=10)
+str_segment = st.tuples(str_sentence, st.lists(str_sentence, min_size=1, max_size=3))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(str_segment, max_size=10), st.integers(1, 3), st.integers(0, 3))
+def test_str_path_equals_nltk_on_tricky_tokens(segments, min_len, extra):
+    hyps = [h for h, _ in segments]
+    refs = [r for _, r in segments]
+    assert corpus_gleu(refs, hyps, min_len, min_len + extra) == nltk_corpus(refs, hyps, min_len, min_len + extra)
+    stats = gleu_stats(hyps, refs, min_len, min_len + extra)
+    assert stats.sentence_scores().tolist() == [nltk_sentence(r, h, min_len, min_len + extra) for h, r in segments]
+
+
+def _groups(sentences, spaced=False, segments=None):
+    """The engine's order-1 groups of one chunk: a representative position per token."""
+    lengths = np.array([len(s.split()) if spaced else len(s) for s in sentences], np.int64)
+    segment_of = np.zeros(int(lengths.sum()), np.int64) if segments is None else np.repeat(segments, lengths)
+    return keys.token_groups(sentences, lengths, spaced, segment_of)
+
+
+def _str_words(sentences, spaced=False):
+    n = sum(len(s.split()) if spaced else len(s) for s in sentences)
+    non_empty = [s for s in sentences if s]
+    text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
+    return keys._str_token_words(text, spaced, n)
+
+
+def _no_dictionary(monkeypatch):
+    def refuse(tokens, n_tokens):
+        raise AssertionError("the dictionary path was taken")
+
+    monkeypatch.setattr(keys, "token_ids", refuse)
+
+
+def _same_partition(rep, flat):
+    for i, a in enumerate(flat):
+        for j, b in enumerate(flat):
+            assert (rep[i] == rep[j]) == (a == b), (a, b)
+
+
+def test_str_path_groups_equal_tokens_only(monkeypatch):
+    sentences = [TRICKY, TRICKY[::-1], ["abcdefghi", "abcdefgh", "abcdefghi"]]
+    _no_dictionary(monkeypatch)
+    rep = _groups(sentences)
+    flat = [t for s in sentences for t in s]
+    assert (np.take(rep, rep) == rep).all()  # a representative represents itself
+    _same_partition(rep.tolist(), flat)
+
+
+def test_equal_tokens_in_other_segments_are_other_groups(monkeypatch):
+    _no_dictionary(monkeypatch)
+    rep = _groups([["a", "abcdefghij"], ["abcdefghij", "a"], ["a"]], segments=np.array([0, 0, 1]))
+    assert rep[0] == rep[3] != rep[1] == rep[2]
+    assert rep[4] == 4  # "a" of segment 1 is alone in its group
+
+
+def test_spaced_text_gives_the_groups_of_its_tokens(monkeypatch):
+    tokens = [[t for t in TRICKY if t], ["abcdefghi", "x"], [], ["日本語のテキスト", "a"]]
+    spaced = ["  ".join(tokens[0]) + " ", " abcdefghi x", "", "日本語のテキスト a"]
+    assert [s.split() for s in spaced] == tokens
+    _no_dictionary(monkeypatch)
+    assert np.array_equal(_groups(spaced, spaced=True), _groups(tokens))
+
+
+def test_long_token_words_never_equal_short_ones():
+    words, _ = _str_words([["abcdefghi", "abcdefghij", "a", "abcdefgh", ""]])
+    assert (words[:2] & 0xFF == 0).all() and (words[:2] != 0).all()
+    assert (words[2:4] & 0xFF != 0).all() and words[4] == 0
+
+
+def test_str_path_declines_tokens_holding_nul():
+    # A NUL inside a token would split it: the dictionary path counts such chunks.
+    assert _str_words([["a", "b\x00c"]]) is None
+    assert _str_words(["a b\x00c"], spaced=True) is None
+    hyps, refs = [["a", "b\x00c"]], [[["b\x00c", "a"]]]
+    assert corpus_gleu(refs, hyps) == nltk_corpus(refs, hyps)
+
+
+def test_long_token_hash_collisions_fall_back_to_the_dictionary(monkeypatch):
+    # Every long token hashed alike: the byte check finds the collision, and the chunk is
+    # counted with exact ids from the dictionary instead.
+    monkeypatch.setattr(keys, "_hash_long", lambda aligned, starts, lengths, first: np.zeros(starts.size, np.uint64))
+    calls = []
+    token_ids = keys.token_ids
+    monkeypatch.setattr(keys, "token_ids", lambda *args: calls.append(1) or token_ids(*args))
+    flat = ["abcdefghijk", "abcdefghijl", "abcdefghijk", "a", "abcdefghijkl"]
+    _same_partition(_groups([flat]).tolist(), flat)
+    assert calls
+    calls.clear()
+    # Equal long tokens pass the check: no fallback.
+    _groups([["abcdefghijk", "a", "abcdefghijk"]])
+    assert not calls
+    hyps, refs = [["abcdefghijk", "abcdefghijl", "x"]], [[["abcdefghijl", "x", "abcdefghijm"]]]
+    assert corpus_gleu(refs, hyps) == nltk_corpus(refs, hyps)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3)), max_size=60), st.integers(1, 4))
+def test_group_is_exact_whatever_the_hash(pairs, buckets):
+    # Hashes with only a few distinct values (many collisions, and equal hashes that
+    # rehash alike): the rounds still give equal elements one representative, unequal never.
+    a = np.array([x for x, _ in pairs], np.int64)
+    b = np.array([y for _, y in pairs], np.int64)
+    hashed = ((a + b) % buckets).astype(np.uint64) << np.uint64(60)
+    rep = keys._group(hashed, (a, b))
+    assert (np.take(rep, rep) == rep).all() if pairs else rep.size == 0
+    _same_partition(rep.tolist(), pairs)
+
+
+def test_forced_collisions_give_the_same_scores(monkeypatch):
+    # A zero multiplier hashes every key alike, at every order: every element starts in
+    # one slot and the rounds sort them out, with equal results.
+    hyps = [["a", "b", "abcdefghij", "é"], ["x", "y"], []]
+    refs = [[["a", "abcdefghij", "b"], ["é"]], [["y", "x", "y"]], [["z"]]]
+    expected = gleu_stats(hyps, refs)
+    monkeypatch.setattr(keys, "_GOLDEN", np.uint64(0))
+    assert gleu_stats(hyps, refs) == expected
+    assert expected.score() == nltk_corpus(refs, hyps)

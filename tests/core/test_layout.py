@@ -1,0 +1,222 @@
+"""The layout's rules: the core that evaluate copies is closed, rooms stay rooms.
+
+evaluate.load copies the metric script and the sibling modules the script imports with
+``from .x import y`` at column 0 (its own scanner, ``evaluate.loading.get_imports``), and
+nothing else. So the core (those modules) must import only each other, anywhere in a
+file (an import inside a function is not copied either), and the script must name all of
+them. Framework imports live under ``integrations/``; torch there and in ``ids/`` only.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import google_bleu
+from tests.helpers.oracles import REPO
+
+PACKAGE = REPO / "google_bleu"
+SCRIPT = PACKAGE / "google_bleu.py"
+#: Third-party packages a core module may import (the script also evaluate and datasets).
+CORE_THIRD_PARTY = {"numpy", "sacrebleu"}
+SCRIPT_THIRD_PARTY = CORE_THIRD_PARTY | {"evaluate", "datasets"}
+FRAMEWORKS = {
+    "evaluate",
+    "datasets",
+    "gradio",
+    "transformers",
+    "trl",
+    "verl",
+    "openrlhf",
+    "verifiers",
+    "nemo_rl",
+    "torchmetrics",
+    "lm_eval",
+    "lighteval",
+    "ray",
+}
+#: Flat files that are not core: the package's entry points, and the two files users
+#: name by path in veRL and OpenRLHF configs (they import the package absolutely).
+FLAT_ENTRY_POINTS = {"__init__.py", "__main__.py", "verl_reward.py", "openrlhf_reward.py"}
+
+
+def evaluate_copies(script: Path) -> set[str]:
+    """The sibling modules ``evaluate.load`` copies with this script (evaluate's own scanner)."""
+    from evaluate.loading import get_imports
+
+    return {name for kind, name, _, _ in get_imports(str(script)) if kind == "internal"}
+
+
+def imports(path: Path) -> tuple[set[str], set[str], set[str]]:
+    """(relative modules at column 0, relative modules anywhere, top-level absolute packages)
+    imported by a module, from its syntax tree."""
+    tree = ast.parse(path.read_text("utf-8"))
+    top, anywhere, absolute = set(), set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                names = [node.module] if node.module else [alias.name for alias in node.names]
+                module = names[0].split(".")[0] if node.level == 1 else f"{'.' * node.level}{node.module}"
+                anywhere.add(module)
+                if node.col_offset == 0:
+                    top.add(module)
+            elif node.module:
+                absolute.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            absolute.update(alias.name.split(".")[0] for alias in node.names)
+    return top, anywhere, absolute
+
+
+def core_closure(script: Path) -> set[str]:
+    """Every flat module reachable from the script through relative imports (anywhere)."""
+    seen, todo = set(), [script.stem]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = script.parent / f"{name}.py"
+        if not path.is_file():  # a subpackage (a room) or a missing file: reported by the tests
+            continue
+        todo.extend(imports(path)[1])
+    return seen - {script.stem}
+
+
+def check_core(package: Path) -> list[str]:
+    """The rule violations of a package folder laid out like ours (empty when it is sound)."""
+    script = package / "google_bleu.py"
+    problems = []
+    copied = evaluate_copies(script)
+    closure = core_closure(script)
+    if copied != closure:
+        problems.append(
+            f"evaluate copies {sorted(copied)} but the core needs {sorted(closure)} "
+            f"(missing from the script: {sorted(closure - copied)}; not needed: {sorted(copied - closure)})"
+        )
+    for name in sorted(closure | {"google_bleu"}):
+        path = package / f"{name}.py"
+        if not path.is_file():
+            problems.append(f"the core imports .{name}, which is not a flat module of the core (a room?)")
+            continue
+        _, anywhere, absolute = imports(path)
+        outside = sorted(module for module in anywhere if module.startswith(".") or module not in closure)
+        if outside:
+            problems.append(f"{name}.py imports {outside}, outside the core")
+        allowed = SCRIPT_THIRD_PARTY if name == "google_bleu" else CORE_THIRD_PARTY
+        third_party = sorted(m for m in absolute - allowed - set(sys.stdlib_module_names) - {"google_bleu"})
+        if third_party:
+            problems.append(f"{name}.py imports {third_party}; the core may import only {sorted(allowed)}")
+    return problems
+
+
+def test_evaluate_copies_exactly_the_core_and_the_core_is_closed():
+    assert check_core(PACKAGE) == []
+    assert evaluate_copies(SCRIPT) == {
+        "engine",
+        "fast13a",
+        "gleu",
+        "keys",
+        "scorer",
+        "signature",
+        "significance",
+        "stats",
+        "tokenizers",
+        "validation",
+        "version",
+    }
+
+
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        # A room imported from a core module at column 0, or inside a function.
+        ("stats.py", "from .integrations.trl import GleuReward\n"),
+        ("scorer.py", "def _late():\n    from .scale.parallel import parallel_stats\n"),
+        # A flat module the script does not import.
+        ("stats.py", "from .analysis_extra import nothing\n"),
+        # A framework in the core.
+        ("gleu.py", "import torch\n"),
+    ],
+)
+def test_the_closure_check_fails_when_the_core_reaches_out(tmp_path, edit, problem):
+    copy = tmp_path / "google_bleu"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "samples"))
+    (copy / "analysis_extra.py").write_text("nothing = None\n")
+    target = copy / edit
+    target.write_text(target.read_text("utf-8") + "\n" + problem)
+    assert check_core(copy) != []
+
+
+def test_evaluate_load_runs_from_the_copied_core_alone(tmp_path):
+    # The metric runs from a folder holding only what evaluate copies (no rooms at all).
+    folder = tmp_path / "google_bleu"
+    folder.mkdir()
+    for name in {"google_bleu", *evaluate_copies(SCRIPT)}:
+        shutil.copy(PACKAGE / f"{name}.py", folder / f"{name}.py")
+    code = (
+        "import evaluate, sys\n"
+        f"metric = evaluate.load({str(folder)!r})\n"
+        "print(metric.compute(predictions=['the cat sat on the mat'], references=[['the cat ate the mat']])"
+        "['google_bleu'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('google_bleu')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout.splitlines()
+    assert out[0] == "0.3333333333333333"
+    assert out[1] == "[]"  # the installed package was never imported
+
+
+def test_rooms_and_flat_files():
+    flat = {path.name for path in PACKAGE.glob("*.py")}
+    core = {f"{name}.py" for name in {"google_bleu", *evaluate_copies(SCRIPT)}}
+    assert flat - core == FLAT_ENTRY_POINTS
+    rooms = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert rooms == {"analysis", "cli", "ids", "integrations", "scale"}
+    for path in PACKAGE.rglob("*.py"):
+        room = path.relative_to(PACKAGE).parts[0]
+        _, _, absolute = imports(path)
+        # The metric script and load() need evaluate; the Space's room needs gradio.
+        allowed = {"google_bleu.py": {"evaluate", "datasets"}, "__init__.py": {"evaluate"}, "space": {"gradio"}}
+        if room != "integrations":
+            unexpected = absolute & FRAMEWORKS - allowed.get(room, set())
+            assert not unexpected, f"{path}: frameworks {unexpected} outside integrations/"
+        if "torch" in absolute:
+            assert room in ("integrations", "ids"), f"{path} imports torch outside integrations/ and ids/"
+
+
+def test_the_top_level_is_small_and_lists_its_lazy_names():
+    assert len(google_bleu.__all__) <= 20
+    listed = dir(google_bleu)
+    for name in (*google_bleu.__all__, "ids", "scale", "integrations", "analysis", "cli"):
+        assert name in listed
+        assert getattr(google_bleu, name) is not None
+
+
+@pytest.mark.parametrize("name", sorted(google_bleu._MOVED))
+def test_moved_names_warn_and_name_their_new_home(name):
+    module, attribute = google_bleu._MOVED[name]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = getattr(google_bleu, name)
+    assert old is getattr(importlib.import_module(module), attribute)
+    assert [w.category for w in caught] == [DeprecationWarning]
+    assert f"{module}.{attribute}" in str(caught[0].message)
+
+
+def test_load_without_evaluate_says_which_extra(tmp_path):
+    # A folder that hides evaluate: google_bleu.load() names the extra to install.
+    (tmp_path / "evaluate.py").write_text("raise ImportError('No module named evaluate')\n")
+    code = "import google_bleu\ntry:\n    google_bleu.load()\nexcept ImportError as error:\n    print(error)\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
+        env={"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"},
+    ).stdout
+    assert "pip install 'google-bleu[evaluate]'" in out

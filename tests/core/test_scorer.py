@@ -1,0 +1,213 @@
+"""GLEU and GleuScore, and the same numbers from every surface built on them.
+
+On the real WMT samples that ship in the repository, ``GLEU``, the evaluate module
+(``google_bleu.load()``) and the CLI's JSON give the same score, totals, interval and
+signature; nltk (via the HF pipeline) is the outside oracle for the score.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pytest
+
+import google_bleu
+from google_bleu import GLEU, GleuScore, get_tokenizer, text_stats
+from google_bleu.scale.lines import lines_from_bytes
+from google_bleu.significance import paired_test, paired_test_stats
+from tests.helpers.oracles import SAMPLES, hf_google_bleu
+
+# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+
+
+WMT17 = SAMPLES / "wmt17_en_de"
+WMT22 = SAMPLES / "wmt22_en_ja"
+
+
+def read(path) -> list[str]:
+    return lines_from_bytes(path.read_bytes(), str(path))
+
+
+@pytest.fixture(scope="module")
+def metric():
+    return google_bleu.load()
+
+
+def cli_json(*args):
+    done = subprocess.run(
+        [sys.executable, "-m", "google_bleu", *map(str, args), "-w", "17"], capture_output=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+# (folder, systems, extra reference systems, settings) on the bundled real data.
+CROSS_SURFACE = [
+    pytest.param(WMT17, "sys_uedin-nmt.4722.txt", [], {}, id="wmt17-13a"),
+    pytest.param(WMT17, "sys_PROMT-Rule-based.4735.txt", [], {"lowercase": True, "min_len": 2}, id="wmt17-lc-2-4"),
+    pytest.param(
+        WMT17, "sys_online-A.0.txt", ["sys_online-B.0.txt"], {"tokenizer": "intl", "max_len": 3}, id="wmt17-2refs-intl"
+    ),
+    pytest.param(WMT22, "sys_Online-W.txt", [], {"tokenizer": "char"}, id="wmt22-char"),
+]
+CLI_OPTIONS = {"tokenizer": "--tokenize", "min_len": "--min-len", "max_len": "--max-len"}
+
+
+@pytest.mark.parametrize(("folder", "system", "more_refs", "settings"), CROSS_SURFACE)
+def test_gleu_evaluate_and_cli_agree_on_real_data(metric, folder, system, more_refs, settings):
+    predictions = read(folder / system)
+    ref_paths = [folder / "ref0.txt", *(folder / name for name in more_refs)]
+    references = [list(refs) for refs in zip(*map(read, ref_paths))]
+    scorer = GLEU(**settings)
+    score = scorer.corpus_score(predictions, references, n_bootstrap=200)
+
+    # The evaluate module: its dict is GleuScore.metric_dict().
+    result = metric.compute(predictions=predictions, references=references, n_bootstrap=200, **settings)
+    assert result == score.metric_dict()
+    assert result.items() <= score.to_dict().items()
+    # The CLI: its JSON is GleuScore.json_object() with the system's name.
+    argv = [*ref_paths, "-i", folder / system, "-ci", "-cin", "200"]
+    for key, value in settings.items():
+        argv += ["-lc"] if key == "lowercase" else [CLI_OPTIONS[key], value]
+    out = cli_json(*argv)
+    orders = {"min_len": scorer.min_len, "max_len": scorer.max_len}
+    assert out == {"name": "GLEU", "system": str(folder / system), **score.json_object(17), **orders}
+    assert out["n_match"] / out["n_all"] == score.score
+    # The outside oracle: HF's pipeline (13a or the named tokenizer, then nltk).
+    if not settings.get("lowercase") and settings.get("tokenizer", "13a") == "13a" and not more_refs:
+        assert score.score == hf_google_bleu(predictions, references, **settings)
+
+
+def test_paired_tests_agree_across_surfaces():
+    references = read(WMT17 / "ref0.txt")
+    names = ["sys_online-B.0.txt", "sys_uedin-nmt.4722.txt", "sys_PROMT-Rule-based.4735.txt"]
+    systems = {name: read(WMT17 / name) for name in names}
+    scorer = GLEU()
+    stats = [scorer.stats(predictions, references) for predictions in systems.values()]
+    for test, n in (("bs", 300), ("ar", 500)):
+        scores = scorer.paired_scores(stats, test, n, seed=3, n_bootstrap=200)
+        plain = paired_test_stats(stats, test, n, seed=3, n_bootstrap=200)
+        on_text = paired_test(systems, references, test, n, seed=3, n_bootstrap=200)
+        for score, result, by_name in zip(scores, plain, on_text.values()):
+            assert (score.score, score.ci_low, score.ci_high, score.p_value) == (
+                result.score,
+                result.ci_low,
+                result.ci_high,
+                result.p_value,
+            )
+            assert result == by_name
+        signature = {"bs": "|bs:300|seed:3|", "ar": "|ar:500|bs:200|seed:3|"}[test]
+        assert all(signature in score.signature for score in scores)
+        out = cli_json(
+            WMT17 / "ref0.txt",
+            "-i",
+            *(WMT17 / name for name in names),
+            f"--paired-{test}",
+            "--paired-n",
+            n,
+            "--seed",
+            3,
+            "-cin",
+            200,
+        )
+        for obj, score, index in zip(out, scores, range(len(names))):
+            values = score.json_object(17)
+            values.pop("p_value", None)
+            assert obj == {
+                "name": "GLEU",
+                "system": str(WMT17 / names[index]),
+                **values,
+                "min_len": 1,
+                "max_len": 4,
+                "baseline": index == 0,
+                "p_value": None if score.p_value is None else round(score.p_value, 4),
+            }
+
+
+# -- GLEU -------------------------------------------------------------------------------------
+
+
+def test_settings_are_checked_once_in_the_constructor():
+    scorer = GLEU(tokenizer="char", lowercase=True, min_len=2, max_len=3)
+    assert repr(scorer) == "GLEU(tokenizer='char', lowercase=True, min_len=2, max_len=3)"
+    assert scorer.signature(2).rsplit("|", 1)[0] == "nrefs:2|case:lc|tok:char|ngram:2-3"
+    stats = scorer.stats(["AB c"], ["ab c"])
+    assert (stats.min_len, stats.max_len) == (2, 3)
+    assert stats == text_stats(["AB c"], ["ab c"], tokenizer="char", lowercase=True, min_len=2, max_len=3)
+
+
+def test_lowercase_has_one_home():
+    # The Tokenizer holds the setting; GLEU reports it from there, so the signature always
+    # says what was applied.
+    lowercasing = get_tokenizer("13a", lowercase=True)
+    for scorer in (GLEU(lowercasing), GLEU(lowercasing, lowercase=False), GLEU("13a", lowercase=True)):
+        assert scorer.lowercase is True and scorer.tokenizer.lowercase is True
+        assert "|case:lc|" in scorer.signature()
+        assert scorer.corpus_score(["The Cat"], ["the cat"]).score == 1.0
+    assert GLEU().lowercase is False and "|case:mixed|" in GLEU().signature()
+    with pytest.raises(AttributeError):
+        GLEU().lowercase = True  # read from the tokenizer, not stored twice
+    plain = get_tokenizer("13a")
+    assert get_tokenizer(plain) is plain and get_tokenizer(plain, lowercase=True).lowercase is True
+    assert plain.lowercase is False  # never changed in place
+
+
+def test_score_stats_refuses_other_orders():
+    stats = GLEU(max_len=3).stats(["a b"], ["a b"])
+    with pytest.raises(ValueError, match="orders 1-3, this scorer uses 1-4"):
+        GLEU().score_stats(stats)
+    with pytest.raises(TypeError, match="stats must be a GleuStats, got dict"):
+        GLEU().score_stats({"n_match": 1})
+
+
+def test_sentence_scores_and_token_stats():
+    scorer = GLEU()
+    predictions, references = read(WMT17 / "sys_online-B.0.txt"), read(WMT17 / "ref0.txt")
+    stats = scorer.stats(predictions, references)
+    assert scorer.sentence_scores(predictions, references) == stats.sentence_scores().tolist()
+    tokenize = get_tokenizer("13a")
+    token_stats = scorer.token_stats([tokenize(p) for p in predictions], [[tokenize(r)] for r in references])
+    assert token_stats == stats
+
+
+# -- GleuScore -----------------------------------------------------------------------------------
+
+
+def test_score_object_formats():
+    score = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
+    assert (score.score, score.n_match, score.n_hyp, score.n_ref, score.n_all) == (6 / 18, 6, 18, 14, 18)
+    assert (score.ci_low, score.ci_high, score.p_value) == (None, None, None)
+    assert str(score) == score.format() == f"GLEU|{score.signature} = 33.3 (P = 33.3, R = 42.9)"
+    assert score.format(width=3, score_only=True) == "33.333"
+    assert json.loads(score.format(json=True)) == score.json_object()
+    assert set(score.to_dict()) == {
+        "google_bleu",
+        "precision",
+        "recall",
+        "signature",
+        "n_match",
+        "n_hyp",
+        "n_ref",
+        "n_all",
+    }
+    assert list(score.metric_dict()) == ["google_bleu", "precision", "recall", "signature"]
+    assert list(score.metric_dict([0.5])) == ["google_bleu", "precision", "recall", "signature", "sentence_scores"]
+    with_ci = dataclasses.replace(score, ci_low=0.25, ci_high=0.5, p_value=0.01234)
+    assert with_ci.format() == f"GLEU|{score.signature} = 33.3 [25.0, 50.0] (P = 33.3, R = 42.9) p = 0.0123"
+    assert with_ci.json_object()["p_value"] == 0.0123 and with_ci.to_dict()["p_value"] == 0.01234
+    assert list(with_ci.metric_dict())[-2:] == ["ci_low", "ci_high"]
+    for width, error in ((18, ValueError), (-1, ValueError), (1.0, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="width must be an integer from 0 to 17"):
+            score.format(width=width)
+        with pytest.raises(error, match="width"):
+            score.json_object(width)
+
+
+def test_score_of_an_empty_corpus_is_zero():
+    score = GLEU().corpus_score([], [], n_bootstrap=10)
+    assert (score.score, score.n_all, score.ci_low, score.ci_high) == (0.0, 0, 0.0, 0.0)
+    assert isinstance(score, GleuScore)

@@ -1,0 +1,71 @@
+"""Named tokenizers are sacrebleu's, split on whitespace; callables are checked."""
+
+import numpy as np
+import pytest
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+from sacrebleu.tokenizers.tokenizer_char import TokenizerChar
+from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+from google_bleu import get_tokenizer
+from tests.helpers.oracles import SAMPLES, read_lines
+
+TRICKY = [
+    "",
+    "   ",
+    "Hello, world! It's 3.14 -- or 1,000.5?",
+    "&quot;A&amp;B&quot; &lt;tag&gt; <skipped> end-\nof-line",
+    "Tab\tseparated\u00a0nbsp\u3000ideographic",
+    "数字123と漢字、カタカナ。",
+    "e.g. U.S.A. 5-6 pm",
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "oracle"),
+    [("13a", Tokenizer13a()), ("intl", TokenizerV14International()), ("zh", TokenizerZh()), ("char", TokenizerChar())],
+)
+def test_named_tokenizers_equal_sacrebleu(name, oracle):
+    tokenize = get_tokenizer(name)
+    texts = TRICKY + read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt") + read_lines(SAMPLES / "wmt22_en_ja" / "ref0.txt")
+    for text in texts:
+        assert tokenize(text) == oracle(text).split()
+
+
+def test_none_splits_on_whitespace():
+    assert get_tokenizer("none")("a  b,c\td") == ["a", "b,c", "d"]
+
+
+def test_lowercase_before_tokenizing():
+    assert get_tokenizer("13a", lowercase=True)("ÄB, C") == ["äb", ",", "c"]
+
+
+def test_callable_output_is_checked():
+    assert get_tokenizer(str.split)("a b") == ["a", "b"]
+    with pytest.raises(TypeError, match=r"wrap it"):
+        get_tokenizer(Tokenizer13a())("a b")
+    with pytest.raises(TypeError, match="got tuple"):
+        get_tokenizer(lambda s: tuple(s.split()))("a b")
+    with pytest.raises(TypeError, match="tokenizer must be a name or a callable"):
+        get_tokenizer(42)
+    with pytest.raises(TypeError, match="lowercase must be a bool"):
+        get_tokenizer("13a", lowercase="yes")
+
+
+@pytest.mark.parametrize("bad", [5, None, b"a b", ["a"]])
+def test_13a_refuses_what_is_not_text(bad):
+    tokenize = get_tokenizer("13a")
+    with pytest.raises(TypeError, match=rf"^text must be a str, got {type(bad).__name__} "):
+        tokenize(bad)
+    for call in (tokenize.tokenize_all, tokenize.spaced_all):
+        with pytest.raises(TypeError, match=rf"^texts\[2\] must be a str, got {type(bad).__name__} "):
+            call(["a", "b", bad, "c"])
+
+
+def test_13a_takes_str_subclasses_as_their_text():
+    texts = np.array(["Hello, world!", "3.5-4\tdays", "\ue000 a.b"])
+    expected = [Tokenizer13a()(str(text)).split() for text in texts]
+    tokenize = get_tokenizer("13a")
+    assert tokenize.tokenize_all(texts) == tokenize.tokenize_all(list(texts)) == expected
+    assert [tokenize(text) for text in texts] == expected
+    assert [line.split() for line in tokenize.spaced_all(texts).lines] == expected

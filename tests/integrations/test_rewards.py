@@ -1,0 +1,224 @@
+"""The TRL reward adapter, called as TRL's GRPOTrainer calls reward functions, and in a real GRPO step."""
+
+import pytest
+
+from google_bleu.integrations.trl import make_gleu_reward
+from tests.helpers.oracles import nltk_sentence, tokenize_13a
+
+PROMPTS = ["Translate: le chat", "Translate: un chien", "Translate: le chat"]
+COMPLETIONS = ["the cat sat on the mat .", "a dog", ""]
+REFERENCES = [["the cat ate the mat."], ["one dog", "a dog barks"], ["the cat"]]
+
+
+def oracle(completions, references):
+    return [nltk_sentence([tokenize_13a(r) for r in refs], tokenize_13a(c)) for c, refs in zip(completions, references)]
+
+
+def trl_call(reward, prompts, completions, **columns):
+    """What GRPOTrainer._calculate_rewards passes to a plain reward function (trl 1.16)."""
+    callbacks = pytest.importorskip("transformers.trainer_callback")
+    return reward(
+        prompts=prompts,
+        completions=completions,
+        completion_ids=[[7, 8, 9]] * len(completions),
+        **columns,
+        trainer_state=callbacks.TrainerState(),
+        log_extra=lambda column, values: None,
+        log_metric=lambda name, value: None,
+    )
+
+
+def test_plain_completions_equal_nltk_on_13a_tokens():
+    reward = make_gleu_reward()
+    got = trl_call(reward, PROMPTS, COMPLETIONS, reference=REFERENCES)
+    assert got == oracle(COMPLETIONS, REFERENCES)
+    assert isinstance(got, list) and all(type(value) is float for value in got)
+    assert got[2] == 0.0  # an empty completion is scored, not dropped
+
+
+def test_conversational_completions_use_the_assistant_message():
+    reward = make_gleu_reward()
+    prompts = [[{"role": "user", "content": p}] for p in PROMPTS]
+    completions = [[{"role": "assistant", "content": c}] for c in COMPLETIONS]
+    assert trl_call(reward, prompts, completions, reference=REFERENCES) == oracle(COMPLETIONS, REFERENCES)
+    # Multi-turn completions (tool use): the final assistant message is the answer.
+    turns = [
+        {"role": "assistant", "content": "", "tool_calls": [{"name": "lookup"}]},
+        {"role": "tool", "content": "the cat"},
+        {"role": "assistant", "content": "the cat sat"},
+    ]
+    assert trl_call(reward, prompts[:1], [turns], reference=[["the cat sat"]]) == [1.0]
+
+
+def test_options_and_a_string_reference_per_example():
+    reward = make_gleu_reward("target", tokenizer="char", lowercase=True, min_len=1, max_len=2, name="gleu_char")
+    assert reward.__name__ == "gleu_char"
+    got = trl_call(reward, ["p"], ["AB"], target=["ab"])
+    assert got == [nltk_sentence([["a", "b"]], ["a", "b"], 1, 2)] == [1.0]
+
+
+def test_trl_names_the_reward_after_the_function():
+    trl_utils = pytest.importorskip("trl.trainer.utils")
+    assert trl_utils.get_callable_name(make_gleu_reward()) == "gleu"
+
+
+def test_missing_reference_column_names_the_columns():
+    reward = make_gleu_reward("reference")
+    with pytest.raises(
+        ValueError, match=r"dataset column 'reference'; the trainer passed \['completion_ids', 'prompts', 'target'\]"
+    ):
+        trl_call(reward, PROMPTS, COMPLETIONS, target=REFERENCES)
+
+
+@pytest.mark.parametrize(
+    ("completions", "error", "message"),
+    [
+        ([42], TypeError, "completion 0 must be a str or a list of messages"),
+        ([[{"role": "user", "content": "hi"}]], ValueError, "completion 0 has no assistant message"),
+        ([[{"role": "assistant", "content": 3}]], TypeError, "message content must be a str"),
+        ("the cat", TypeError, "completions must be a list"),
+    ],
+)
+def test_bad_completions(completions, error, message):
+    with pytest.raises(error, match=message):
+        make_gleu_reward()(completions, reference=[["the cat"]] * len(completions))
+
+
+def test_bad_options_fail_at_construction():
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        make_gleu_reward(tokenizer="nonsense")
+    with pytest.raises(ValueError, match="min_len must be >= 1"):
+        make_gleu_reward(min_len=0)
+    with pytest.raises(TypeError, match="reference_key must be a str"):
+        make_gleu_reward(reference_key=["reference"])
+
+
+def test_reference_counts_must_match():
+    with pytest.raises(ValueError, match="got 2 predictions but 1 reference lists"):
+        make_gleu_reward()(["a", "b"], reference=[["a"]])
+
+
+# -- one real GRPO step -------------------------------------------------------------------
+
+
+def _tiny_model_and_tokenizer():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("trl")
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    words = "translate : le chat un chien the cat sat on a mat dog ate".split()
+    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2, **{w: i + 3 for i, w in enumerate(dict.fromkeys(words))}}
+    backend = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    backend.decoder = decoders.WordPiece()  # joins words with spaces
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
+    )
+    tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=1,
+    )
+    return LlamaForCausalLM(config), tokenizer
+
+
+def _grpo_step(tmp_path, model, tokenizer, dataset, reward):
+    """One real GRPO training step on CPU with this reward: 4 completions (2 per prompt)."""
+    from trl import GRPOConfig, GRPOTrainer
+
+    args = GRPOConfig(
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=4,
+        num_generations=2,
+        max_completion_length=6,
+        max_steps=1,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        logging_steps=1,
+        save_strategy="no",
+        seed=0,
+    )
+    trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=dataset, processing_class=tokenizer)
+    trainer.train()
+    return trainer
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # transformers 5 renames gradient checkpointing
+@pytest.mark.parametrize("conversational", [False, True])
+def test_one_real_grpo_step(tmp_path, conversational):
+    model, tokenizer = _tiny_model_and_tokenizer()
+    from datasets import Dataset
+
+    prompts = ["translate : le chat", "translate : un chien"]
+    if conversational:
+        prompts = [[{"role": "user", "content": p}] for p in prompts]
+    dataset = Dataset.from_dict({"prompt": prompts, "reference": [["the cat sat on the mat"], ["a dog", "the dog"]]})
+    gleu = make_gleu_reward()
+    calls = []
+
+    def recorded_gleu(completions, **kwargs):
+        rewards = gleu(completions, **kwargs)
+        calls.append((completions, kwargs["reference"], rewards))
+        return rewards
+
+    recorded_gleu.__name__ = "gleu"
+    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu)
+
+    assert len(calls) == 1
+    completions, references, rewards = calls[0]
+    assert len(completions) == 4
+    if conversational:
+        assert all(c[0]["role"] == "assistant" for c in completions)
+        texts = [c[0]["content"] for c in completions]
+    else:
+        texts = completions
+    assert rewards == oracle(texts, references)
+    logged = trainer.state.log_history[0]
+    assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)  # float32 in the trainer
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_one_real_grpo_step_with_the_token_id_reward(tmp_path):
+    """GleuIdReward in a real GRPO step: completion_ids against a reference-ids column, no decoding."""
+    model, tokenizer = _tiny_model_and_tokenizer()
+    from datasets import Dataset
+
+    from google_bleu.integrations.trl import GleuIdReward
+
+    references = ["the cat sat on the mat", "a dog"]
+    reference_ids = [tokenizer(text, add_special_tokens=False)["input_ids"] for text in references]
+    dataset = Dataset.from_dict(
+        {"prompt": ["translate : le chat", "translate : un chien"], "reference_ids": reference_ids}
+    )
+    gleu_ids = GleuIdReward("reference_ids", pad_id=tokenizer.eos_token_id)
+    calls = []
+
+    def recorded_gleu_ids(completions, completion_ids, **kwargs):
+        rewards = gleu_ids(completions=completions, completion_ids=completion_ids, **kwargs)
+        calls.append((completion_ids, kwargs["reference_ids"], rewards))
+        return rewards
+
+    recorded_gleu_ids.__name__ = gleu_ids.__name__
+    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu_ids)
+
+    assert len(calls) == 1
+    completion_ids, column, rewards = calls[0]
+    assert len(completion_ids) == 4
+    eos = tokenizer.eos_token_id
+    expected = [nltk_sentence([ref], [t for t in ids if t != eos]) for ids, ref in zip(completion_ids, column)]
+    assert rewards == expected
+    logged = trainer.state.log_history[0]
+    assert logged["rewards/gleu_ids/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)

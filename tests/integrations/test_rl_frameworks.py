@@ -1,0 +1,689 @@
+"""The RL rewards, called the way each framework calls them: veRL, OpenRLHF, verifiers, TRL.
+
+verifiers and TRL run for real here. veRL (pins transformers < 5.11) and OpenRLHF (pins
+deepspeed, flash-attn and transformers 5.15) cannot be installed beside this project's
+test stack, so their loaders and call sites are reproduced line for line from their
+sources (veRL 0.9.1 ``verl/utils/import_utils.py``, ``verl/trainer/ppo/reward.py``,
+``verl/workers/reward_manager/{naive,batch}.py``; OpenRLHF 0.11.2
+``openrlhf/utils/agent.py``, ``openrlhf/trainer/ppo_utils/samples_generator.py``). When
+``verl`` or ``openrlhf`` is importable, its own loader and reward path run too (veRL's
+reward managers on a ``DataProto``; OpenRLHF's ``SingleTurnAgentExecutor.execute``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import multiprocessing
+import os
+import pickle
+import random
+import re
+import subprocess
+import sys
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import google_bleu
+from google_bleu import GLEU
+from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, make_openrlhf_reward
+from google_bleu.integrations.trl import GleuIdReward, GleuReward
+from google_bleu.integrations.verifiers import make_verifiers_reward
+from google_bleu.integrations.verl import compute_score, compute_score_batch
+from tests.helpers.oracles import nltk_sentence, tokenize_13a
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = Path(google_bleu.__file__).resolve().parent
+DOC = REPO / "docs" / "rl-rewards.md"
+
+RESPONSES = ["the cat sat on the mat .", "A dog barks", "", "one two three four five"]
+REFERENCES = [["the cat ate the mat."], ["a dog barks", "one dog"], ["the cat"], ["one two three four five six"]]
+
+
+def scorer_rows(responses, references, **settings):
+    """(score, precision, recall) of each response, from the shared scorer's rows."""
+    stats = GLEU(**settings).stats(responses, references)
+    return [(stats[i].score(), stats[i].precision(), stats[i].recall()) for i in range(len(stats))]
+
+
+def nltk_scores(responses, references):
+    return [nltk_sentence([tokenize_13a(r) for r in refs], tokenize_13a(c)) for c, refs in zip(responses, references)]
+
+
+# -- veRL ---------------------------------------------------------------------------------
+
+
+def verl_load_extern_object(module_path: str, object_name: str):
+    """veRL 0.9.1 ``load_extern_object`` / ``load_module`` (no module name given), as written there."""
+    if module_path.startswith("pkg://"):
+        module = importlib.import_module(module_path[len("pkg://") :].replace("/", "."))
+    else:
+        if module_path.startswith("file://"):
+            module_path = module_path[len("file://") :]
+        if not os.path.exists(module_path):
+            raise FileNotFoundError(f"Custom module file not found: {module_path=}")
+        spec_name = f"custom_module_{hash(os.path.abspath(module_path))}"
+        spec = importlib.util.spec_from_file_location(spec_name, module_path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    if not hasattr(module, object_name):
+        raise AttributeError(f"Object not found in module: {object_name=}, {module_path=}.")
+    return getattr(module, object_name)
+
+
+def _call_with_kwargs(raw_fn, extra_kwargs, *args, **kwargs):
+    # veRL 0.9.1 verl/trainer/ppo/reward.py: reward_kwargs take precedence.
+    return raw_fn(*args, **{**kwargs, **extra_kwargs})
+
+
+def verl_custom_reward_fn(config: dict, loader):
+    """veRL's ``get_custom_reward_fn``: load ``path``/``name``, bind ``reward_kwargs``."""
+    reward_fn_config = config["reward"].get("custom_reward_function") or {}
+    raw_fn = loader(reward_fn_config["path"], reward_fn_config["name"])
+    return partial(_call_with_kwargs, raw_fn, dict(reward_fn_config.get("reward_kwargs", {})))
+
+
+def _real_verl_loader(module_path, object_name):
+    import_utils = pytest.importorskip(
+        "verl.utils.import_utils", reason="verl is not installed (pins transformers<5.11)"
+    )
+    return import_utils.load_extern_object(module_path=module_path, object_name=object_name)
+
+
+LOADERS = [
+    pytest.param(verl_load_extern_object, id="verl-0.9.1-loader-as-written"),
+    pytest.param(_real_verl_loader, id="verl"),
+]
+
+
+def verl_naive_manager(compute_score_fn, samples):
+    """What veRL's NaiveRewardManager does per sample (extra_info gets num_turns etc.)."""
+    out = []
+    for sample in samples:
+        extra_info = dict(sample.get("extra_info", {}))
+        extra_info["num_turns"] = None
+        extra_info["rollout_reward_scores"] = {}
+        out.append(
+            compute_score_fn(
+                data_source=sample["data_source"],
+                solution_str=sample["response"],
+                ground_truth=sample["reward_model"]["ground_truth"],
+                extra_info=extra_info,
+            )
+        )
+    return out
+
+
+def verl_batch_manager(compute_score_fn, samples, **reward_kwargs):
+    """What veRL's BatchRewardManager.verify does: numpy object columns, keyword call."""
+    data_sources = np.array([sample["data_source"] for sample in samples], dtype=object)
+    ground_truths = [sample["reward_model"].get("ground_truth", None) for sample in samples]
+    extras = np.array([dict(sample.get("extra_info", {})) for sample in samples], dtype=object)
+    for extra in extras:
+        extra["rollout_reward_scores"] = {}
+    return compute_score_fn(
+        data_sources=data_sources,
+        solution_strs=[sample["response"] for sample in samples],
+        ground_truths=ground_truths,
+        extra_infos=extras,
+        **reward_kwargs,
+    )
+
+
+def verl_samples():
+    # A list ground truth read back from parquet arrives as a numpy array of str.
+    truths = [REFERENCES[0][0], np.array(REFERENCES[1], dtype=object), REFERENCES[2], REFERENCES[3]]
+    return [
+        {
+            "data_source": "wmt",
+            "response": response,
+            "reward_model": {"ground_truth": truth},
+            "extra_info": {"index": i},
+        }
+        for i, (response, truth) in enumerate(zip(RESPONSES, truths))
+    ]
+
+
+def as_dicts(rows):
+    return [{"score": s, "precision": p, "recall": r} for s, p, r in rows]
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_verl_loads_the_shipped_file_and_both_managers_score_exactly(loader):
+    path = str(PACKAGE / "verl_reward.py")
+    config = {"reward": {"custom_reward_function": {"path": path, "name": "compute_score", "reward_kwargs": {}}}}
+    reward_fn = verl_custom_reward_fn(config, loader)
+    expected = as_dicts(scorer_rows(RESPONSES, REFERENCES))
+    assert [row["score"] for row in expected] == nltk_scores(RESPONSES, REFERENCES)
+    assert verl_naive_manager(reward_fn, verl_samples()) == expected
+    assert verl_batch_manager(reward_fn, verl_samples()) == expected
+    # The reward loop's managers add keywords for reward models; they are ignored.
+    assert reward_fn(
+        data_source="wmt", solution_str=RESPONSES[0], ground_truth=REFERENCES[0][0], extra_info={},
+        reward_router_address="127.0.0.1:1", reward_model_tokenizer=None,
+    ) == expected[0]  # fmt: skip
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_verl_loader_works_on_a_copy_of_the_file_and_with_pkg_paths(loader, tmp_path):
+    copy = tmp_path / "my_reward.py"
+    copy.write_text((PACKAGE / "verl_reward.py").read_text("utf-8"), "utf-8")
+    expected = as_dicts(scorer_rows(RESPONSES[:1], REFERENCES[:1]))
+    assert loader(str(copy), "compute_score")("wmt", RESPONSES[0], REFERENCES[0]) == expected[0]
+    assert loader(f"file://{copy}", "compute_score_batch")(None, RESPONSES[:1], REFERENCES[:1]) == expected
+    assert loader("pkg://google_bleu.integrations.verl", "compute_score")("wmt", RESPONSES[0], REFERENCES[0]) == expected[0]
+
+
+def test_verl_reward_kwargs_change_the_settings():
+    config = {
+        "reward": {
+            "custom_reward_function": {
+                "path": str(PACKAGE / "verl_reward.py"),
+                "name": "compute_score",
+                "reward_kwargs": {"lowercase": True, "min_len": 2, "max_len": 3},
+            }
+        }
+    }
+    reward_fn = verl_custom_reward_fn(config, verl_load_extern_object)
+    expected = as_dicts(scorer_rows(RESPONSES, REFERENCES, lowercase=True, min_len=2, max_len=3))
+    assert verl_naive_manager(reward_fn, verl_samples()) == expected
+    assert expected[1]["score"] == 1.0  # "A dog barks" matches "a dog barks" only when lowercased
+    # The batch manager passes its reward_kwargs itself.
+    assert verl_batch_manager(compute_score, verl_samples(), lowercase=True, min_len=2, max_len=3) == expected
+
+
+def test_verl_documented_yaml_resolves_through_the_loader():
+    yaml = pytest.importorskip("yaml")
+    block = re.search(r"<!-- rl-verl-yaml -->\n```text\n(.*?)\n```", DOC.read_text("utf-8"), re.DOTALL)
+    config = yaml.safe_load(block[1])
+    printed = subprocess.run(
+        [sys.executable, "-m", "google_bleu.verl_reward"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert Path(printed) == PACKAGE / "verl_reward.py"
+    assert config["reward"]["custom_reward_function"]["path"] == "google_bleu/verl_reward.py"
+    config["reward"]["custom_reward_function"]["path"] = printed
+    reward_fn = verl_custom_reward_fn(config, verl_load_extern_object)
+    assert verl_batch_manager(reward_fn, verl_samples()) == as_dicts(scorer_rows(RESPONSES, REFERENCES))
+
+
+def test_verl_own_reward_managers_score_with_the_shipped_file():
+    """veRL's own loader and reward managers on a DataProto, when verl is importable."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("verl", reason="verl is not installed (pins transformers<5.11)")
+    from omegaconf import OmegaConf
+    from verl import DataProto
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+    from verl.workers.reward_manager.batch import BatchRewardManager
+    from verl.workers.reward_manager.naive import NaiveRewardManager
+
+    tokenizer = chatml_tokenizer()
+    path = str(PACKAGE / "verl_reward.py")
+    reward_fn = get_custom_reward_fn(
+        OmegaConf.create({"reward": {"custom_reward_function": {"path": path, "name": "compute_score"}}})
+    )
+    n, prompt_len, response_len = len(RESPONSES), 4, 16
+    prompts = torch.full((n, prompt_len), tokenizer.pad_token_id)
+    responses = torch.full((n, response_len), tokenizer.pad_token_id)
+    mask = torch.zeros((n, prompt_len + response_len), dtype=torch.long)
+    mask[:, :prompt_len] = 1
+    for i, text in enumerate(RESPONSES):
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        responses[i, : len(ids)] = torch.tensor(ids)
+        mask[i, prompt_len : prompt_len + len(ids)] = 1
+    data = DataProto.from_dict(
+        tensors={"prompts": prompts, "responses": responses, "attention_mask": mask},
+        non_tensors={
+            "data_source": np.array(["wmt"] * n, dtype=object),
+            "reward_model": np.array([{"ground_truth": refs} for refs in REFERENCES], dtype=object),
+            "extra_info": np.array([{"index": i} for i in range(n)], dtype=object),
+        },
+    )
+    expected = scorer_rows(RESPONSES, REFERENCES)
+    for manager in (NaiveRewardManager, BatchRewardManager):
+        out = manager(tokenizer, num_examine=0, compute_score=reward_fn)(data, return_dict=True)
+        assert out["reward_extra_info"]["score"] == [row[0] for row in expected]
+        assert out["reward_extra_info"]["recall"] == [row[2] for row in expected]
+        # veRL puts the score on the last response token, in float32.
+        assert out["reward_tensor"].sum(-1).tolist() == torch.tensor([row[0] for row in expected]).tolist()
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: compute_score("wmt", None, "a"), TypeError, "solution_str must be the decoded response"),
+        (lambda: compute_score("wmt", "a", []), TypeError, "ground_truth must be a str or a non-empty list of str"),
+        (lambda: compute_score("wmt", "a", [1]), TypeError, "ground_truth must be a str"),
+        (
+            lambda: compute_score(data_sources=["x"], solution_strs=["a", "b"], ground_truths=["a", "b"]),
+            ValueError,
+            "got 2 solution_strs, 2 ground_truths, 1 data_sources",
+        ),
+        (
+            lambda: compute_score(solution_strs=["a"], ground_truths=[3]),
+            TypeError,
+            r"ground_truths\[0\] must be a str",
+        ),
+        (lambda: compute_score_batch(None, ["a", 4], ["a", "b"]), TypeError, r"solution_strs\[1\] must be"),
+        (lambda: compute_score_batch(None, "ab", ["a", "b"]), TypeError, "solution_strs must be a list"),
+        (
+            lambda: compute_score("wmt", "a", "a", solution_strs=["a"], ground_truths=["a"]),
+            ValueError,
+            r"one sample or a batch, not both: got batch arguments and \['data_source', 'ground_truth', 'solution_str'\]",
+        ),
+        (lambda: compute_score("wmt", "a", "a", min_len=0), ValueError, "min_len must be >= 1"),
+        (lambda: compute_score("wmt", "a", "a", tokenizer="nonsense"), ValueError, "unknown tokenizer"),
+    ],
+)
+def test_verl_bad_input_is_rejected_naming_the_argument(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+# -- OpenRLHF -----------------------------------------------------------------------------
+
+
+def openrlhf_load(path: str):
+    """OpenRLHF 0.11.2 SingleTurnAgentExecutor.__init__: the reward file is loaded like this."""
+    spec = importlib.util.spec_from_file_location("reward_func", path)
+    reward_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reward_module)
+    return reward_module.reward_func
+
+
+async def _fetch_rewards_via_func(reward_func, queries_list, prompts_list, labels_list):
+    # OpenRLHF 0.11.2 SingleTurnAgentExecutor._fetch_rewards_via_func: one query per thread.
+    tasks = [
+        asyncio.to_thread(reward_func, queries_list[i : i + 1], prompts_list[i : i + 1], labels_list[i : i + 1])
+        for i in range(len(queries_list))
+    ]
+    return await asyncio.gather(*tasks)
+
+
+def openrlhf_rollout_info(rewards_info):
+    """How OpenRLHF turns one reward_func result into an experience's info (executor + samples_generator)."""
+    import torch
+
+    score_value = rewards_info.get("scores")
+    if score_value is None:
+        score_value = rewards_info.get("rewards")
+    info = {"reward": torch.tensor([rewards_info.get("rewards")]), "score": torch.tensor([score_value])}
+    for key, value in (rewards_info.get("extra_logs") or {}).items():
+        if isinstance(value, torch.Tensor):
+            value = value.flatten()[0].item()
+        info[key] = torch.tensor([value])
+    return info
+
+
+def chatml_tokenizer():
+    """A small byte-level BPE tokenizer with ChatML special tokens and chat template, trained here."""
+    pytest.importorskip("tokenizers")
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    backend.train_from_iterator([" ".join(RESPONSES + sum(REFERENCES, []))] * 4, trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>"],
+    )
+    tokenizer.chat_template = (
+        "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    return tokenizer
+
+
+def openrlhf_queries(tokenizer, responses):
+    """Prompts as OpenRLHF builds them (chat template), queries as it decodes prompt + action ids."""
+    prompts, queries = [], []
+    for i, response in enumerate(responses):
+        messages = [{"role": "user", "content": f"Translate sentence {i}."}]
+        prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        prompt_ids = tokenizer(text=prompt, add_special_tokens=False)["input_ids"]
+        action_ids = tokenizer(text=response, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        prompts.append(prompt)
+        queries.append(tokenizer.decode(prompt_ids + action_ids, skip_special_tokens=False))
+    return queries, prompts
+
+
+@pytest.mark.parametrize("source", ["shipped-file", "tokenizer"])
+def test_openrlhf_reward_file_scores_the_response_exactly(source, tmp_path):
+    torch = pytest.importorskip("torch")
+    tokenizer = chatml_tokenizer()
+    if source == "shipped-file":
+        path = PACKAGE / "openrlhf_reward.py"
+    else:
+        path = tmp_path / "reward.py"
+        path.write_text(
+            "from transformers import AutoTokenizer\n"
+            "from google_bleu.integrations.openrlhf import make_openrlhf_reward\n"
+            f"reward_func = make_openrlhf_reward(AutoTokenizer.from_pretrained({str(tmp_path / 'tok')!r}))\n",
+            "utf-8",
+        )
+        tokenizer.save_pretrained(tmp_path / "tok")
+    reward_func = openrlhf_load(str(path))
+    queries, prompts = openrlhf_queries(tokenizer, RESPONSES)
+    assert all("<|im_end|>" in query for query in queries)
+    results = asyncio.run(_fetch_rewards_via_func(reward_func, queries, prompts, REFERENCES))
+    expected = scorer_rows(RESPONSES, REFERENCES)
+    for result, (score, precision, recall) in zip(results, expected):
+        assert set(result) == {"rewards", "scores", "extra_logs"}
+        assert isinstance(result["rewards"], torch.Tensor) and result["rewards"].tolist() == [score]
+        info = openrlhf_rollout_info(result)
+        assert info["reward"].tolist() == [score] and info["score"].tolist() == [score]
+        logs = result["extra_logs"]
+        assert logs["gleu_precision"].tolist() == [precision] and logs["gleu_recall"].tolist() == [recall]
+        # OpenRLHF itself makes float32 log values of them.
+        assert torch.equal(info["gleu_precision"], torch.tensor([precision]))
+        assert torch.equal(info["gleu_recall"], torch.tensor([recall]))
+    # One call with the whole batch gives the same numbers.
+    batch = reward_func(queries, prompts, REFERENCES)
+    assert batch["rewards"].tolist() == [row[0] for row in expected] == nltk_scores(RESPONSES, REFERENCES)
+
+
+class _FixedEngine:
+    """Stands in for OpenRLHF's vLLM engine: "generates" the given response ids."""
+
+    def __init__(self, action_ids):
+        self.action_ids = action_ids
+
+    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
+        from types import SimpleNamespace
+
+        output = SimpleNamespace(token_ids=self.action_ids, finish_reason="stop", logprobs=None)
+        return SimpleNamespace(outputs=[output])
+
+
+def test_openrlhf_own_executor_loads_and_scores_the_shipped_file():
+    """OpenRLHF's SingleTurnAgentExecutor end to end (load, decode, reward), when openrlhf is importable."""
+    pytest.importorskip("torch")
+    agent = pytest.importorskip("openrlhf.utils.agent", reason="openrlhf is not installed (pins deepspeed, flash-attn)")
+    from types import SimpleNamespace
+
+    tokenizer = chatml_tokenizer()
+    executor = agent.SingleTurnAgentExecutor(remote_rm_url=str(PACKAGE / "openrlhf_reward.py"))
+    expected = scorer_rows(RESPONSES, REFERENCES)
+    for i, (response, refs) in enumerate(zip(RESPONSES, REFERENCES)):
+        prompt = tokenizer.apply_chat_template(
+            [{"role": "user", "content": f"Translate {i}"}], tokenize=False, add_generation_prompt=True
+        )
+        action_ids = tokenizer(text=response, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        params = SimpleNamespace(max_tokens=32, logprobs=None)
+        output = asyncio.run(executor.execute(prompt, refs, params, 256, tokenizer, _FixedEngine(action_ids)))
+        assert output["reward"].tolist() == [expected[i][0]] and output["scores"].tolist() == [expected[i][0]]
+        assert output["extra_logs"]["gleu_recall"].tolist() == [expected[i][2]]
+
+
+def test_openrlhf_prompt_match_after_special_tokens_are_removed():
+    reward_func = make_openrlhf_reward(["<s>", "</s>"])
+    # A tokenizer that drops the BOS on decode: the prompt matches once special tokens go.
+    assert reward_func.response("[INST] hi [/INST] hello</s>", "<s>[INST] hi [/INST] ") == "hello"
+    assert reward_func(["[INST] hi [/INST] the cat</s>"], ["<s>[INST] hi [/INST] "], ["the cat"])[
+        "rewards"
+    ].tolist() == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((["p a"], ["q "], ["a"]), ValueError, r"queries\[0\] does not start with prompts\[0\]"),
+        ((["p a"], ["p "], [3]), TypeError, r"labels\[0\] must be a str or a non-empty list of str"),
+        ((["p a", "p b"], ["p "], ["a"]), ValueError, "got 2 queries, 1 prompts and 1 labels"),
+        (("p a", ["p "], ["a"]), TypeError, "queries must be a list"),
+        (([1], ["p "], ["a"]), TypeError, r"queries\[0\] must be a str"),
+    ],
+)
+def test_openrlhf_bad_input(args, error, message):
+    with pytest.raises(error, match=message):
+        make_openrlhf_reward([])(*args)
+
+
+def test_openrlhf_bad_special_tokens():
+    with pytest.raises(TypeError, match="special_tokens must be a Hugging Face tokenizer or a list"):
+        make_openrlhf_reward("<|im_end|>")
+    with pytest.raises(TypeError, match="special_tokens must hold non-empty strings"):
+        make_openrlhf_reward(["", "</s>"])
+    assert "<|im_end|>" in COMMON_SPECIAL_TOKENS
+
+
+# -- verifiers ----------------------------------------------------------------------------
+
+
+def verifiers_states(vf, responses, answers, info=None):
+    states = []
+    for i, (response, answer) in enumerate(zip(responses, answers)):
+        state = vf.State(
+            input={
+                "prompt": [{"role": "user", "content": f"Translate {i}"}],
+                "answer": answer,
+                "info": info[i] if info else {},
+                "example_id": i,
+            }
+        )
+        state["completion"] = [vf.AssistantMessage(content=response)]
+        state["trajectory"] = []
+        states.append(state)
+    return states
+
+
+def test_verifiers_rubric_scores_rollouts_and_groups_exactly():
+    vf = pytest.importorskip("verifiers")
+    if not hasattr(vf, "Rubric"):
+        pytest.skip(f"verifiers {vf.__version__} has no classic Rubric (it moved in 0.4)")
+    answers = [refs[0] for refs in REFERENCES]
+    expected = [row[0] for row in scorer_rows(RESPONSES, answers)]
+    rubric = vf.Rubric(funcs=[make_verifiers_reward()], weights=[1.0])
+    for state, score in zip(verifiers_states(vf, RESPONSES, answers), expected):
+        asyncio.run(rubric.score_rollout(state))
+        assert state["reward"] == score and state["metrics"] == {"gleu": score}
+    group = verifiers_states(vf, RESPONSES, answers)
+    asyncio.run(rubric.score_group(group))
+    assert [state["metrics"]["gleu"] for state in group] == expected == nltk_scores(RESPONSES, [[a] for a in answers])
+
+
+def test_verifiers_references_from_info_and_weights():
+    vf = pytest.importorskip("verifiers")
+    if not hasattr(vf, "Rubric"):
+        pytest.skip(f"verifiers {vf.__version__} has no classic Rubric (it moved in 0.4)")
+    info = [{"references": refs} for refs in REFERENCES]
+    gleu = make_verifiers_reward(info_key="references", lowercase=True, name="gleu_lc")
+    rubric = vf.Rubric(funcs=[gleu], weights=[0.5])
+    states = verifiers_states(vf, RESPONSES, [""] * len(RESPONSES), info)
+    asyncio.run(rubric.score_group(states))
+    expected = [row[0] for row in scorer_rows(RESPONSES, REFERENCES, lowercase=True)]
+    assert [state["metrics"]["gleu_lc"] for state in states] == expected
+    assert [state["reward"] for state in states] == [0.5 * score for score in expected]
+
+
+def test_verifiers_bad_input_names_the_argument():
+    with pytest.raises(TypeError, match="answer must be a str or a non-empty list of str"):
+        make_verifiers_reward()(completion="a", answer=None)
+    with pytest.raises(ValueError, match=r"info\['refs'\]; info has \['other'\]"):
+        make_verifiers_reward(info_key="refs")(completion="a", info={"other": 1})
+    with pytest.raises(ValueError, match="completion 0 has no assistant message"):
+        make_verifiers_reward()(completion=[{"role": "user", "content": "a"}], answer="a")
+    with pytest.raises(ValueError, match="name must not be empty"):
+        make_verifiers_reward(name="")
+    with pytest.raises(TypeError, match="name must be a str"):
+        GleuReward(name=None)
+
+
+# -- TRL: picklable rewards, token-id reward ------------------------------------------------
+
+
+def test_trl_rewards_pickle_round_trip_and_keep_their_names():
+    trl_utils = pytest.importorskip("trl.trainer.utils")
+    text = GleuReward("target", "char", lowercase=True, min_len=1, max_len=2, name="gleu_char")
+    ids = GleuIdReward("target_ids", pad_id=0, max_len=3, name="gleu_ids3")
+    for reward in (text, ids):
+        copy = pickle.loads(pickle.dumps(reward))
+        assert type(copy) is type(reward) and repr(copy) == repr(reward)
+        assert trl_utils.get_callable_name(copy) == reward.__name__
+        assert not trl_utils.is_async_callable(copy)
+    assert pickle.loads(pickle.dumps(text))(["AB"], target=["ab"]) == text(["AB"], target=["ab"]) == [1.0]
+    assert pickle.loads(pickle.dumps(ids))(completion_ids=[[1, 2, 0]], target_ids=[[1, 2]]) == [1.0]
+
+
+def _trl_child(reward_funcs, kwargs, results):
+    """A spawned child as TRL's AsyncRolloutWorker runs one: CUDA hidden, rewards called in threads."""
+    from trl.experimental.async_grpo.async_rollout_worker import _scrub_child_env
+
+    _scrub_child_env()
+    import torch
+
+    async def score():  # AsyncRolloutLoop._score_group
+        return await asyncio.gather(*[asyncio.to_thread(func, **kwargs) for func in reward_funcs])
+
+    results.put((os.environ["CUDA_VISIBLE_DEVICES"], torch.cuda.is_available(), asyncio.run(score())))
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::UserWarning")  # trl.experimental announces itself
+def test_trl_rewards_run_in_a_spawned_cuda_free_child():
+    pytest.importorskip("trl")
+    reward_funcs = [GleuReward("reference"), GleuIdReward("reference_ids", pad_id=2)]
+    pickle.dumps({"reward_funcs": reward_funcs})  # AsyncRolloutWorker.start checks this first
+    kwargs = {
+        "prompts": ["p"] * 4,
+        "completions": RESPONSES,
+        "completion_ids": [[5, 6, 7, 2], [9], [], [1, 1, 1, 2]],
+        "reference": REFERENCES,
+        "reference_ids": [[5, 6, 8], [[9], [4]], [3], [[1, 1], [1, 1, 1]]],
+    }
+    context = multiprocessing.get_context("spawn")
+    results = context.Queue()
+    child = context.Process(target=_trl_child, args=(reward_funcs, kwargs, results))
+    child.start()
+    visible, cuda, (text_scores, id_scores) = results.get(timeout=300)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert visible == "" and cuda is False
+    assert text_scores == nltk_scores(RESPONSES, REFERENCES)
+    assert id_scores == [nltk_sentence([[5, 6, 8]], [5, 6, 7]), 1.0, 0.0, nltk_sentence([[1, 1], [1, 1, 1]], [1, 1, 1])]
+    assert id_scores == [0.5, 1.0, 0.0, 1.0]
+
+
+def random_ids(rng, length, vocab):
+    return [rng.randrange(vocab) for _ in range(length)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_trl_id_reward_equals_nltk_on_the_id_lists(seed):
+    torch = pytest.importorskip("torch")
+    rng = random.Random(seed)
+    completion_ids, column, oracle_refs = [], [], []
+    for i in range(40):
+        hyp = random_ids(rng, rng.randrange(0, 12), 6)
+        n_refs = rng.randrange(1, 4)
+        refs = [random_ids(rng, rng.randrange(0, 12), 6) for _ in range(n_refs)]
+        completion_ids.append(hyp)
+        # Rows as a dataset gives them: one reference as a flat list, several as lists; some as tensors/arrays.
+        value = refs[0] if n_refs == 1 else refs
+        if i % 5 == 3:
+            value = torch.tensor(value, dtype=torch.int64) if n_refs == 1 or len(set(map(len, refs))) == 1 else value
+        if i % 7 == 4 and n_refs == 1:
+            value = np.array(refs[0], dtype=np.int64)
+        column.append(value)
+        oracle_refs.append(refs)
+    reward = GleuIdReward("reference_ids", max_len=3)
+    expected = [nltk_sentence(refs, hyp, 1, 3) for refs, hyp in zip(oracle_refs, completion_ids)]
+    assert (
+        reward(prompts=["p"] * 40, completions=[""] * 40, completion_ids=completion_ids, reference_ids=column)
+        == expected
+    )
+
+
+def test_trl_id_reward_pad_id_drops_eos_and_options():
+    reward = GleuIdReward("target", pad_id=2, min_len=2, max_len=2, name="bigram")
+    got = reward(completion_ids=[[5, 6, 7, 2], [0, 0, 2]], target=[[5, 6, 7], [[0, 0], [0, 1]]])
+    assert (
+        got
+        == [nltk_sentence([[5, 6, 7]], [5, 6, 7], 2, 2), nltk_sentence([[0, 0], [0, 1]], [0, 0], 2, 2)]
+        == [1.0, 1.0]
+    )
+    assert reward.__name__ == "bigram"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"target": [[1]]}, ValueError, "needs completion_ids"),
+        (
+            {"completion_ids": [[1]], "other": [[1]]},
+            ValueError,
+            r"column 'target'; the trainer passed \['other'\]",
+        ),
+        ({"completion_ids": [[1], [2]], "target": [[1]]}, ValueError, "got 2 completion_ids but 1 values of 'target'"),
+        ({"completion_ids": [[1]], "target": ["a b"]}, TypeError, "column 'target', example 0: reference ids must be"),
+        ({"completion_ids": "ab", "target": [[1]]}, TypeError, "completion_ids must be a list"),
+        (
+            {"completion_ids": [[1.5]], "target": [[1]]},
+            TypeError,
+            r"hypotheses\[0\] must hold integer token ids.*\(hypotheses: completion_ids; references: the column 'target'\)",
+        ),
+    ],
+)
+def test_trl_id_reward_bad_input(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        GleuIdReward("target")(**kwargs)
+
+
+def test_trl_id_reward_bad_settings_fail_at_construction():
+    with pytest.raises(TypeError, match="pad_id must be an integer or None"):
+        GleuIdReward(pad_id="2")
+    with pytest.raises(ValueError, match="max_len must be >= min_len"):
+        GleuIdReward(min_len=3, max_len=2)
+    with pytest.raises(TypeError, match="reference_key must be a str"):
+        GleuIdReward(reference_key=1)
+
+
+# -- light imports and the guide ------------------------------------------------------------
+
+
+def test_reward_modules_import_no_torch():
+    code = (
+        "import sys, google_bleu.integrations.verl, google_bleu.verl_reward, google_bleu.openrlhf_reward;"
+        "google_bleu.integrations.verl.compute_score('d', 'a b', 'a b');"
+        "print(sorted(m for m in ('torch', 'transformers', 'evaluate', 'datasets') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+_BLOCK = re.compile(r"<!-- test: (?P<name>[\w-]+) -->\n```python\n(?P<code>.*?)\n```", re.DOTALL)
+# Printed results are written as comments in the guide: "# [1.0]", "# {...}", "# 1.0 {...}".
+_OUTPUT = re.compile(r"#\s*((?:[\[{]|\d+\.\d).*)$")
+
+
+GUIDE_BLOCKS = ["rl-ids", "rl-batch-scorer", "rl-trl", "rl-trl-ids", "rl-verl", "rl-openrlhf", "rl-verifiers"]
+
+
+def guide_blocks():
+    return {match["name"]: match["code"] for match in _BLOCK.finditer(DOC.read_text("utf-8"))}
+
+
+def test_guide_has_a_block_per_framework():
+    assert set(guide_blocks()) == set(GUIDE_BLOCKS)
+
+
+@pytest.mark.parametrize("name", GUIDE_BLOCKS)
+def test_guide_examples_print_what_they_say(name, capsys):
+    if name == "rl-verifiers" and not hasattr(pytest.importorskip("verifiers"), "Rubric"):
+        pytest.skip("verifiers without the classic Rubric")
+    code = guide_blocks()[name]
+    exec(compile(code, f"{DOC}:{name}", "exec"), {"__name__": f"guide_{name.replace('-', '_')}"})
+    printed = capsys.readouterr().out.strip().splitlines()
+    claimed = [m[1].strip() for line in code.splitlines() if (m := _OUTPUT.search(line))]
+    assert printed == claimed

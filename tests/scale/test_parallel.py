@@ -1,0 +1,294 @@
+"""Every core of one machine: worker processes and streamed files give exactly the rows of
+one process, on real WMT data and adversarial input; memory of the streamed path; bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from google_bleu import GLEU, GleuStats
+from google_bleu.scale.lines import lines_from_bytes as decode_lines
+from google_bleu.scale.parallel import count_lines, decode_block, file_stats, parallel_stats, resolve_jobs
+from tests.helpers.oracles import REPO, SAMPLES, SHARED_DATA, read_lines
+
+WMT17 = SAMPLES / "wmt17_en_de"
+# The shared data beside the checkout (skipped with a reason when absent).
+SHARED_WMT17 = SHARED_DATA / "wmt17_en_de"
+ADVERSARIAL = [
+    "",
+    "the cat sat on the mat",
+    "   ",
+    "\ufeffa BOM inside a line",
+    "x",
+    "",
+    "das ist gut , sehr gut .",
+    "a a a a a a",
+    "",
+]
+
+
+def references_of(lines: list[str]) -> list[list[str]]:
+    # Up to three references per segment, the count varying, some empty.
+    return [[line, line[::-1], ""][: 1 + i % 3] for i, line in enumerate(lines)]
+
+
+def test_jobs_equals_one_process_on_real_data():
+    references = read_lines(WMT17 / "ref0.txt")
+    hypotheses = read_lines(WMT17 / "sys_online-A.0.txt")
+    scorer = GLEU()
+    one = scorer.stats(hypotheses, references)
+    # chunk_size 7 puts boundaries all over the corpus; two real worker processes.
+    parallel = parallel_stats(scorer, hypotheses, references, jobs=2, chunk_size=7)
+    assert parallel == one
+    # The chosen references come back from the workers too (== compares them when known).
+    assert parallel.reference_index is not None and parallel.reference_index.tolist() == one.reference_index.tolist()
+    assert scorer.score_stats(parallel_stats(scorer, hypotheses, references, jobs=2)) == scorer.corpus_score(
+        hypotheses, references
+    )
+
+
+@pytest.mark.skipif(not SHARED_WMT17.is_dir(), reason=f"shared WMT17 data not found at {SHARED_WMT17}")
+def test_jobs_equals_one_process_on_the_full_wmt17_test_set():
+    references = read_lines(SHARED_WMT17 / "ref0.txt")
+    systems = sorted(SHARED_WMT17.glob("sys_*.txt"))[:2]
+    assert systems, "no system files in the shared WMT17 folder"
+    scorer = GLEU(lowercase=True, min_len=2)
+    for path in systems:
+        hypotheses = read_lines(path)
+        one = scorer.stats(hypotheses, references)
+        assert parallel_stats(scorer, hypotheses, references, jobs=2, chunk_size=1000) == one
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 5])
+def test_chunks_inside_multi_reference_groups_and_empty_lines(chunk_size):
+    references = references_of(ADVERSARIAL)
+    scorer = GLEU(tokenizer="char", max_len=3)
+    one = scorer.stats(ADVERSARIAL, references)
+    assert parallel_stats(scorer, ADVERSARIAL, references, jobs=1, chunk_size=chunk_size) == one
+    if chunk_size == 2:
+        assert parallel_stats(scorer, ADVERSARIAL, references, jobs=2, chunk_size=chunk_size) == one
+    assert len(one) == len(ADVERSARIAL) and one.rows[0].tolist() == [0, 0, 0, 0]
+
+
+def test_empty_corpus_and_python_option_validation():
+    scorer = GLEU()
+    assert parallel_stats(scorer, [], [], jobs=2) == GleuStats.empty()
+    with pytest.raises(ValueError, match=r"got 2 predictions but 1 reference lists"):
+        parallel_stats(scorer, ["a", "b"], [["a"]], jobs=2)
+    with pytest.raises(ValueError, match=r"jobs must be 0 \(all cores\) or a positive integer, got -1"):
+        parallel_stats(scorer, ["a"], [["a"]], jobs=-1)
+    with pytest.raises(TypeError, match=r"jobs must be an int, got str '2'"):
+        parallel_stats(scorer, ["a"], [["a"]], jobs="2")
+    for bad in (True, 1.0, None):
+        with pytest.raises(TypeError, match="jobs must be an int"):
+            parallel_stats(scorer, ["a"], [["a"]], jobs=bad)
+    with pytest.raises(ValueError, match="chunk_size must be a positive integer, got 0"):
+        parallel_stats(scorer, ["a"], [["a"]], chunk_size=0)
+    with pytest.raises(TypeError, match="scorer must be a GLEU"):
+        parallel_stats("13a", ["a"], [["a"]])
+    with pytest.raises(TypeError, match="tokenizer does not pickle"):
+        parallel_stats(GLEU(tokenizer=lambda text: text.split()), ["a"] * 3, [["a"]] * 3, jobs=2, chunk_size=1)
+    # A lambda is fine in one process.
+    assert parallel_stats(GLEU(tokenizer=lambda text: text.split()), ["a b"], [["a b"]]).score() == 1.0
+    assert resolve_jobs(0) >= 1 and resolve_jobs(3) == 3
+
+
+# -- files ---------------------------------------------------------------------------------
+def write(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
+ADVERSARIAL_BYTES = [
+    b"\xef\xbb\xbfthe cat sat on the mat \r\n\nx\t \n \nstra\xc3\x9fe \xe2\x80\x94 ok\nlast line without newline",
+    b"\xef\xbb\xbfthe cat ate the mat\n\nx\n\nstrasse \xe2\x80\x94 ok\nlast line without newline\n",
+    b"mat the\n\n\ny\n\xef\xbb\xbfa BOM in the middle\nlast\n",
+]
+
+
+def test_decode_block_follows_the_shared_line_policy():
+    for data in [*ADVERSARIAL_BYTES, b"", b"\n", b"a\r\n\r\n", b"  \n\xc2\xa0\n"]:
+        assert decode_block(data, "f") == decode_lines(data, "f")
+    with pytest.raises(Exception, match="line 2 ") as cli_error:
+        decode_lines(b"ok\n\xc3(\n", "f")
+    with pytest.raises(ValueError) as error:
+        decode_block(b"ok\n\xc3(\n", "f", first_line=11)
+    # Numbered from the block's first line; otherwise the command line's message.
+    assert str(error.value) == str(cli_error.value).replace("line 2 ", "line 12 ")
+    assert str(error.value) == "f: line 12 is not valid UTF-8 (invalid continuation byte at byte 0)"
+
+
+@pytest.mark.parametrize("chunk_lines", [1, 2, 4, 1000])
+def test_file_stats_equals_whole_files(tmp_path, chunk_lines):
+    hyp, ref0, ref1 = (write(tmp_path / f"{i}.txt", data) for i, data in enumerate(ADVERSARIAL_BYTES))
+    whole = GLEU().stats(
+        decode_lines(ADVERSARIAL_BYTES[0], "h"),
+        [list(refs) for refs in zip(*(decode_lines(data, "r") for data in ADVERSARIAL_BYTES[1:]))],
+    )
+    messages = []
+    stats = file_stats(hyp, [ref0, ref1], GLEU(), chunk_lines=chunk_lines, warn=messages.append)
+    assert stats == whole and len(stats) == 6
+    # The BOMs at the start of the hypothesis and the first reference are kept and reported once each.
+    assert messages == [
+        f"{hyp} starts with a byte-order mark (U+FEFF); it is kept as part of line 1, as sacrebleu does",
+        f"{ref0} starts with a byte-order mark (U+FEFF); it is kept as part of line 1, as sacrebleu does",
+    ]
+    assert file_stats(hyp, [ref0, ref1], GLEU(), chunk_lines=chunk_lines, warn=messages.append, warn_references=False)
+    assert len(messages) == 3
+    if chunk_lines == 2:
+        assert file_stats(hyp, [ref0, ref1], GLEU(), jobs=2, chunk_lines=chunk_lines, warn=messages.append) == whole
+    with pytest.warns(UnicodeWarning, match="starts with a byte-order mark"):
+        file_stats(io.BytesIO(ADVERSARIAL_BYTES[0]), ref1, GLEU(), name="standard input")
+
+
+def test_file_stats_on_real_data_with_two_workers():
+    references = [str(WMT17 / "ref0.txt"), str(WMT17 / "sys_online-B.0.txt")]
+    hypothesis = str(WMT17 / "sys_online-A.0.txt")
+    scorer = GLEU(min_len=1, max_len=3)
+    lines = [decode_lines(Path(path).read_bytes(), path) for path in [hypothesis, *references]]
+    whole = scorer.stats(lines[0], [list(refs) for refs in zip(*lines[1:])])
+    assert file_stats(hypothesis, references, scorer, jobs=2, chunk_lines=37, warn=lambda message: None) == whole
+    assert count_lines(references) == len(whole)
+
+
+def test_files_of_different_lengths_are_refused(tmp_path):
+    ref = write(tmp_path / "ref.txt", b"a\nb\nc\n")
+    short = write(tmp_path / "short.txt", b"a\nb")
+    longer = write(tmp_path / "long.txt", b"a\nb\nc\nd\n")
+    with pytest.raises(ValueError, match=rf"^{short} has 2 lines but {ref} has 3$"):
+        file_stats(short, [ref], chunk_lines=1)
+    with pytest.raises(ValueError, match=rf"^{longer} has 4 lines but {ref} has 3$"):
+        file_stats(longer, ref, jobs=2, chunk_lines=1)
+    # References that disagree are reported first, as the command line does.
+    with pytest.raises(ValueError, match=rf"^{ref} has 3 lines but {longer} has 4$"):
+        file_stats(short, [ref, longer])
+    with pytest.raises(ValueError, match=rf"^{ref} has 3 lines but {short} has 2$"):
+        count_lines([ref, short])
+    with pytest.raises(ValueError, match=r"^standard input has 2 lines but .* has 3$"):
+        file_stats(io.BytesIO(b"a\nb\n"), [ref], name="standard input")
+
+
+def test_file_bad_input(tmp_path):
+    ref = write(tmp_path / "ref.txt", b"a\nb\n")
+    bad = write(tmp_path / "bad.txt", b"a\n\xff\n")
+    with pytest.raises(ValueError, match=r"bad.txt: line 2 is not valid UTF-8"):
+        file_stats(bad, [ref], jobs=2, chunk_lines=1)
+    with pytest.raises(ValueError, match=r"^cannot read .*missing.txt: No such file"):
+        file_stats(str(tmp_path / "missing.txt"), [ref])
+    with pytest.raises(TypeError, match="references must be a path or a non-empty list of paths"):
+        file_stats(ref, [])
+    with pytest.raises(TypeError, match="files must be paths or binary streams, got int 3"):
+        file_stats(ref, [3])
+    with pytest.raises(TypeError, match="binary mode"):
+        file_stats(io.StringIO("a\nb\n"), [ref])
+    with pytest.raises(ValueError, match="jobs must be 0"):
+        file_stats(ref, [ref], jobs=-2)
+    with pytest.raises(TypeError, match="chunk_lines must be an int"):
+        file_stats(ref, [ref], chunk_lines="10")
+    with pytest.raises(TypeError, match="warn must be a callable"):
+        file_stats(ref, [ref], warn="print")
+
+
+MEMORY_SCRIPT = textwrap.dedent(
+    """
+    import io, json, sys
+    from google_bleu import GLEU
+    from google_bleu.scale.parallel import file_stats
+
+    def status(key):  # KiB; VmHWM is this process's own peak (ru_maxrss survives fork + exec)
+        with open("/proc/self/status") as lines:
+            return next(int(line.split()[1]) for line in lines if line.startswith(key + ":"))
+
+    hyp, ref = sys.argv[1], sys.argv[2]
+    scorer = GLEU()
+    head = b"".join(open(hyp, "rb").readlines(100_000))
+    file_stats(io.BytesIO(head), [io.BytesIO(head)], scorer)  # warm up: imports, tokenizer caches
+    before = status("VmRSS")
+    stats = file_stats(hyp, [ref], scorer)
+    peak = status("VmHWM")
+    print(json.dumps({"segments": len(stats), "growth_kib": peak - before, "n_match": stats.totals()[0]}))
+    """
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc to read the resident set size")
+def test_streamed_files_memory_grows_with_rows_not_text(tmp_path):
+    # 1M segments of ~90 bytes: 90 MB of text per file, 32 MB of rows.
+    n = 1_000_000
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    with open(hyp, "w", encoding="utf-8") as h, open(ref, "w", encoding="utf-8") as r:
+        for i in range(0, n, 1000):
+            h.write("".join(f"segment{j:010d}xxxxxxxxxx alphabetagammadelta{j % 7} epsilonzetaetatheta\n" for j in range(i, i + 1000)))
+            r.write("".join(f"segment{j:010d}xxxxxxxxxx alphabetagammadelta{j % 5} epsilonzetaetatheta\n" for j in range(i, i + 1000)))
+    text_mb = (hyp.stat().st_size + ref.stat().st_size) / 2**20
+    done = subprocess.run(
+        [sys.executable, "-c", MEMORY_SCRIPT, str(hyp), str(ref)], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["segments"] == n
+    growth_mb = report["growth_kib"] / 1024
+    # Rows: 32 MB, plus their concatenation (32 MB) and a few chunks of text. Reading the
+    # files whole would hold >120 MB of text and twice that as Python strings.
+    print(f"peak RSS grew by {growth_mb:.1f} MB for {text_mb:.0f} MB of text and {n} segments")
+    assert text_mb > 120
+    assert growth_mb < 100, f"peak RSS grew by {growth_mb:.0f} MB for {text_mb:.0f} MB of text"
+
+
+# -- docs/scale.md -------------------------------------------------------------------------
+def scale_doc_blocks() -> dict[str, str]:
+    from tests.helpers.readme_snippets import _BLOCK
+
+    return {match["name"]: match["code"] for match in _BLOCK.finditer((REPO / "docs" / "scale.md").read_text("utf-8"))}
+
+
+def test_scale_guide_examples_run(capsys):
+    blocks = scale_doc_blocks()
+    namespace = {"__name__": "__main__"}
+    for name in ("python-jobs", "file-stats", "datasets-map", "scale-torch-distributed"):
+        exec(compile(blocks[name], f"docs/scale.md:{name}", "exec"), namespace)
+    printed = capsys.readouterr().out.split("\n")
+    expected = GLEU().corpus_score(namespace["predictions"], namespace["references"]).score
+    assert printed[0] == f"{expected:.4f}"
+    assert printed[1] == f"{len(namespace['references'])} True"
+    assert printed[2].startswith("google_bleu ")
+    assert set(blocks) == {"python-jobs", "file-stats", "ray-recipe", "datasets-map", "scale-torch-distributed"}
+
+
+# -- the command line ----------------------------------------------------------------------
+def cli(*argv: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "google_bleu", *argv], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_cli_jobs_output_is_identical(tmp_path):
+    ref0, ref1 = str(WMT17 / "ref0.txt"), str(WMT17 / "sys_online-B.0.txt")
+    systems = [str(WMT17 / "sys_online-A.0.txt"), str(WMT17 / "sys_uedin-nmt.4722.txt")]
+    for options in (["-f", "text", "--confidence"], ["--sentence-level"]):
+        chosen = systems if "--sentence-level" not in options else systems[:1]
+        one = cli(ref0, ref1, "-i", *chosen, *options)
+        two = cli(ref0, ref1, "-i", *chosen, *options, "--jobs", "2")
+        assert one[0] == 0 and two == one
+    # The BOM of online-A is still reported once, as without --jobs.
+    assert one[2].count("byte-order mark") == 1
+
+
+def test_cli_jobs_errors(tmp_path):
+    ref = str(WMT17 / "ref0.txt")
+    short = write(tmp_path / "short.txt", b"a\nb\n")
+    code, out, err = cli(ref, "-i", short, "--jobs", "2")
+    assert (code, out, err) == (2, "", f"google-bleu: error: {short} has 2 lines but {ref} has 300\n")
+    for bad in ("-1", "two"):
+        code, _, err = cli(ref, "-i", ref, "--jobs", bad)
+        assert code == 2 and err == (
+            f"google-bleu: error: argument -j/--jobs: must be 0 (all cores) or a positive integer, got '{bad}'\n"
+        )

@@ -1,0 +1,129 @@
+"""Ray Data on a real local cluster (2 CPUs, 127.0.0.1 only): GleuColumns in map_batches
+(numpy and pandas batches) and GleuColumns.reduce by Ray's own sum equal one process exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from google_bleu import GLEU, GleuStats
+from google_bleu.integrations.columns import GleuColumns
+from tests.helpers import local_ray
+from tests.helpers.oracles import SAMPLES, SHARED_DATA, hf_google_bleu, read_lines
+
+ray = pytest.importorskip("ray", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
+pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
+
+# Each Ray Data pipeline costs seconds of planning and scheduling on a small machine.
+pytestmark = pytest.mark.slow
+
+SHARED_WMT17 = SHARED_DATA / "wmt17_en_de"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """One local Ray cluster for the module; no dashboard, no usage report, loopback only."""
+    context = local_ray.start(num_cpus=2)
+    data_context = ray.data.DataContext.get_current()
+    data_context.enable_progress_bars = False
+    try:
+        yield context
+    finally:
+        ray.shutdown()
+
+
+def corpus(folder, systems: int) -> tuple[list[str], list[list[str]]]:
+    """A system's lines against ragged references (1-3 a row), with empty predictions."""
+    references = read_lines(folder / "ref0.txt")
+    others = [read_lines(path) for path in sorted(folder.glob("sys_*.txt"))[: systems + 1]]
+    predictions = list(others[0])
+    for i in range(0, len(predictions), 11):
+        predictions[i] = ""  # empty predictions count in the corpus as in one process
+    refs = [[ref, *(other[i] for other in others[1 : 1 + i % 3])] for i, ref in enumerate(references)]
+    return predictions, refs
+
+
+def score_on_ray(predictions, references, columns: GleuColumns, batch_format: str, batch_size: int):
+    items = [{"id": i, "hyp": p, "refs": r} for i, (p, r) in enumerate(zip(predictions, references))]
+    dataset = ray.data.from_items(items, override_num_blocks=4)
+    mapped = dataset.map_batches(columns, batch_format=batch_format, batch_size=batch_size).materialize()
+    rows = sorted(mapped.take_all(), key=lambda row: row["id"])
+    return mapped, rows
+
+
+@pytest.mark.parametrize("batch_format", ["numpy", "pandas"])
+def test_bundled_sample_equals_one_process(cluster, batch_format):
+    predictions, references = corpus(SAMPLES / "wmt17_en_de", systems=3)
+    columns = GleuColumns(predictions="hyp", references="refs")
+    one = GLEU().stats(predictions, references)
+    mapped, rows = score_on_ray(predictions, references, columns, batch_format, batch_size=37)
+    assert columns.reduce(mapped) == one.total()
+    assert columns.reduce(mapped).score() == one.score()
+    assert [row["google_bleu"] for row in rows] == one.sentence_scores().tolist()
+    assert np.array([[row[name] for name in ("n_match", "n_hyp", "n_ref", "n_all")] for row in rows]).tolist() == (
+        one.rows.tolist()
+    )
+    # The input columns come back untouched, references still lists of strings.
+    assert [row["hyp"] for row in rows] == predictions
+    assert [list(row["refs"]) for row in rows] == references
+    assert sum(1 for row in rows if row["hyp"] == "") > 20
+
+
+@pytest.mark.skipif(not SHARED_WMT17.is_dir(), reason=f"shared WMT17 data not found at {SHARED_WMT17}")
+def test_full_wmt17_multi_reference_equals_one_process_and_hf(cluster):
+    predictions, references = corpus(SHARED_WMT17, systems=2)
+    columns = GleuColumns(predictions="hyp", references="refs", lowercase=True, max_len=3)
+    one = GLEU(lowercase=True, max_len=3).stats(predictions, references)
+    mapped, rows = score_on_ray(predictions, references, columns, "numpy", batch_size=500)
+    assert columns.reduce(mapped) == one.total()
+    assert [row["google_bleu"] for row in rows] == one.sentence_scores().tolist()
+    # Single reference, default settings: the HF google_bleu pipeline's number.
+    single = [[refs[0]] for refs in references]
+    mapped, _ = score_on_ray(predictions, single, GleuColumns(predictions="hyp", references="refs"), "pandas", 1000)
+    assert GleuColumns().reduce(mapped).score() == hf_google_bleu(predictions, [refs[0] for refs in references])
+
+
+def test_reduce_is_exact_int64_and_handles_empty_and_bad_datasets(cluster):
+    # Values a float64 sum would round (2**53 + 1 is not a float64), summed by Ray.
+    big = 2**53 + 1
+    items = [{"n_match": big, "n_hyp": big + i, "n_ref": big + 2 * i, "n_all": big + 2 * i} for i in range(5)]
+    totals = GleuColumns().reduce(ray.data.from_items(items)).totals()
+    assert totals == (5 * big, 5 * big + 10, 5 * big + 20, 5 * big + 20)
+    assert float(5 * big) != 5 * big  # the check above could fail with any float on the way
+    from ray.data.expressions import col
+
+    empty = ray.data.from_items(items).filter(expr=col("n_ref") < 0)
+    assert GleuColumns().reduce(empty) == GleuStats.empty().total()
+    with pytest.raises(ValueError, match=r"dataset has no columns \['n_all'\]"):
+        GleuColumns().reduce(ray.data.from_items([{k: v for k, v in items[0].items() if k != "n_all"}]))
+    floats = [{"n_match": 1.5, "n_hyp": 2, "n_ref": 2, "n_all": 2}]
+    with pytest.raises(TypeError, match=r"column 'n_match' must hold integers"):
+        GleuColumns().reduce(ray.data.from_items(floats))
+
+
+def test_bad_rows_are_refused_not_skipped(cluster):
+    dataset = ray.data.from_items([{"hyp": "a b", "refs": ["a b"]}, {"hyp": None, "refs": ["x"]}])
+    columns = GleuColumns(predictions="hyp", references="refs")
+    # Ray turns the null into None or NaN; either is refused with the row's place in its batch.
+    with pytest.raises(Exception, match=r"prediction \d+ must be a str, got (NoneType|float)"):
+        dataset.map_batches(columns, batch_format="numpy").materialize()
+    with pytest.raises(Exception, match=r"column 'predictions' not found; the batch has columns \['hyp', 'refs'\]"):
+        dataset.map_batches(GleuColumns(), batch_format="pandas").materialize()
+
+
+def test_scale_guide_ray_recipe_runs(cluster, capsys):
+    from tests.scale.test_parallel import scale_doc_blocks
+
+    blocks = scale_doc_blocks()
+    namespace = {"__name__": "__main__"}
+    for name in ("python-jobs", "ray-recipe"):
+        exec(compile(blocks[name], f"docs/scale.md:{name}", "exec"), namespace)
+    expected = GLEU().corpus_score(namespace["predictions"], namespace["references"]).score
+    assert capsys.readouterr().out.split("\n")[:2] == [f"{expected:.4f}"] * 2
+    import pyarrow.parquet as pq
+
+    written = pq.read_table(str(namespace["folder"] / "scored")).to_pydict()
+    order = np.argsort(written["id"])
+    scores = GLEU().sentence_scores(namespace["predictions"], namespace["references"])
+    assert np.asarray(written["google_bleu"])[order].tolist() == scores
+    assert np.asarray(written["prediction"], dtype=object)[order].tolist() == namespace["predictions"]

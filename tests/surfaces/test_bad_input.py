@@ -1,0 +1,507 @@
+"""Bad input through every public surface: the shared case table of tests/helpers/bad_inputs.py.
+
+Each case list is crossed with the surfaces that take that kind of input; every pair must
+raise the case's exception type with a message that names the argument. The evaluate
+module is the real one (``google_bleu.load()``), the CLI runs in-process through ``main``
+and, for the stream cases, as a subprocess.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import google_bleu
+from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
+from google_bleu.cli import main
+from google_bleu.integrations.transformers import make_compute_metrics
+from google_bleu.significance import bootstrap_ci, paired_test, paired_test_stats
+from tests.helpers.bad_inputs import (
+    RESAMPLING_CASES,
+    SETTING_CASES,
+    TEXT_CASES,
+    TOKEN_CASES,
+    TOKENIZER_OUTPUT_CASES,
+    Case,
+)
+from tests.helpers.oracles import SAMPLES, read_lines
+
+# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
+pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+
+
+SAMPLE = SAMPLES / "wmt17_en_de"
+GOOD_PREDICTIONS = ["the cat sat", "a dog ran"]
+GOOD_REFERENCES = [["the cat sat on the mat"], ["a dog ran off", "the dog ran"]]
+
+
+@pytest.fixture(scope="module")
+def metric():
+    return google_bleu.load()
+
+
+def assert_raises(call: Callable[[], Any], error: type[Exception], names: tuple[str, ...]) -> str:
+    with pytest.raises(error) as caught:
+        call()
+    message = str(caught.value)
+    for name in names:
+        assert name in message, f"{name!r} not in {message!r}"
+    assert "\n" not in message, message
+    return message
+
+
+class Words:
+    """A transformers-like tokenizer: batch_decode and pad_token_id."""
+
+    pad_token_id = 0
+    vocab = ["<pad>", "the", "cat", "sat", "on", "mat", "ate"]
+
+    def batch_decode(self, rows, skip_special_tokens=False):
+        return [" ".join(self.vocab[i] for i in row if i or not skip_special_tokens) for row in rows]
+
+
+EVAL_PRED = (np.array([[1, 2, 3, 4, 1, 5]]), np.array([[1, 2, 6, 1, 5]]))
+
+
+# -- the surfaces, by the kind of input they take ----------------------------------------
+# A surface is (case, metric) -> None. Register new surfaces (the batched functions, the
+# app's API, the reward and distributed adapters) in the dict of the input kind they take.
+
+
+def _add(case: Case, metric: Any) -> None:
+    predictions, references = case.text()
+    metric.add(prediction=predictions[0], reference=references[0])
+
+
+TEXT_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
+    "text_stats": lambda case, metric: text_stats(*case.text()),
+    "GLEU.stats": lambda case, metric: GLEU().stats(*case.text()),
+    "GLEU.corpus_score": lambda case, metric: GLEU().corpus_score(*case.text()),
+    "GLEU.sentence_scores": lambda case, metric: GLEU().sentence_scores(*case.text()),
+    "evaluate.compute": lambda case, metric: metric.compute(predictions=case.text()[0], references=case.text()[1]),
+    "evaluate.add_batch": lambda case, metric: metric.add_batch(predictions=case.text()[0], references=case.text()[1]),
+    "paired_test": lambda case, metric: paired_test({"base": case.text()[0]}, case.text()[1], n_samples=10),
+}
+#: Surfaces that take one segment: only the cases whose problem sits in a segment.
+TEXT_ITEM_SURFACES: dict[str, Callable[[Case, Any], Any]] = {"evaluate.add": _add}
+
+TOKEN_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
+    "gleu_stats": lambda case, metric: gleu_stats(*case.tokens()),
+    "corpus_gleu": lambda case, metric: corpus_gleu(case.tokens()[1], case.tokens()[0]),
+    "GLEU.token_stats": lambda case, metric: GLEU().token_stats(*case.tokens()),
+}
+TOKEN_ITEM_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
+    "sentence_gleu": lambda case, metric: sentence_gleu(case.tokens()[1][0], case.tokens()[0][0]),
+}
+
+SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
+    "GLEU": lambda case, metric: GLEU(**case.options),
+    "text_stats": lambda case, metric: text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES, **case.options),
+    "evaluate.compute": lambda case, metric: metric.compute(
+        predictions=GOOD_PREDICTIONS, references=GOOD_REFERENCES, **case.options
+    ),
+    "paired_test": lambda case, metric: paired_test(
+        {"base": GOOD_PREDICTIONS}, GOOD_REFERENCES, n_samples=10, **case.options
+    ),
+    "make_compute_metrics": lambda case, metric: make_compute_metrics(Words(), **case.options)(EVAL_PRED),
+}
+
+
+
+def _reward_call(case: Case, metric: Any) -> Any:
+    return google_bleu.integrations.trl.GleuReward("reference", **case.options)(GOOD_PREDICTIONS, reference=GOOD_REFERENCES)
+
+
+def _columns_call(case: Case, metric: Any) -> Any:
+    columns = google_bleu.integrations.columns.GleuColumns(predictions="p", references="r", **case.options)
+    return columns({"p": GOOD_PREDICTIONS, "r": GOOD_REFERENCES})
+
+
+def _torchmetrics_call(case: Case, metric: Any) -> Any:
+    return google_bleu.integrations.torchmetrics.GoogleBLEUScore(**case.options)(GOOD_PREDICTIONS, GOOD_REFERENCES)
+
+
+def _pairwise_call(case: Case, metric: Any) -> Any:
+    return google_bleu.ids.pairwise_gleu(GOOD_PREDICTIONS, **case.options)
+
+
+def _verl_call(case: Case, metric: Any) -> Any:
+    from google_bleu.integrations.verl import compute_score
+
+    return compute_score("wmt", GOOD_PREDICTIONS[0], GOOD_REFERENCES[0], **case.options)
+
+
+#: The adapters take the same settings, validated once when they are built (a tokenizer's
+#: output when it first runs): each must refuse every setting case the same way. These run
+#: text, so a tokenizer that breaks its contract is refused too.
+SETTING_SURFACES.update(
+    {
+        "GleuReward (TRL)": _reward_call,
+        "verl compute_score": _verl_call,
+        "GleuColumns (datasets, Ray)": _columns_call,
+        "GoogleBLEUScore (torchmetrics)": _torchmetrics_call,
+        "pairwise_gleu": _pairwise_call,
+    }
+)
+#: Adapters checked when built (they run text only inside a framework).
+BUILT_SURFACES: dict[str, Callable[..., Any]] = {
+    "make_openrlhf_reward": lambda **options: google_bleu.integrations.openrlhf.make_openrlhf_reward([], **options),
+    "make_verifiers_reward": google_bleu.integrations.verifiers.make_verifiers_reward,
+    "LmEvalGleu (lm-eval)": lambda **options: google_bleu.integrations.lm_eval.LmEvalGleu(references="refs", **options),
+    "make_lighteval_metric": google_bleu.integrations.lighteval.make_lighteval_metric,
+}
+#: Adapters of token ids: only the n-gram orders are theirs to take.
+ID_SURFACES: dict[str, Callable[..., Any]] = {
+    "GleuIdReward (TRL ids)": lambda **options: google_bleu.integrations.trl.GleuIdReward("ids", **options),
+    "BatchScorer": google_bleu.ids.BatchScorer,
+}
+ORDER_CASES = [case for case in SETTING_CASES if set(case.options) <= {"min_len", "max_len"}]
+
+
+# name of the count argument, call
+RESAMPLING_SURFACES: dict[str, tuple[str, Callable[[int, int | None, Any], Any]]] = {
+    "GLEU.corpus_score": (
+        "n_bootstrap",
+        lambda n, seed, metric: GLEU().corpus_score(GOOD_PREDICTIONS, GOOD_REFERENCES, n_bootstrap=n, seed=seed),
+    ),
+    "GLEU.score_stats": (
+        "n_bootstrap",
+        lambda n, seed, metric: GLEU().score_stats(
+            GLEU().stats(GOOD_PREDICTIONS, GOOD_REFERENCES), n_bootstrap=n, seed=seed
+        ),
+    ),
+    "GLEU.paired_scores": (
+        "n_samples",
+        lambda n, seed, metric: GLEU().paired_scores(
+            [GLEU().stats(GOOD_PREDICTIONS, GOOD_REFERENCES)] * 2, n_samples=n, seed=seed
+        ),
+    ),
+    "evaluate.compute": (
+        "n_bootstrap",
+        lambda n, seed, metric: metric.compute(
+            predictions=GOOD_PREDICTIONS, references=GOOD_REFERENCES, n_bootstrap=n, seed=seed
+        ),
+    ),
+    "bootstrap_ci": (
+        "n_bootstrap",
+        lambda n, seed, metric: bootstrap_ci(text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES), n, seed),
+    ),
+    "paired_test_stats": (
+        "n_samples",
+        lambda n, seed, metric: paired_test_stats(
+            [text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES)] * 2, n_samples=n, seed=seed
+        ),
+    ),
+    "paired_test": (
+        "n_samples",
+        lambda n, seed, metric: paired_test(
+            {"a": GOOD_PREDICTIONS, "b": GOOD_PREDICTIONS}, GOOD_REFERENCES, n_samples=n, seed=seed
+        ),
+    ),
+}
+
+
+def _cross(cases: list[Case], surfaces: dict[str, Any], items_only: bool = False) -> list[Any]:
+    return [
+        pytest.param(case, name, id=f"{name}-{case.id}")
+        for case in cases
+        for name in surfaces
+        if case.item or not items_only
+    ]
+
+
+@pytest.mark.parametrize(
+    ("case", "surface"), _cross(TEXT_CASES, TEXT_SURFACES) + _cross(TEXT_CASES, TEXT_ITEM_SURFACES, True)
+)
+def test_text_inputs(metric, case, surface):
+    call = {**TEXT_SURFACES, **TEXT_ITEM_SURFACES}[surface]
+    assert_raises(lambda: call(case, metric), case.error, case.names)
+
+
+@pytest.mark.parametrize(
+    ("case", "surface"), _cross(TOKEN_CASES, TOKEN_SURFACES) + _cross(TOKEN_CASES, TOKEN_ITEM_SURFACES, True)
+)
+def test_token_inputs(case, surface):
+    call = {**TOKEN_SURFACES, **TOKEN_ITEM_SURFACES}[surface]
+    assert_raises(lambda: call(case, None), case.error, case.names)
+
+
+@pytest.mark.parametrize(("case", "surface"), _cross(SETTING_CASES + TOKENIZER_OUTPUT_CASES, SETTING_SURFACES))
+def test_settings(metric, case, surface):
+    if surface == "GLEU" and case in TOKENIZER_OUTPUT_CASES:
+        # The constructor accepts any callable; its output is refused when it runs.
+        GLEU(**case.options)
+        call = SETTING_SURFACES["text_stats"]
+    else:
+        call = SETTING_SURFACES[surface]
+    assert_raises(lambda: call(case, metric), case.error, case.names)
+
+
+@pytest.mark.parametrize(("case", "surface"), _cross(RESAMPLING_CASES, RESAMPLING_SURFACES))
+def test_resampling(metric, case, surface):
+    name, call = RESAMPLING_SURFACES[surface]
+    n, seed = case.options.get("n", 50), case.options.get("seed", 1)
+    names = tuple(fragment.format(n=name) for fragment in case.names)
+    assert_raises(lambda: call(n, seed, metric), case.error, names)
+
+
+def test_huge_resampling_is_refused_before_any_work():
+    # 10**10 resamples used to raise MemoryError after trying to allocate 320 GB.
+    stats = text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES)
+    with pytest.raises(ValueError, match=r"n_bootstrap must be at most 1000000 \(MAX_SAMPLES\)"):
+        bootstrap_ci(stats, 10**10)
+    assert google_bleu.validation.MAX_SAMPLES == 10**6
+    # The bound itself is accepted (checked without running a million resamples).
+    assert google_bleu.validation.check_n_samples(10**6, "n_bootstrap") == 10**6
+
+
+# -- accepted containers: the same numbers as lists ---------------------------------------
+
+
+def _containers():
+    import datasets
+    import pandas as pd
+
+    predictions = read_lines(SAMPLE / "sys_online-B.0.txt")[:50]
+    references = read_lines(SAMPLE / "ref0.txt")[:50]
+    dataset = datasets.Dataset.from_dict({"prediction": predictions, "reference": references})
+    return (
+        predictions,
+        references,
+        [
+            (tuple(predictions), tuple(references)),
+            (np.array(predictions), np.array(references)),
+            (np.array(predictions), np.array(references)[:, None]),  # 2-d: one column of references
+            (pd.Series(predictions), pd.Series(references)),
+            (dataset["prediction"], dataset["reference"]),
+        ],
+    )
+
+
+def test_accepted_containers_score_as_lists(metric):
+    predictions, references, variants = _containers()
+    expected = GLEU().corpus_score(predictions, references)
+    one_shot = metric.compute(predictions=predictions, references=references)
+    for variant_predictions, variant_references in variants:
+        kind = type(variant_predictions).__name__
+        assert GLEU().corpus_score(variant_predictions, variant_references) == expected, kind
+        assert text_stats(variant_predictions, variant_references) == GLEU().stats(predictions, references), kind
+        assert metric.compute(predictions=variant_predictions, references=variant_references) == one_shot, kind
+
+
+def test_tokenizer_returning_str_subclasses_works(metric):
+    # numpy.str_ tokens used to raise a bare StopIteration.
+    def numpy_split(text):
+        return [np.str_(token) for token in text.split()]
+
+    expected = GLEU(tokenizer=str.split).corpus_score(GOOD_PREDICTIONS, GOOD_REFERENCES).score
+    assert GLEU(tokenizer=numpy_split).corpus_score(GOOD_PREDICTIONS, GOOD_REFERENCES).score == expected
+    result = metric.compute(predictions=GOOD_PREDICTIONS, references=GOOD_REFERENCES, tokenizer=numpy_split)
+    assert result["google_bleu"] == expected
+    tokens = google_bleu.get_tokenizer(numpy_split)("a b")
+    assert tokens == ["a", "b"] and {type(token) for token in tokens} == {str}
+
+
+# -- the evaluate module: lone surrogates, and a rejected compute keeps the data --------------
+
+
+@pytest.mark.parametrize(
+    ("predictions", "references", "names"),
+    [
+        (["fine", "bad \ud800"], ["a", "b"], ("prediction 1", "U+D800", "character 4")),
+        (["fine"], [["ok", "x\udfff"]], ("reference 1 of prediction 0", "U+DFFF")),
+    ],
+)
+def test_lone_surrogate_names_the_segment(metric, predictions, references, names):
+    for call in (
+        lambda: metric.compute(predictions=predictions, references=references),
+        lambda: metric.add_batch(predictions=predictions, references=references),
+    ):
+        assert_raises(call, ValueError, names)
+    # The core scores such text (it never encodes it).
+    assert 0.0 <= GLEU().corpus_score(predictions, references).score <= 1.0
+
+
+REJECTED_COMPUTE = [
+    *(pytest.param(case.options, case.error, case.names, id=case.id) for case in SETTING_CASES),
+    *(pytest.param(case.options, case.error, case.names, id=case.id) for case in TOKENIZER_OUTPUT_CASES),
+    pytest.param({"n_bootstrap": 10**10}, ValueError, ("n_bootstrap",), id="n_bootstrap-huge"),
+    pytest.param({"n_bootstrap": 0}, ValueError, ("n_bootstrap",), id="n_bootstrap-zero"),
+    pytest.param({"seed": -1}, ValueError, ("seed",), id="seed-negative"),
+    pytest.param({"return_sentence_scores": "yes"}, TypeError, ("return_sentence_scores",), id="flag-str"),
+    pytest.param({"max_len4": 4}, TypeError, ("unknown arguments", "max_len4"), id="unknown-argument"),
+]
+
+
+@pytest.mark.parametrize(("options", "error", "names"), REJECTED_COMPUTE)
+def test_rejected_compute_keeps_the_added_data(metric, options, error, names):
+    predictions = read_lines(SAMPLE / "sys_uedin-nmt.4722.txt")
+    references = read_lines(SAMPLE / "ref0.txt")
+    expected = metric.compute(predictions=predictions, references=references)
+    metric.add_batch(predictions=predictions[:100], references=references[:100])
+    metric.add_batch(predictions=predictions[100:], references=references[100:])
+    assert_raises(lambda: metric.compute(**options), error, names)
+    # Rejected inputs given to compute() itself leave the added data in place too.
+    assert_raises(lambda: metric.compute(predictions=["a"], references=[{"b": 1}]), TypeError, ("references",))
+    assert metric.compute() == expected
+
+
+def test_compute_with_nothing_added_says_so(metric):
+    with pytest.raises(ValueError, match="nothing to compute: no prediction was added"):
+        metric.compute()
+    # An explicitly empty corpus is a corpus: 0.0, as nltk's corpus_gleu([], []).
+    assert metric.compute(predictions=[], references=[])["google_bleu"] == 0.0
+    # After a successful compute the added data is used up: nothing is left to score.
+    metric.add_batch(predictions=GOOD_PREDICTIONS, references=GOOD_REFERENCES)
+    assert metric.compute()["google_bleu"] == GLEU().corpus_score(GOOD_PREDICTIONS, GOOD_REFERENCES).score
+    with pytest.raises(ValueError, match="nothing to compute"):
+        metric.compute()
+
+
+# -- make_compute_metrics: what the Trainer hands it -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("build", "eval_pred", "error", "names"),
+    [
+        (lambda: make_compute_metrics(Words(), max_len4=4), None, TypeError, ("unknown metric options", "max_len4")),
+        (lambda: make_compute_metrics(object()), None, TypeError, ("tokenizer", "batch_decode", "object")),
+        (lambda: make_compute_metrics(Words()), (np.array([1, 2]), EVAL_PRED[1]), ValueError, ("predictions",)),
+        (lambda: make_compute_metrics(Words()), (np.array([[1, -5]]), EVAL_PRED[1]), ValueError, ("token ids", "-5")),
+        (lambda: make_compute_metrics(Words()), (np.array([[1.5, 2.0]]), EVAL_PRED[1]), TypeError, ("integers",)),
+        (lambda: make_compute_metrics(Words()), (EVAL_PRED[0], np.array([1, 2])), ValueError, ("labels",)),
+        (
+            lambda: make_compute_metrics(Words()),
+            (EVAL_PRED[0], np.vstack([EVAL_PRED[1]] * 2)),
+            ValueError,
+            ("1 predictions", "2 labels"),
+        ),
+    ],
+)
+def test_make_compute_metrics_inputs(build, eval_pred, error, names):
+    if eval_pred is None:
+        assert_raises(build, error, names)
+    else:
+        compute_metrics = build()
+        assert_raises(lambda: compute_metrics(eval_pred), error, names)
+
+
+# -- the CLI: one line, exit 2, naming the option -------------------------------------------
+
+
+CLI_CASES = [
+    (["--min-len", "0"], ["min_len"]),
+    (["--max-len", "101"], ["max_len", "101"]),
+    (["--confidence", "--confidence-n", "10000000000"], ["--confidence-n", "at most 1000000"]),
+    (["--confidence", "--confidence-n", "0"], ["--confidence-n", "positive integer"]),
+    (["--paired-bs", "--paired-n", "10000000000"], ["--paired-n", "at most 1000000"]),
+    (["--paired-ar", "--paired-n", "-1"], ["--paired-n", "positive integer"]),
+    (["--seed", "-1"], ["--seed", "non-negative"]),
+    (["--tokenize", "moses"], ["--tokenize", "moses"]),
+    (["--width", "18"], ["--width", "18"]),
+]
+
+
+@pytest.mark.parametrize(("options", "fragments"), CLI_CASES, ids=[" ".join(c[0]) for c in CLI_CASES])
+def test_cli_options(options, fragments, capsys):
+    system = str(SAMPLE / "sys_online-B.0.txt")
+    status = main([str(SAMPLE / "ref0.txt"), "-i", system, system, *options])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("google-bleu: error: "), captured.err
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_cli_internal_error_keeps_its_traceback(monkeypatch):
+    # A bug (here: a ValueError from inside the scoring) is not an input error.
+    def broken(self, predictions, references):
+        raise ValueError("an internal bug")
+
+    monkeypatch.setattr(GLEU, "stats", broken)
+    with pytest.raises(ValueError, match="an internal bug"):
+        main([str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-B.0.txt")])
+
+
+def _run(args, stdout):
+    return subprocess.run(
+        [sys.executable, "-m", "google_bleu", *map(str, args)], stdout=stdout, stderr=subprocess.PIPE, timeout=120
+    )
+
+
+def _one_line(done, status, *fragments):
+    message = done.stderr.decode()
+    assert done.returncode == status, message
+    assert "Traceback" not in message and "Exception ignored" not in message, message
+    assert len(message.strip().splitlines()) == 1, message
+    for fragment in fragments:
+        assert re.search(fragment, message), message
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/dev/full is Linux's")
+@pytest.mark.parametrize("extra", [[], ["--sentence-level"], ["-f", "text"]])
+def test_cli_full_device_is_one_line(extra):
+    with open("/dev/full", "w") as full:
+        done = _run([SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", *extra], stdout=full)
+    _one_line(done, 1, "cannot write the output: No space left on device")
+
+
+def test_cli_closed_streams_are_one_line():
+    ref, system = SAMPLE / "ref0.txt", SAMPLE / "sys_online-B.0.txt"
+    # Standard input closed (as `<&-`): the system was meant to come from it.
+    done = subprocess.run(
+        f'exec 0<&-; exec "{sys.executable}" -m google_bleu "{ref}"', shell=True, capture_output=True, timeout=120
+    )
+    _one_line(done, 2, "standard input is closed")
+    # Standard output closed (as `>&-`).
+    done = subprocess.run(
+        f'exec "{sys.executable}" -m google_bleu "{ref}" -i "{system}" >&-',
+        shell=True,
+        stderr=subprocess.PIPE,
+        timeout=120,
+    )
+    _one_line(done, 1, "cannot write the output")
+
+
+@pytest.mark.parametrize(
+    ("case", "surface"), _cross(SETTING_CASES, BUILT_SURFACES) + _cross(ORDER_CASES, ID_SURFACES)
+)
+def test_adapter_settings(case, surface):
+    build = {**BUILT_SURFACES, **ID_SURFACES}[surface]
+    assert_raises(lambda: build(**case.options), case.error, case.names)
+
+
+def _tokenizer_failing_on_long_lines(text):
+    # Passes compute()'s probe on "a b"; returns tuples (a broken contract) on longer lines.
+    tokens = text.split()
+    return tuple(tokens) if len(tokens) > 3 else tokens
+
+
+def _tokenizer_raising_on_long_lines(text):
+    if len(text) > 40:
+        raise RuntimeError("this tokenizer cannot read long lines")
+    return text.split()
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True])
+@pytest.mark.parametrize(
+    "tokenizer, error",
+    [(_tokenizer_failing_on_long_lines, TypeError), (_tokenizer_raising_on_long_lines, RuntimeError)],
+)
+def test_a_tokenizer_failing_on_a_stored_line_keeps_the_added_data(keep_in_memory, tokenizer, error):
+    metric = google_bleu.load(keep_in_memory=keep_in_memory)
+    predictions = read_lines(SAMPLE / "sys_uedin-nmt.4722.txt")[:200]
+    references = read_lines(SAMPLE / "ref0.txt")[:200]
+    metric.add_batch(predictions=predictions, references=references)
+    with pytest.raises(error):
+        metric.compute(tokenizer=tokenizer)
+    # Everything added is still there, once, for the next compute().
+    assert metric.compute() == GLEU().corpus_score(predictions, references).metric_dict()
+    with pytest.raises(ValueError, match="nothing to compute"):
+        metric.compute()

@@ -1,0 +1,399 @@
+"""The command-line tool through a real subprocess, on real WMT data."""
+
+from __future__ import annotations
+
+import functools
+import glob
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+
+import pytest
+from sacrebleu.utils import smart_open
+
+import google_bleu
+from google_bleu import text_stats
+from google_bleu.cli import main
+from google_bleu.significance import bootstrap_ci
+from tests.helpers.oracles import REPO, SAMPLES, read_lines
+
+SAMPLE = SAMPLES / "wmt17_en_de"
+WMT17_SYSTEMS = ["sys_uedin-nmt.4722.txt", "sys_online-F.0.txt", "sys_KIT.4950.txt", "sys_PROMT-Rule-based.4735.txt"]
+
+
+def run_cli(*args, stdin=None, **kwargs):
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-m", "google_bleu", *map(str, args)], input=stdin, timeout=300, **kwargs)
+
+
+def ok_json(*args, stdin=None):
+    done = run_cli(*args, stdin=stdin)
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+def sacrebleu_lines(path) -> list[str]:
+    """Lines exactly as sacrebleu's CLI reads a file (its smart_open, then rstrip)."""
+    return [line.rstrip() for line in smart_open(str(path))]
+
+
+@functools.cache
+def wmt_stats(system, ref):
+    """The Python API's statistics of a real system (cached: each is used by several tests)."""
+    return text_stats(sacrebleu_lines(system), sacrebleu_lines(ref))
+
+
+def percent(value: float, width: int = 1) -> float:
+    return round(100 * value, width)
+
+
+def assert_equals_api(obj, stats, width=1):
+    assert {key: obj[key] for key in ("n_match", "n_hyp", "n_ref", "n_all", "min_len", "max_len")} == stats.to_dict()
+    assert obj["score"] == percent(stats.score(), width)
+    assert obj["precision"] == percent(stats.precision(), width)
+    assert obj["recall"] == percent(stats.recall(), width)
+
+
+# -- scores ---------------------------------------------------------------------------
+
+
+def test_json_equals_python_api():
+    system = SAMPLE / "sys_online-B.0.txt"
+    out = ok_json(SAMPLE / "ref0.txt", "-i", system)
+    assert out["name"] == "GLEU" and out["system"] == str(system)
+    assert out["signature"] == google_bleu.signature("1", "13a", False, 1, 4)
+    assert_equals_api(out, text_stats(read_lines(system), read_lines(SAMPLE / "ref0.txt")))
+
+
+def test_all_wmt17_systems_equal_python_api(shared_data):
+    folder = shared_data / "wmt17_en_de"
+    systems = sorted(folder.glob("sys_*.txt"))
+    assert len(systems) == 16
+    # Half of the 16 systems (each costs about a second to tokenize on this machine),
+    # the one with a BOM among them.
+    systems = systems[::2]
+    assert folder / "sys_online-A.0.txt" in systems
+    done = run_cli(folder / "ref0.txt", "-i", *systems, "-w", "4")
+    assert done.returncode == 0, done.stderr.decode()
+    out = json.loads(done.stdout)
+    assert [obj["system"] for obj in out] == [str(path) for path in systems]
+    for obj, path in zip(out, systems):
+        assert_equals_api(obj, wmt_stats(path, folder / "ref0.txt"), width=4)
+    # The one file with a BOM is named on stderr; nothing else is printed there.
+    assert done.stderr.decode().splitlines() == [
+        f"google-bleu: warning: {folder / 'sys_online-A.0.txt'} starts with a byte-order mark (U+FEFF); "
+        "it is kept as part of line 1, as sacrebleu does"
+    ]
+
+
+def test_make_run_command_prints_json():
+    # The exact command of `make run` (the shell expands the glob).
+    systems = sorted(glob.glob(str(SAMPLE / "sys_*.txt")))
+    done = subprocess.run(
+        [sys.executable, "-m", "google_bleu", "google_bleu/samples/wmt17_en_de/ref0.txt", "-i", *systems],
+        cwd=REPO,
+        capture_output=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert [obj["system"] for obj in json.loads(done.stdout)] == systems
+
+
+def test_bom_is_kept_as_sacrebleu_does(shared_data, tmp_path):
+    folder = shared_data / "wmt17_en_de"
+    path = folder / "sys_online-A.0.txt"
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")
+    lines = sacrebleu_lines(path)
+    assert lines[0].startswith("\ufeff")  # sacrebleu keeps it
+    refs = sacrebleu_lines(folder / "ref0.txt")
+    out = ok_json(folder / "ref0.txt", "-i", path, "-w", "6")
+    kept = wmt_stats(path, folder / "ref0.txt")
+    stripped = text_stats([lines[0][1:], *lines[1:]], refs)
+    assert_equals_api(out, kept, width=6)
+    assert out["n_match"] == stripped.totals()[0] - 1  # the BOM costs line 1 its first unigram match
+    # A BOM in a reference file and on standard input is treated the same way.
+    ref = tmp_path / "ref.txt"
+    ref.write_bytes(b"\xef\xbb\xbfa b c\n")
+    assert ok_json(ref, stdin=b"a b c\n")["n_match"] == 3  # of 6 n-grams, those with "a" do not match
+    assert ok_json(ref, stdin=b"\xef\xbb\xbfa b c\n")["n_match"] == 6
+
+
+def test_several_references(tmp_path):
+    refs = read_lines(SAMPLE / "ref0.txt")
+    second = read_lines(SAMPLE / "sys_online-B.0.txt")  # a second "reference" for the test
+    system = SAMPLE / "sys_uedin-nmt.4722.txt"
+    out = ok_json(SAMPLE / "ref0.txt", SAMPLE / "sys_online-B.0.txt", "-i", system)
+    stats = text_stats(read_lines(system), [[a, b] for a, b in zip(refs, second)])
+    assert_equals_api(out, stats)
+    assert out["signature"].startswith("nrefs:2|")
+
+
+def test_stdin_equals_file():
+    system = SAMPLE / "sys_uedin-nmt.4722.txt"
+    from_stdin = ok_json(SAMPLE / "ref0.txt", stdin=system.read_bytes())
+    from_file = ok_json(SAMPLE / "ref0.txt", "-i", system)
+    assert from_stdin == {**from_file, "system": "stdin"}
+
+
+@pytest.mark.parametrize(
+    "options, kwargs, sig",
+    [
+        (["-tok", "intl", "-lc"], {"tokenizer": "intl", "lowercase": True}, "case:lc|tok:intl|ngram:1-4"),
+        (
+            ["--tokenize", "none", "--min-len", "2", "--max-len", "3"],
+            {"tokenizer": "none", "min_len": 2, "max_len": 3},
+            "tok:none|ngram:2-3",
+        ),
+        (["--tokenize", "char", "--lowercase"], {"tokenizer": "char", "lowercase": True}, "case:lc|tok:char"),
+    ],
+)
+def test_options_reach_the_scoring(options, kwargs, sig):
+    system = SAMPLE / "sys_PROMT-Rule-based.4735.txt"
+    out = ok_json(SAMPLE / "ref0.txt", "-i", system, *options, "-w", "5")
+    assert_equals_api(out, text_stats(read_lines(system), read_lines(SAMPLE / "ref0.txt"), **kwargs), width=5)
+    assert sig in out["signature"]
+
+
+def test_sentence_level_equals_sentence_scores(shared_data):
+    # Japanese with the char tokenizer; this system has two empty lines.
+    folder = shared_data / "wmt22_en_ja"
+    system = folder / "sys_Online-W.txt"
+    stats = text_stats(sacrebleu_lines(system), sacrebleu_lines(folder / "ref0.txt"), tokenizer="char")
+    scores = stats.sentence_scores().tolist()
+    done = run_cli(folder / "ref0.txt", "-i", system, "-tok", "char", "-sl")
+    assert done.returncode == 0, done.stderr.decode()
+    lines = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert len(lines) == len(scores) == 2037
+    for line, row, score in zip(lines, stats.rows.tolist(), scores):
+        assert [line["n_match"], line["n_hyp"], line["n_ref"], line["n_all"]] == row
+        assert line["score"] == percent(score)
+        assert (line["n_match"] / line["n_all"] if line["n_all"] else 0.0) == score
+    done = run_cli(folder / "ref0.txt", "-i", system, "-tok", "char", "--sentence-level", "--score-only", "-w", "17")
+    assert done.stdout.decode().splitlines() == [f"{100 * score:.17f}" for score in scores]
+
+
+def test_empty_files_score_zero(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    out = ok_json(empty, "-i", empty, "--confidence")
+    assert (out["score"], out["n_all"], out["ci_low"], out["ci_high"]) == (0.0, 0, 0.0, 0.0)
+
+
+# -- statistics -----------------------------------------------------------------------
+
+
+def test_confidence_interval_equals_python_api():
+    system = SAMPLE / "sys_online-A.0.txt"
+    stats = text_stats(read_lines(system), read_lines(SAMPLE / "ref0.txt"))
+    out = ok_json(SAMPLE / "ref0.txt", "-i", system, "--confidence", "-w", "6")
+    low, high = bootstrap_ci(stats, 1000, 12345)
+    assert (out["ci_low"], out["ci_high"]) == (percent(low, 6), percent(high, 6))
+    assert out["ci_low"] < out["score"] < out["ci_high"]
+    assert "|bs:1000|seed:12345|" in out["signature"]
+    out = ok_json(SAMPLE / "ref0.txt", "-i", system, "-ci", "-cin", "300", "--seed", "9", "-w", "6")
+    low, high = bootstrap_ci(stats, 300, 9)
+    assert (out["ci_low"], out["ci_high"]) == (percent(low, 6), percent(high, 6))
+    assert "|bs:300|seed:9|" in out["signature"]
+
+
+@pytest.mark.parametrize("test, flag, n", [("bs", "--paired-bs", 500), ("ar", "--paired-ar", 2000)])
+def test_paired_tests_on_real_systems_equal_python_api(shared_data, test, flag, n):
+    folder = shared_data / "wmt17_en_de"
+    paths = [folder / name for name in WMT17_SYSTEMS]
+    out = ok_json(folder / "ref0.txt", "-i", *paths, flag, "--paired-n", n, "-w", "6")
+    # The statistics API (google_bleu.significance.paired_test on text equals it: test_significance.py).
+    stats = [wmt_stats(path, folder / "ref0.txt") for path in paths]
+    expected = google_bleu.significance.paired_test_stats(stats, test=test, n_samples=n)
+    assert [obj["system"] for obj in out] == [str(path) for path in paths]
+    assert [obj["baseline"] for obj in out] == [True, False, False, False]
+    for obj, system, result in zip(out, stats, expected):
+        assert_equals_api(obj, system, width=6)
+        assert (obj["ci_low"], obj["ci_high"]) == (percent(result.ci_low, 6), percent(result.ci_high, 6))
+        assert obj["p_value"] == (None if result.p_value is None else round(result.p_value, 4))
+    # uedin-nmt is far better than rule-based PROMT.
+    assert out[3]["p_value"] == round(1 / (n + 1), 4)
+    signature = {"bs": f"|bs:{n}|seed:12345|", "ar": f"|ar:{n}|bs:1000|seed:12345|"}[test]
+    assert all(signature in obj["signature"] for obj in out)
+
+
+def test_system_against_itself_in_the_cli():
+    system = SAMPLE / "sys_online-B.0.txt"
+    for flag in ("--paired-bs", "--paired-ar"):
+        out = ok_json(SAMPLE / "ref0.txt", "-i", system, system, flag, "--paired-n", "200")
+        assert out[1]["p_value"] == 1.0 and out[1]["score"] == out[0]["score"]
+
+
+# -- text output ----------------------------------------------------------------------
+
+
+def test_text_and_score_only_formats():
+    ref, a, b = SAMPLE / "ref0.txt", SAMPLE / "sys_online-B.0.txt", SAMPLE / "sys_uedin-nmt.4722.txt"
+    stats_a = text_stats(read_lines(a), read_lines(ref))
+    stats_b = text_stats(read_lines(b), read_lines(ref))
+    done = run_cli(ref, "-i", a, "-f", "text", "-w", "2")
+    sig = google_bleu.signature("1", "13a", False, 1, 4)
+    assert done.stdout.decode() == (
+        f"GLEU|{sig} = {100 * stats_a.score():.2f} "
+        f"(P = {100 * stats_a.precision():.2f}, R = {100 * stats_a.recall():.2f})\n"
+    )
+    done = run_cli(ref, "-i", a, "-f", "text", "-ci")
+    assert re.fullmatch(
+        r"GLEU\|\S+\|bs:1000\|seed:12345\|\S+ = \d+\.\d \[\d+\.\d, \d+\.\d\] \(P = .*\)\n", done.stdout.decode()
+    )
+    done = run_cli(ref, "-i", a, b, "-b", "-w", "3")
+    assert done.stdout.decode() == f"{100 * stats_a.score():.3f}\n{100 * stats_b.score():.3f}\n"
+    table = run_cli(ref, "-i", a, b, "-f", "text").stdout.decode().splitlines()
+    assert table[0].split() == ["System", "|", "GLEU", "|", "P", "|", "R"]
+    assert table[2].startswith(str(a)) and f"{100 * stats_a.score():.1f}" in table[2]
+    assert table[3].startswith(str(b)) and table[-1] == f"GLEU|{sig}"
+    paired = run_cli(ref, "-i", a, b, "-f", "text", "-pbs", "--paired-n", "100").stdout.decode()
+    assert "Baseline: " + str(a) in paired and "p-value" in paired and "|bs:100|seed:12345|" in paired
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    # Long input: 2 systems x 6000 segments (the bar starts at 10,000 segment-systems).
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text("the cat sat on the mat\n" * 6000, encoding="utf-8")
+    hyp.write_text("the cat ate the mat\n" * 6000, encoding="utf-8")
+    args = [ref, "-i", hyp, hyp]
+    # stderr piped: nothing there.
+    done = run_cli(*args)
+    assert done.returncode == 0 and done.stderr == b""
+    # stderr a terminal: a bar, and stdout still pure JSON.
+    for extra, expect_bar in (([], True), (["--quiet"], False)):
+        leader, follower = pty.openpty()
+        try:
+            done = run_cli(*args, *extra, stderr=follower, stdout=subprocess.PIPE)
+        finally:
+            os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        os.close(leader)
+        assert done.returncode == 0
+        assert len(json.loads(done.stdout)) == 2
+        assert (b"google-bleu [" in seen and b"2/2" in seen) == expect_bar, seen[-300:]
+    # A short input on a terminal: no bar either.
+    leader, follower = pty.openpty()
+    done = run_cli(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", stderr=follower)
+    os.close(follower)
+    os.set_blocking(leader, False)
+    try:
+        assert os.read(leader, 65536) == b""
+    except (BlockingIOError, OSError):
+        pass
+    os.close(leader)
+    assert done.returncode == 0
+
+
+# -- errors: one line on stderr, exit status 2, no traceback ------------------------
+
+
+def assert_one_line_error(done, *fragments):
+    message = done.stderr.decode()
+    assert done.returncode == 2, message
+    assert "Traceback" not in message
+    lines = message.strip().splitlines()
+    assert len(lines) == 1, message
+    assert lines[0].startswith("google-bleu: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    assert done.stdout == b""
+
+
+def test_mismatched_line_counts_name_both_files(tmp_path):
+    short = tmp_path / "short.txt"
+    short.write_text("one line\n", encoding="utf-8")
+    ref = SAMPLE / "ref0.txt"
+    assert_one_line_error(run_cli(ref, "-i", short), f"{short} has 1 lines but {ref} has 300")
+    assert_one_line_error(run_cli(ref, short, "-i", short), f"{ref} has 300 lines but {short} has 1")
+    assert_one_line_error(run_cli(ref, stdin=b"a\nb\n"), f"standard input has 2 lines but {ref} has 300")
+
+
+def test_missing_and_unreadable_files(tmp_path):
+    missing = tmp_path / "missing.txt"
+    ref = SAMPLE / "ref0.txt"
+    assert_one_line_error(run_cli(missing, "-i", ref), f"cannot read {missing}: No such file or directory")
+    assert_one_line_error(run_cli(ref, "-i", missing), f"cannot read {missing}: No such file or directory")
+    assert_one_line_error(run_cli(ref, "-i", tmp_path), f"cannot read {tmp_path}: Is a directory")
+
+
+def test_invalid_utf8_names_the_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine\nalso fine\nbroken \xe9t\xe9\n")
+    assert_one_line_error(run_cli(bad, "-i", bad), f"{bad}: line 3 is not valid UTF-8")
+    good = tmp_path / "good.txt"
+    good.write_text("a\nb\nc\n", encoding="utf-8")
+    assert_one_line_error(run_cli(good, stdin=b"a\n\xff\nc\n"), "standard input: line 2 is not valid UTF-8")
+
+
+@pytest.mark.parametrize(
+    "options, fragments",
+    [
+        (["--min-len", "0"], ["min_len"]),
+        (["--max-len", "101"], ["max_len", "101"]),
+        (["--min-len", "3", "--max-len", "2"], ["min_len", "max_len"]),
+        (["--min-len", "two"], ["--min-len", "invalid int value: 'two'"]),
+        (["--width", "-1"], ["--width", "must be an integer from 0 to 17, got '-1'"]),
+        (["--width", "x"], ["--width", "got 'x'"]),
+        (["--confidence", "--confidence-n", "0"], ["--confidence-n must be a positive integer, got 0"]),
+        (["--paired-bs", "--paired-n", "-3"], ["--paired-n must be a positive integer, got -3"]),
+        (["--seed", "-1"], ["seed must be a non-negative integer"]),
+        (["--tokenize", "moses"], ["--tokenize", "invalid choice: 'moses'"]),
+        (["--format", "latex"], ["--format", "invalid choice: 'latex'"]),
+        (["--paired-bs", "--paired-ar"], ["not allowed with argument"]),
+        (["--paired-bs"], ["paired tests need at least two systems"]),
+        (["--sentence-level", "--confidence"], ["--sentence-level takes one system"]),
+        (["--no-such-option"], ["unrecognized arguments: --no-such-option"]),
+    ],
+)
+def test_bad_option_values(options, fragments, capsys):
+    # In-process through main() (the same code `python -m google_bleu` runs; the
+    # subprocess path is covered by the other error tests).
+    system = SAMPLE / "sys_online-B.0.txt"
+    status = main([str(SAMPLE / "ref0.txt"), "-i", str(system), *options])
+    captured = capsys.readouterr()
+    done = subprocess.CompletedProcess([], status, captured.out.encode(), captured.err.encode())
+    assert_one_line_error(done, *fragments)
+
+
+def test_bad_option_value_through_subprocess():
+    done = run_cli(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", "--max-len", "0")
+    assert_one_line_error(done, "max_len")
+
+
+def test_more_usage_errors():
+    system = SAMPLE / "sys_online-B.0.txt"
+    assert_one_line_error(run_cli(), "the following arguments are required: REF")
+    assert_one_line_error(
+        run_cli(SAMPLE / "ref0.txt", "-i", system, system, "-sl"), "--sentence-level takes one system"
+    )
+
+
+def test_missing_tokenizer_extra_is_one_line():
+    pytest.importorskip("sacrebleu")
+    try:
+        import MeCab  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("MeCab is installed: ja-mecab works")
+    done = run_cli(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", "-tok", "ja-mecab")
+    assert_one_line_error(done, "ja-mecab", "pip install")
+
+
+def test_version_and_help():
+    done = run_cli("--version")
+    assert done.returncode == 0 and done.stdout.decode().strip() == f"google-bleu {google_bleu.__version__}"
+    done = run_cli("--help")
+    assert done.returncode == 0 and b"--paired-bs" in done.stdout and b"--confidence-n" in done.stdout
