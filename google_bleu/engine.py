@@ -272,7 +272,8 @@ def segment_rows(
 
 def spaced_segment_rows(
     hypotheses: list[str],
-    list_of_references: list[list[str]],
+    references: list[str],
+    n_refs: np.ndarray,
     hyp_lengths: np.ndarray,
     ref_lengths: np.ndarray,
     min_len: int,
@@ -281,24 +282,26 @@ def spaced_segment_rows(
     """:func:`segment_rows` for tokenized text kept as text.
 
     Each sentence is a ``str`` whose tokens are separated by ASCII spaces only, so that
-    ``sentence.split()`` gives them (as from :func:`google_bleu.tokenizers.spaced_13a_batch`);
-    ``hyp_lengths`` and ``ref_lengths`` (references flattened in order) are the token
-    counts. No token objects are made.
+    ``sentence.split()`` gives them (as from :func:`google_bleu.tokenizers.spaced_13a_batch`).
+    ``references`` are every segment's references one after the other (``n_refs`` per
+    segment, at least one), so no list is made per segment; ``hyp_lengths`` and
+    ``ref_lengths`` are the token counts. No token objects are made.
     """
-    n_refs = np.fromiter(map(len, list_of_references), np.int64, len(hypotheses))
-    return _rows(
-        _sentence_groups(hypotheses, list_of_references, True), hyp_lengths, n_refs, ref_lengths, min_len, max_len
-    )
+    return _rows(_sentence_groups(hypotheses, references, True), hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
 
-def _sentence_groups(hypotheses: list, list_of_references: list, spaced: bool) -> Any:
-    """Order-1 groups of a chunk of token sequences (or spaced lines), for :func:`_rows`."""
+def _sentence_groups(hypotheses: list, references: list, spaced: bool) -> Any:
+    """Order-1 groups of a chunk of token sequences (or spaced lines), for :func:`_rows`.
+
+    ``references`` holds per segment its list of references, or with ``spaced`` every
+    reference one after the other.
+    """
 
     def groups(
         start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
     ) -> np.ndarray:
         sentences = hypotheses[start:stop]
-        sentences += chain.from_iterable(list_of_references[start:stop])
+        sentences += references[ref_start:ref_stop] if spaced else chain.from_iterable(references[start:stop])
         return token_groups(sentences, lengths, spaced, segment_of)
 
     return groups
