@@ -49,6 +49,11 @@ bench-batched: $(VENV)/.bench-installed
 .PHONY: bench-pairwise
 bench-pairwise: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_pairwise.py
+# MBR with reference aggregation against exact MBR: cost at N = 64..4096 and agreement on
+# every WMT17 segment; writes benchmarks/results/mbr_aggregate.json. About a minute on 2 cores.
+.PHONY: bench-mbr
+bench-mbr: $(VENV)/.bench-installed
+	$(PY) benchmarks/bench_mbr_aggregate.py
 # Throughput against workers for --jobs and Ray Data, and the 10M-line memory run (a few minutes).
 .PHONY: bench-scale
 bench-scale: $(VENV)/.bench-installed
@@ -58,6 +63,7 @@ bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
 	$(MAKE) bench-batched
 	$(MAKE) bench-pairwise
+	$(MAKE) bench-mbr
 	$(MAKE) bench-scale
 	$(PY) benchmarks/report.py
 

@@ -124,62 +124,68 @@ def count_matches(
     A group is "live" when it occurs in the hypothesis and in some reference of its
     segment: only live n-grams can extend to longer matches. The (n+1)-gram at position p
     is the n-gram at p followed by the n-gram at p + 1, so its exact key is the pair of
-    their groups. A backend that ``compacts`` keeps only live positions; one that does not
-    gives every dead position a key of its own, so it never matches.
+    their groups. A backend that ``compacts`` keeps only the positions whose n-gram can
+    still match, and labels groups by their index among those, so every array of an order
+    is as long as its live positions; one that does not gives every dead position a key of
+    its own, so it never matches, and keeps every size fixed.
     """
     n_pos = int(sentence_of.shape[0])
     matches = backend.full(n_sentences, 0)
     if n_pos == 0:
         return matches
     take = backend.take
-    positions = backend.arange(n_pos)
-    same_sentence = sentence_of[1:] == sentence_of[:-1]
+    xp = backend.xp
+    sentence = sentence_of
+    position = backend.arange(n_pos)  # per entry, its position (entries stay in position order)
     n_hyp = n_hyp_pos
+    n = n_pos  # entries, and the bound of their group labels
     for order in range(1, max_len + 1):
-        hyp_count = backend.count(group[:n_hyp], n_pos)
+        hyp_count = backend.count(group[:n_hyp], n)
         ref_group = group[n_hyp:]
-        ref_count = backend.count(ref_group, n_pos)
+        ref_count = backend.count(ref_group, n)
         if order >= min_len:
-            ref_sentence = take(sentence_of, positions[n_hyp:])
+            ref_sentence = sentence[n_hyp:]
             if one_ref:
-                # A group's reference occurrences all lie in its segment's one reference.
-                found = backend.found(ref_count)
-                sentence_at = backend.full(n_pos, 0)
+                # A group's reference occurrences all lie in its segment's one reference;
+                # groups that occur on one side only (and labels of no group) add min(h, 0) = 0.
+                sentence_at = backend.full(n, 0)
                 sentence_at[ref_group] = ref_sentence
-                sentence = take(sentence_at, found)
-                clipped = backend.xp.minimum(take(ref_count, found), take(hyp_count, found))
+                matches += backend.index_sum(sentence_at, xp.minimum(hyp_count, ref_count), n_sentences)
             else:
                 # Count each (n-gram, reference) pair: group its occurrences by their exact key.
                 pair_key = ref_group * n_sentences
                 pair_key += ref_sentence
                 pair = backend.group(pair_key)
-                pair_count = backend.count(pair, int(pair.shape[0]))
-                found = backend.found(pair_count)
-                sentence = take(ref_sentence, found)
-                clipped = backend.xp.minimum(take(pair_count, found), take(hyp_count, take(ref_group, found)))
-            matches += backend.index_sum(sentence, clipped, n_sentences)
+                pair_count = backend.count(pair, int(pair.shape[0]))  # nonzero at one entry per pair
+                clipped = xp.minimum(pair_count, take(hyp_count, ref_group))
+                matches += backend.index_sum(ref_sentence, clipped, n_sentences)
         if order == max_len:
             break
         live = hyp_count > 0
         live &= ref_count > 0
-        group_at = backend.full(n_pos, -1)
-        group_at[positions] = backend.xp.where(take(live, group), group, -1)
-        extends = group_at[:-1] >= 0
-        extends &= group_at[1:] >= 0
-        extends &= same_sentence
+        live_at = take(live, group)
+        extends = live_at[:-1] & live_at[1:]
+        if order == 1:
+            extends &= sentence[1:] == sentence[:-1]
+        elif backend.compacts:
+            # Live n-grams (n >= 2) at adjacent positions overlap, so they share a sentence.
+            extends &= position[1:] == position[:-1] + 1
         if backend.compacts:
-            positions = backend.found(extends)
-            if int(positions.shape[0]) == 0:
+            index = backend.found(extends)
+            if int(index.shape[0]) == 0:
                 break
-            key = take(group_at, positions)
-            key *= n_pos
-            key += take(group_at, positions + 1)
-            n_hyp = int(np.searchsorted(positions, n_hyp_pos))
+            key = take(group, index)
+            key *= n
+            key += take(group, index + 1)
+            position = take(position, index)
+            sentence = take(sentence, index)
+            n_hyp = int(np.searchsorted(index, n_hyp))
+            n = int(index.shape[0])
         else:
             # Dead positions (and the last one) get keys of their own, above every live key.
-            key = positions + n_pos * n_pos
-            key[:-1] = backend.xp.where(extends, group_at[:-1] * n_pos + group_at[1:], key[:-1])
-        group = take(positions, backend.group(key))
+            key = position + n * n
+            key[:-1] = xp.where(extends, group[:-1] * n + group[1:], key[:-1])
+        group = backend.group(key)
     return matches
 
 
@@ -266,7 +272,8 @@ def segment_rows(
 
 def spaced_segment_rows(
     hypotheses: list[str],
-    list_of_references: list[list[str]],
+    references: list[str],
+    n_refs: np.ndarray,
     hyp_lengths: np.ndarray,
     ref_lengths: np.ndarray,
     min_len: int,
@@ -275,24 +282,26 @@ def spaced_segment_rows(
     """:func:`segment_rows` for tokenized text kept as text.
 
     Each sentence is a ``str`` whose tokens are separated by ASCII spaces only, so that
-    ``sentence.split()`` gives them (as from :func:`google_bleu.tokenizers.spaced_13a_batch`);
-    ``hyp_lengths`` and ``ref_lengths`` (references flattened in order) are the token
-    counts. No token objects are made.
+    ``sentence.split()`` gives them (as from :func:`google_bleu.tokenizers.spaced_13a_batch`).
+    ``references`` are every segment's references one after the other (``n_refs`` per
+    segment, at least one), so no list is made per segment; ``hyp_lengths`` and
+    ``ref_lengths`` are the token counts. No token objects are made.
     """
-    n_refs = np.fromiter(map(len, list_of_references), np.int64, len(hypotheses))
-    return _rows(
-        _sentence_groups(hypotheses, list_of_references, True), hyp_lengths, n_refs, ref_lengths, min_len, max_len
-    )
+    return _rows(_sentence_groups(hypotheses, references, True), hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
 
-def _sentence_groups(hypotheses: list, list_of_references: list, spaced: bool) -> Any:
-    """Order-1 groups of a chunk of token sequences (or spaced lines), for :func:`_rows`."""
+def _sentence_groups(hypotheses: list, references: list, spaced: bool) -> Any:
+    """Order-1 groups of a chunk of token sequences (or spaced lines), for :func:`_rows`.
+
+    ``references`` holds per segment its list of references, or with ``spaced`` every
+    reference one after the other.
+    """
 
     def groups(
         start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
     ) -> np.ndarray:
         sentences = hypotheses[start:stop]
-        sentences += chain.from_iterable(list_of_references[start:stop])
+        sentences += references[ref_start:ref_stop] if spaced else chain.from_iterable(references[start:stop])
         return token_groups(sentences, lengths, spaced, segment_of)
 
     return groups

@@ -189,8 +189,10 @@ def _text_rows(
     line_of = dict(zip(unique, spaced.lines))
     count_of = dict(zip(unique, spaced.counts.tolist()))
     hypotheses = list(map(line_of.__getitem__, predictions))
-    list_of_references = [list(map(line_of.__getitem__, refs)) for refs in references]
-    n_refs = sum(map(len, references))
+    flat_references = list(map(line_of.__getitem__, chain.from_iterable(references)))  # no list per segment
+    n_refs = np.fromiter(map(len, references), np.int64, len(references))
     hyp_lengths = np.fromiter(map(count_of.__getitem__, predictions), np.int64, len(predictions))
-    ref_lengths = np.fromiter(map(count_of.__getitem__, chain.from_iterable(references)), np.int64, n_refs)
-    return spaced_segment_rows(hypotheses, list_of_references, hyp_lengths, ref_lengths, min_len, max_len)
+    ref_lengths = np.fromiter(
+        map(count_of.__getitem__, chain.from_iterable(references)), np.int64, len(flat_references)
+    )
+    return spaced_segment_rows(hypotheses, flat_references, n_refs, hyp_lengths, ref_lengths, min_len, max_len)

@@ -2,6 +2,13 @@
 
 ``evaluate.load`` copies this file and only the sibling modules it imports with
 ``from .x import y`` (the core: see the import block below).
+
+When ``compute()`` receives every input in one call (``predictions=`` and ``references=``),
+in a single process (``num_process == 1``) and with nothing added before, it scores the
+checked lists directly: evaluate would write them to its Arrow cache and read them back
+unchanged, which costs about as much as scoring them. Every other call (after ``add`` or
+``add_batch``, with ``num_process > 1``, or with no inputs) goes through evaluate's
+``compute``. Both give the same numbers and the same keys.
 """
 
 from __future__ import annotations
@@ -231,6 +238,10 @@ class GoogleBleu(evaluate.Metric):
         Every argument is checked first: evaluate reads and deletes the added data when
         it computes, so a rejected call must fail before that and keep the data.
 
+        With nothing added before and one process, the inputs of this call are scored
+        directly, without evaluate's cache (see the module docstring); a call that fails
+        there leaves the metric as it was (nothing added).
+
         Raises:
             ValueError: Nothing was added and no predictions were given (an explicitly
                 empty corpus, ``predictions=[]`` and ``references=[]``, scores 0.0 as in nltk).
@@ -252,6 +263,9 @@ class GoogleBleu(evaluate.Metric):
                 )
             # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
             return self._compute(predictions=[], references=[], options=options)
+        if self.writer is None and self.num_process == 1:
+            # Every input is in this call: evaluate's cache would hand back these lists.
+            return self._score(predictions, references, options)
         if predictions:  # checked above: stored without a second check
             super().add_batch(predictions=predictions, references=references)
         return super().compute(options=options)

@@ -195,7 +195,8 @@ def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
     Two aligned reads and shifts per token (unaligned fancy indexing is several times slower).
     """
     index = starts >> 3
-    shift = ((starts & 7) << 3).astype(np.uint64)
+    shift = (starts & 7).view(np.uint64)
+    shift <<= np.uint64(3)
     words = np.take(aligned, index)
     words >>= shift
     index += 1
@@ -220,12 +221,27 @@ def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens longer than one word (their length and every word).
+    """64-bit hashes of tokens longer than one word (``first``: their first words).
 
-    Each word is mixed with its offset and the mixed words of a token are summed (modulo
-    2**64), so the cost is linear in the bytes with a fixed number of numpy passes, however
-    long a token is. ``first`` (the tokens' first words) is part of the words read here.
+    A token of at most two words (the common long token) is hashed from its two words,
+    which determine it (its bytes are not zero, so the second word's zero bytes give its
+    length). Longer tokens: each word is mixed with its offset and the mixed words of a
+    token are summed (modulo 2**64), so the cost is linear in the bytes with a fixed number
+    of numpy passes, however long a token is. Tokens of different lengths never need equal
+    hashes, so the two rules can differ.
     """
+    hashed = _words_at(aligned, starts + _WORD, lengths - _WORD)  # the second words
+    hashed ^= first * _GOLDEN
+    hashed *= SEGMENT_MIX
+    hashed ^= hashed >> np.uint64(32)
+    more = np.flatnonzero(lengths > 2 * _WORD)
+    if more.size:
+        hashed[more] = _hash_words(aligned, np.take(starts, more), np.take(lengths, more))
+    return hashed
+
+
+def _hash_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """64-bit hashes of tokens from their length and every word (see :func:`_hash_long`)."""
     token, offset, first_word = _word_spans(lengths)
     words = _words_at(aligned, np.take(starts, token) + offset, np.take(lengths, token) - offset)
     mixed = offset.astype(np.uint64)
@@ -248,9 +264,16 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
     length = np.take(lengths, a)
     if not np.array_equal(length, np.take(lengths, b)):
         return False
+    start_a, start_b = np.take(starts, a), np.take(starts, b)
+    if length.size and int(length.max()) <= 2 * _WORD:  # at most two words each: compare both
+        return np.array_equal(_words_at(aligned, start_a, length), _words_at(aligned, start_b, length)) and (
+            np.array_equal(
+                _words_at(aligned, start_a + _WORD, length - _WORD), _words_at(aligned, start_b + _WORD, length - _WORD)
+            )
+        )
     token, offset, _ = _word_spans(length)
     rest = np.take(length, token) - offset
     return np.array_equal(
-        _words_at(aligned, np.take(np.take(starts, a), token) + offset, rest),
-        _words_at(aligned, np.take(np.take(starts, b), token) + offset, rest),
+        _words_at(aligned, np.take(start_a, token) + offset, rest),
+        _words_at(aligned, np.take(start_b, token) + offset, rest),
     )

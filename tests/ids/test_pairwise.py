@@ -384,3 +384,100 @@ def test_mbr_tiny_and_huge_weights_keep_their_ratios():
     for bad, error in (([1, float("nan"), 1], "finite"), ([1, float("inf"), 1], "finite"), ([1, -1e-300, 1], "non-negative")):
         with pytest.raises(ValueError, match=f"weights must be {error}"):
             mbr_select(candidates, weights=bad)
+
+
+# -- reference aggregation (an approximation of MBR, checked against its own definition) ----
+
+
+def brute_aggregate(candidates, references, weights, exclude_self, min_len=1, max_len=4):
+    """Reference aggregation by definition, in Fractions: each candidate against the weighted
+    mean n-gram counts (and mean n-gram total) of the pseudo-references."""
+    from collections import Counter
+    from fractions import Fraction
+
+    def ngrams(tokens):
+        return Counter(
+            tuple(tokens[i : i + n]) for n in range(min_len, max_len + 1) for i in range(len(tokens) - n + 1)
+        )
+
+    ref_counts = [ngrams(list(r)) for r in references]
+    scores = []
+    for i, hyp in enumerate(candidates):
+        others = [j for j in range(len(references)) if not (exclude_self and j == i)]
+        total = sum(Fraction(weights[j]) for j in others)
+        if total == 0:
+            scores.append(0.0)
+            continue
+        mean = Counter()
+        for j in others:
+            for gram, c in ref_counts[j].items():
+                mean[gram] += Fraction(weights[j]) * c
+        mean_total = sum(Fraction(weights[j]) * sum(ref_counts[j].values()) for j in others) / total
+        h = ngrams(list(hyp))
+        matches = sum(min(Fraction(c), mean[gram] / total) for gram, c in h.items())
+        n_all = max(sum(h.values()), mean_total)
+        scores.append(float(matches / n_all) if n_all else 0.0)
+    return scores
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    candidates=st.lists(st.lists(st.sampled_from(["a", "b", "c", 1]), max_size=6), min_size=1, max_size=6),
+    references=st.one_of(
+        st.none(), st.lists(st.lists(st.sampled_from(["a", "b", 1]), max_size=6), min_size=1, max_size=4)
+    ),
+    data=st.data(),
+    include_self=st.booleans(),
+    order=orders,
+)
+def test_aggregate_equals_its_definition(candidates, references, data, include_self, order):
+    within = references is None
+    refs = candidates if within else references
+    m = len(refs)
+    weights = data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 0.1, 3.0]), min_size=m, max_size=m))
+    weights[-1] = weights[-1] or 1.0
+    include_self = include_self and within
+    result = mbr_select(
+        candidates,
+        references,
+        weights=weights,
+        include_self=include_self,
+        aggregate=True,
+        min_len=order[0],
+        max_len=order[1],
+    )
+    expected = brute_aggregate(candidates, refs, weights, within and not include_self, *order)
+    assert result.expected_scores.tolist() == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert result.index == int(np.argmax(result.expected_scores))
+
+
+def test_aggregate_with_one_pseudo_reference_is_exact_mbr():
+    candidates = ["the cat sat on the mat", "the cat ate the mat", "a cat sat on the mat", "the the the cat"]
+    for references in (["the cat sat on a mat"], ["the cat sat on a mat"] * 3):
+        exact = mbr_select(candidates, references)
+        approximate = mbr_select(candidates, references, aggregate=True)
+        assert approximate.expected_scores.tolist() == exact.expected_scores.tolist()
+        assert approximate.index == exact.index
+    # Two candidates, each the other's only pseudo-reference: exact too.
+    assert mbr_select(candidates[:2], aggregate=True).expected_scores.tolist() == (
+        mbr_select(candidates[:2]).expected_scores.tolist()
+    )
+
+
+def test_aggregate_on_ids_tokens_and_text_agree():
+    texts = ["a b c d", "a b d", "b c d e", "a b c d"]
+    tokens = [t.split() for t in texts]
+    vocabulary = {w: i for i, w in enumerate("abcde")}
+    ids = torch.tensor([[vocabulary[w] for w in t] + [99] * (4 - len(t)) for t in tokens])
+    results = [
+        mbr_select(texts, aggregate=True, weights=[1, 2, 1, 1]),
+        mbr_select(tokens, aggregate=True, weights=[1, 2, 1, 1]),
+        mbr_select(ids, aggregate=True, weights=torch.tensor([1.0, 2.0, 1.0, 1.0]), pad_id=99),
+    ]
+    assert len({(r.index, tuple(r.expected_scores.tolist())) for r in results}) == 1
+    # The duplicate at index 3 counts for candidate 0 (only a candidate's own index is left out).
+    assert results[0].expected_scores.tolist() == pytest.approx(brute_aggregate(tokens, tokens, [1, 2, 1, 1], True))
+    # Every other weight zero: no pseudo-reference left, 0.0 as in exact MBR.
+    assert mbr_select(texts, weights=[1, 0, 0, 0], aggregate=True).expected_scores[0] == 0.0
+    with pytest.raises(TypeError, match="aggregate must be a bool"):
+        mbr_select(texts, aggregate=1)

@@ -160,3 +160,56 @@ def test_load_by_name_from_repository_root(tmp_path):
 def test_load_by_path_from_another_directory(tmp_path):
     assert _load_in_subprocess(tmp_path, repr(str(REPO / "google_bleu"))) == 1 / 3
     assert _load_in_subprocess(tmp_path, "google_bleu.METRIC_PATH") == 1 / 3
+
+
+def _spy_on_evaluate(monkeypatch):
+    """Records every batch that goes to evaluate's Arrow cache (the module still stores it)."""
+    stored = []
+    add_batch = evaluate.EvaluationModule.add_batch
+
+    def spy(self, **kwargs):
+        stored.append(len(kwargs["predictions"]))
+        return add_batch(self, **kwargs)
+
+    monkeypatch.setattr(evaluate.EvaluationModule, "add_batch", spy)
+    return stored
+
+
+def test_one_call_is_scored_directly_with_the_numbers_of_evaluates_path(metric, monkeypatch):
+    refs = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")
+    hyps = read_lines(sorted((SAMPLES / "wmt17_en_de").glob("sys_*.txt"))[0])
+    stored = _spy_on_evaluate(monkeypatch)
+    options = {"return_sentence_scores": True, "n_bootstrap": 200, "seed": 3}
+    direct = metric.compute(predictions=hyps, references=refs, **options)
+    assert stored == []  # nothing went through evaluate's cache
+    assert direct["google_bleu"] == hf_google_bleu(hyps, refs)
+    # Something added before: evaluate's path, which scores the added and the given rows.
+    metric.add_batch(predictions=hyps[:10], references=refs[:10])
+    through_cache = metric.compute(predictions=hyps[10:], references=refs[10:], **options)
+    assert stored == [10, len(hyps) - 10]
+    assert through_cache == direct
+    assert list(through_cache) == list(direct)
+
+
+def test_a_failed_direct_call_leaves_nothing_added(metric, monkeypatch):
+    stored = _spy_on_evaluate(monkeypatch)
+
+    def refuse_long_lines(text):
+        if len(text) > 40:
+            raise RuntimeError("this tokenizer cannot read long lines")
+        return text.split()
+
+    with pytest.raises(RuntimeError, match="cannot read long lines"):
+        metric.compute(predictions=["a b", "x " * 30], references=["a b", "x"], tokenizer=refuse_long_lines)
+    assert stored == []
+    with pytest.raises(ValueError, match="nothing to compute"):
+        metric.compute()
+
+
+def test_several_processes_keep_evaluates_path(tmp_path, monkeypatch):
+    metric = google_bleu.load(num_process=2, process_id=0, experiment_id="direct-path", cache_dir=str(tmp_path))
+    calls = []
+    monkeypatch.setattr(evaluate.EvaluationModule, "add_batch", lambda self, **kwargs: calls.append("add_batch"))
+    monkeypatch.setattr(evaluate.EvaluationModule, "compute", lambda self, **kwargs: calls.append("compute"))
+    assert metric.compute(predictions=["a b"], references=[["a b"]]) is None
+    assert calls == ["add_batch", "compute"]
