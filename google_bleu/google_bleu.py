@@ -266,7 +266,10 @@ class GoogleBleu(evaluate.Metric):
         if self.writer is None and self.num_process == 1:
             # Every input is in this call: evaluate's cache would hand back these lists.
             return self._score(predictions, references, options)
-        if predictions:  # checked above: stored without a second check
+        # The rows this call adds (checked above: stored without a second check) come last in
+        # evaluate's cache; a failed scoring stores back only what was added before.
+        self._given = len(predictions) if predictions else 0
+        if predictions:
             super().add_batch(predictions=predictions, references=references)
         return super().compute(options=options)
 
@@ -278,8 +281,9 @@ class GoogleBleu(evaluate.Metric):
         try:
             return self._score(predictions, references, options)
         except Exception:
-            if self.num_process == 1 and predictions:
-                self._store_again(predictions, references)
+            added = len(predictions) - getattr(self, "_given", 0)
+            if self.num_process == 1 and added > 0:
+                self._store_again(predictions[:added], references[:added])
             raise
 
     def _store_again(self, predictions: list[str], references: list[list[str]]) -> None:

@@ -505,3 +505,15 @@ def test_a_tokenizer_failing_on_a_stored_line_keeps_the_added_data(keep_in_memor
     assert metric.compute() == GLEU().corpus_score(predictions, references).metric_dict()
     with pytest.raises(ValueError, match="nothing to compute"):
         metric.compute()
+
+
+def test_a_failed_compute_with_its_own_inputs_keeps_only_what_was_added():
+    metric = google_bleu.load()
+    predictions = read_lines(SAMPLE / "sys_uedin-nmt.4722.txt")[:50]
+    references = read_lines(SAMPLE / "ref0.txt")[:50]
+    metric.add_batch(predictions=predictions, references=references)
+    long_lines = ["a long line of many words to fail on"] * 3
+    with pytest.raises(RuntimeError):
+        metric.compute(predictions=long_lines, references=long_lines, tokenizer=_tokenizer_raising_on_long_lines)
+    # The rejected call's own inputs are not left behind: only the added rows remain.
+    assert metric.compute() == GLEU().corpus_score(predictions, references).metric_dict()
