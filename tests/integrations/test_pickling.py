@@ -1,0 +1,64 @@
+"""Every adapter holding a scorer pickles with every named tokenizer, and the copy scores alike.
+
+GLEU is a value: a named tokenizer pickles as its name (sacrebleu's tokenizers are closures
+and do not pickle themselves), so an adapter needs no workaround of its own. Frameworks
+pickle rewards and metrics to send them to workers (TRL's AsyncGRPOTrainer, Ray actors,
+torchmetrics' distributed sync, multiprocessing pools).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from google_bleu import GLEU
+from google_bleu.integrations.columns import GleuColumns
+from google_bleu.integrations.lm_eval import LmEvalGleu
+from google_bleu.integrations.openrlhf import make_openrlhf_reward
+from google_bleu.integrations.torchmetrics import GoogleBLEUScore
+from google_bleu.integrations.trl import GleuReward
+from google_bleu.integrations.verifiers import make_verifiers_reward
+from tests.helpers.oracles import SAMPLES, read_lines
+
+NAMED = ["none", "13a", "intl", "zh", "char"]
+ADAPTERS = {
+    "trl": lambda tokenizer: GleuReward(tokenizer=tokenizer),
+    "openrlhf": lambda tokenizer: make_openrlhf_reward(special_tokens=["</s>"], tokenizer=tokenizer),
+    "verifiers": lambda tokenizer: make_verifiers_reward(tokenizer=tokenizer),
+    "lm_eval": lambda tokenizer: LmEvalGleu(tokenizer=tokenizer),
+    "torchmetrics": lambda tokenizer: GoogleBLEUScore(tokenizer=tokenizer),
+    "columns": lambda tokenizer: GleuColumns(tokenizer=tokenizer),
+}
+
+
+@pytest.mark.parametrize("tokenizer", NAMED)
+def test_gleu_pickles_as_a_value_with_every_named_tokenizer(tokenizer):
+    scorer = GLEU(tokenizer, lowercase=True, max_len=3)
+    copy = pickle.loads(pickle.dumps(scorer))
+    assert copy == scorer and hash(copy) == hash(scorer)
+    predictions = read_lines(SAMPLES / "wmt17_en_de" / "sys_online-B.0.txt")[:200]
+    references = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")[:200]
+    assert copy.stats(predictions, references) == scorer.stats(predictions, references)
+
+
+@pytest.mark.parametrize("tokenizer", NAMED)
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_every_adapter_pickles_with_every_named_tokenizer(adapter, tokenizer):
+    original = ADAPTERS[adapter](tokenizer)
+    copy = pickle.loads(pickle.dumps(original))
+    assert type(copy) is type(original)
+    assert copy.scorer == original.scorer == GLEU(tokenizer)
+    predictions = read_lines(SAMPLES / "wmt17_en_de" / "sys_online-B.0.txt")[:50]
+    references = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")[:50]
+    assert copy.scorer.stats(predictions, references) == original.scorer.stats(predictions, references)
+
+
+def test_a_hand_made_tokenizer_named_like_a_named_one_pickles_as_itself():
+    from google_bleu import Tokenizer
+
+    shouting = Tokenizer("13a", lambda text: text.upper().split(), checked=True)
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        pickle.dumps(GLEU(shouting))  # a lambda does not pickle: it is never swapped for the real 13a
+    copy = pickle.loads(pickle.dumps(GLEU(Tokenizer("13a", str.split, checked=True))))
+    assert copy.tokenizer.function is str.split and copy != GLEU("13a")
