@@ -257,9 +257,18 @@ def stats_from_columns(columns: Any, min_len: int = 1, max_len: int = 4) -> Gleu
     missing = [name for name, values in data.items() if values is None]
     if missing:
         raise ValueError(f"missing statistics columns {missing}; got {sorted(columns)}")
-    sums = []
+    lengths = {name: len(values) for name, values in data.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"statistics columns must have one value per row each, got lengths {lengths}")
     for name, values in data.items():
         if values.size and not np.issubdtype(values.dtype, np.integer):
             raise TypeError(f"column {name!r} must hold integers, got dtype {values.dtype}")
-        sums.append(int(values.sum(dtype=np.int64)))
-    return GleuStats(np.asarray([sums], np.int64), min_len, max_len)
+    # Rows, then sums: GleuStats checks every value (uint64 above int64, negatives,
+    # impossible rows) and that the totals fit, where a sum in int64 would wrap silently.
+    if all(values.dtype.kind == "i" or not values.size for values in data.values()):
+        rows = np.stack([data[name].astype(np.int64) for name in COLUMNS], axis=1)
+    else:  # unsigned columns: their values as Python ints, so none wraps on the way
+        rows = np.empty((lengths["n_match"], len(COLUMNS)), dtype=object)
+        for j, name in enumerate(COLUMNS):
+            rows[:, j] = data[name].tolist()
+    return GleuStats(rows, min_len, max_len).total()

@@ -95,7 +95,7 @@ def test_lm_eval_bad_document_or_results(doc, results, error, message):
         ([(1, 2, 3, 0.5)], TypeError, r"items\[0\] must be a row of 4 integers"),
         ([(1, 1, 1, 1), "1111"], TypeError, r"items\[1\] must be a row of 4 integers"),
         ([(1, 1, 1, True)], TypeError, r"items\[0\] must be a row of 4 integers"),
-        ([(1, -1, 1, 1)], ValueError, r"items\[0\] holds a negative count"),
+        ([(1, -1, 1, 1)], ValueError, r"rows must hold counts from 0 to 2\*\*63 - 1, got values from -1"),
         (0.5, TypeError, "items must be a list of statistics rows, got float"),
         ({"google_bleu": 1}, TypeError, "items must be a list of statistics rows"),
     ],
