@@ -88,12 +88,24 @@ class ComputeMetrics:
                 "predictions must be token ids [batch, length] or logits [batch, length, vocab], "
                 f"got shape {array.shape} and dtype {array.dtype}"
             )
+        return self._decodable(array, "predicted")
+
+    def _decodable(self, array: np.ndarray, name: str) -> np.ndarray:
+        """Ids ``batch_decode`` can take: integers from 0 to 2**32 - 1, with transformers'
+        ignore index (-100) read as padding. Anything else would fail with an
+        ``OverflowError`` deep inside the tokenizer, naming neither side."""
         if not np.issubdtype(array.dtype, np.integer):
-            raise TypeError(f"predicted token ids must be integers, got dtype {array.dtype}")
+            raise TypeError(f"{name} token ids must be integers, got dtype {array.dtype}")
         array = np.where(array == IGNORE_INDEX, self.pad_token_id, array)
-        if array.size and array.min() < 0:
-            # batch_decode would fail with an OverflowError deep inside the tokenizer.
-            raise ValueError(f"predicted token ids must be >= 0 (or -100 for padding), got {int(array.min())}")
+        if array.size:
+            low, high = int(array.min()), int(array.max())
+            if low < 0:
+                raise ValueError(
+                    f"{name} token ids must be >= 0 (or {IGNORE_INDEX}, transformers' ignore index, for padding), "
+                    f"got {low}"
+                )
+            if high >= 1 << 32:
+                raise ValueError(f"{name} token ids must be below 2**32 (a tokenizer's ids), got {high}")
         return array
 
     def decode(self, token_ids: np.ndarray) -> list[str]:
@@ -113,7 +125,7 @@ class ComputeMetrics:
             raise ValueError(f"labels must be token ids [batch, length], got shape {label_ids.shape}")
         if len(prediction_ids) != len(label_ids):
             raise ValueError(f"got {len(prediction_ids)} predictions but {len(label_ids)} labels")
-        label_ids = np.where(label_ids == IGNORE_INDEX, self.pad_token_id, label_ids)
+        label_ids = self._decodable(label_ids, "label")
         stats = self.scorer.stats(self.decode(prediction_ids), self.decode(label_ids))
         # Generated length as transformers' examples define it: tokens other than padding.
         gen_tokens = int(np.count_nonzero(prediction_ids != self.pad_token_id))

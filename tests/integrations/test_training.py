@@ -235,8 +235,17 @@ def test_bad_input(tokenizer, generated):
         compute_metrics((generated[:, 0], generated))
     with pytest.raises(TypeError, match="float"):
         compute_metrics((generated.astype(np.float32), generated))
-    with pytest.raises(ValueError, match=r">= 0 \(or -100 for padding\), got -1"):
+    with pytest.raises(ValueError, match=r"predicted token ids must be >= 0 \(or -100, transformers' ignore index"):
         compute_metrics((np.where(generated == PAD, -1, generated), generated))
+    # Labels get the same checks (the real tokenizer's batch_decode raised OverflowError).
+    with pytest.raises(ValueError, match=r"label token ids must be >= 0 \(or -100, transformers' ignore index.*got -1"):
+        compute_metrics((generated, np.where(generated == PAD, -1, generated)))
+    too_big = generated.astype(np.int64)
+    too_big[0, 0] = 1 << 32
+    with pytest.raises(ValueError, match=r"label token ids must be below 2\*\*32.*got 4294967296"):
+        compute_metrics((generated, too_big))
+    with pytest.raises(ValueError, match=r"predicted token ids must be below 2\*\*32"):
+        compute_metrics((too_big, generated))
     with pytest.raises(ValueError, match=r"labels must be token ids \[batch, length\], got shape \(\)"):
         compute_metrics(transformers.EvalPrediction(predictions=generated, label_ids=None))
 
