@@ -176,13 +176,18 @@ class GoogleBLEUScore(Metric):
     def merge_state(self, incoming_state: dict[str, Any] | Metric) -> None:
         """Adds another metric's states (or a state dict) to this one (torchmetrics' ``merge_state``).
 
+        Everything is checked before anything is kept: the merged totals must be int64
+        scalars forming possible GLEU statistics (``GleuStats``' checks), else the metric is
+        left exactly as it was. A value cached by an earlier ``compute()`` is dropped.
+
         Raises:
-            ValueError: If the other metric counts with other settings, or a state is
-                missing (nothing is merged then).
+            ValueError: If the other metric counts with other settings, a state is missing,
+                or a state is not a non-negative integer count that GLEU can produce
+                (nothing is merged then).
         """
         state = incoming_state
         if isinstance(incoming_state, GoogleBLEUScore):
-            if repr(incoming_state.scorer) != repr(self.scorer):
+            if incoming_state.scorer != self.scorer:
                 raise ValueError(
                     f"cannot merge a metric counted with {incoming_state.scorer!r} into one counted with {self.scorer!r}"
                 )
@@ -191,7 +196,23 @@ class GoogleBLEUScore(Metric):
             missing = [name for name in self._defaults if name not in state]
             if missing:
                 raise ValueError(f"incoming_state has no {missing} state (keys: {sorted(state)})")
-        super().merge_state(incoming_state)
+            for name in COLUMNS:
+                value = state[name]
+                if not (isinstance(value, Tensor) and value.dim() == 0 and value.dtype == torch.int64):
+                    raise ValueError(f"incoming_state[{name!r}] must be a 0-d int64 tensor (a count), got {describe(value)}")
+        snapshot = self._snapshot()
+        try:
+            super().merge_state(incoming_state)
+            # The merged totals, checked as GLEU statistics (non-negative, possible, in int64).
+            GleuStats([[int(getattr(self, name)) for name in COLUMNS]], self.scorer.min_len, self.scorer.max_len)
+            if self.return_sentence_scores:
+                rows = getattr(self, SENTENCE_STATE)
+                if rows:
+                    GleuStats(torch.cat([torch.atleast_2d(row) for row in rows]).tolist(), self.scorer.min_len, self.scorer.max_len)
+        except Exception:
+            self._restore(snapshot)
+            raise
+        self._computed = None
 
     def _apply(self, fn: Callable, exclude_state: Sequence[str] = "") -> Any:
         if self._dtype_convert:

@@ -12,8 +12,9 @@ import sys
 import pytest
 import torch
 
-from google_bleu import GLEU
+from google_bleu import GLEU, GleuStats
 from google_bleu.integrations.torchmetrics import GoogleBLEUScore
+from google_bleu.stats import COLUMNS
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines
 
 torchmetrics = pytest.importorskip("torchmetrics")
@@ -363,3 +364,35 @@ def test_states_follow_the_metric_to_cuda():
     score, sentences = metric.compute()
     assert score.item() == GLEU().corpus_score(SYSTEM, RAGGED).score
     assert sentences.tolist() == GLEU().sentence_scores(SYSTEM, RAGGED)
+
+
+def _counts(**values):
+    base = {"n_match": 1, "n_hyp": 2, "n_ref": 2, "n_all": 2}
+    return {name: torch.tensor(base[name], dtype=torch.int64) for name in COLUMNS} | values
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        _counts(n_match=torch.tensor(30, dtype=torch.int64)),  # each a count, the merged row impossible
+        _counts(n_all=torch.tensor(-1, dtype=torch.int64)),  # the first states valid, the last one not
+        _counts(n_all=torch.tensor(0.5)),
+        _counts(n_all=torch.tensor([1, 2], dtype=torch.int64)),
+        _counts(n_all=3),
+    ],
+)
+def test_a_rejected_merge_state_changes_nothing_and_compute_is_fresh(bad):
+    metric = GoogleBLEUScore()
+    metric.update(["the cat sat on the mat"], [["the cat ate the mat"]])
+    before = metric.compute()
+    totals = [int(getattr(metric, name)) for name in COLUMNS]
+    with pytest.raises(ValueError):
+        metric.merge_state(bad)
+    assert [int(getattr(metric, name)) for name in COLUMNS] == totals
+    assert all(getattr(metric, name).dtype == torch.int64 for name in COLUMNS)
+    assert metric.compute() == before
+    # A valid merge is counted, and compute() no longer returns the value cached before it.
+    good = _counts()
+    metric.merge_state(good)
+    merged = GleuStats([[total + int(good[name]) for total, name in zip(totals, COLUMNS)]])
+    assert metric.compute().item() == merged.score() != before.item()
