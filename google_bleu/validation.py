@@ -373,12 +373,16 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
         >>> check_texts(["a b", "c"], [["a"]])
         Traceback (most recent call last):
         ...
-        ValueError: got 2 predictions but 1 reference lists
+        ValueError: Mismatch in the number of predictions and references: got 2 predictions but 1 reference lists
     """
     check_sequence(predictions, "predictions")
     check_sequence(references, "references")
     if len(predictions) != len(references):
-        raise ValueError(f"got {len(predictions)} predictions but {len(references)} reference lists")
+        # evaluate's own metric tests look for "Mismatch in the number" (its wording for this).
+        raise ValueError(
+            "Mismatch in the number of predictions and references: "
+            f"got {len(predictions)} predictions but {len(references)} reference lists"
+        )
     predictions = list(predictions)
     fast = _plain_text_references(predictions, references)
     if fast is not None:

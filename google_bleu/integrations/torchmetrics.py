@@ -12,11 +12,11 @@ It imports torch and torchmetrics, so ``google_bleu`` loads it only when
 ``google_bleu.GoogleBLEUScore`` is first used (``pip install 'google-bleu[torchmetrics]'``).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: torch.jit.script reads the state attributes'
+# annotations (n_match: Tensor, ...) at run time, as torchmetrics' own metrics are scripted.
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 import torch
@@ -113,7 +113,7 @@ class GoogleBLEUScore(Metric):
 
     def __init__(
         self,
-        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
+        tokenizer: Union[str, Callable[[str], list[str]], Tokenizer] = DEFAULT_TOKENIZER,
         lowercase: bool = False,
         min_len: int = 1,
         max_len: int = 4,
@@ -164,6 +164,7 @@ class GoogleBLEUScore(Metric):
 
         return guarded
 
+    @torch.jit.unused  # as torchmetrics' own Metric.forward: text metrics run in Python
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Scores a batch and adds it to the states (torchmetrics' ``forward``)."""
         snapshot = self._snapshot()
@@ -173,7 +174,7 @@ class GoogleBLEUScore(Metric):
             self._restore(snapshot)
             raise
 
-    def merge_state(self, incoming_state: dict[str, Any] | Metric) -> None:
+    def merge_state(self, incoming_state: Union[dict[str, Any], Metric]) -> None:
         """Adds another metric's states (or a state dict) to this one (torchmetrics' ``merge_state``).
 
         Everything is checked before anything is kept: the merged totals must be int64
@@ -229,7 +230,7 @@ class GoogleBLEUScore(Metric):
             setattr(self, SENTENCE_STATE, [empty])
         super()._sync_dist(*args, **kwargs)
 
-    def update(self, preds: str | Sequence[str], target: Sequence[str | Sequence[str]]) -> None:
+    def update(self, preds: Union[str, Sequence[str]], target: Sequence[Union[str, Sequence[str]]]) -> None:
         """Counts a batch.
 
         Args:
@@ -261,7 +262,7 @@ class GoogleBLEUScore(Metric):
         # A synced rank without sentences contributes torchmetrics' empty 1-d placeholder.
         return rows.reshape(-1, len(COLUMNS)).to(torch.int64)
 
-    def compute(self) -> Tensor | tuple[Tensor, Tensor]:
+    def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
         """Corpus GLEU, and the sentence scores when ``return_sentence_scores``.
 
         Both are float64 CPU tensors: float64 holds the exact ratio ``n_match / n_all``

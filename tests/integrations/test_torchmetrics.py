@@ -396,3 +396,27 @@ def test_a_rejected_merge_state_changes_nothing_and_compute_is_fresh(bad):
     metric.merge_state(good)
     merged = GleuStats([[total + int(good[name]) for total, name in zip(totals, COLUMNS)]])
     assert metric.compute().item() == merged.score() != before.item()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:torch")  # torch deprecates jit.script itself
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:torchmetrics")  # its properties, read by the scripting
+@pytest.mark.filterwarnings("ignore::UserWarning:torchmetrics")
+def test_scripts_with_torch_jit_as_torchmetrics_own_text_metrics_do():
+    # torchmetrics' text-metric harness scripts every metric; its BLEUScore passes.
+    from torchmetrics.text import BLEUScore
+
+    torch.jit.script(BLEUScore())
+    scripted = torch.jit.script(GoogleBLEUScore())
+    assert {name: int(getattr(scripted, name)) for name in COLUMNS} == dict.fromkeys(COLUMNS, 0)
+
+
+def test_evaluate_common_metric_wording_for_a_length_mismatch():
+    # evaluate's common metric tests expect "Mismatch in the number" for this ValueError; a
+    # wrong type stays a TypeError (our rule), where those tests would accept a ValueError.
+    import google_bleu
+
+    metric = google_bleu.load()
+    with pytest.raises(ValueError, match="^Mismatch in the number of predictions and references: got 2"):
+        metric.compute(predictions=["a", "b"], references=[["a"]])
+    with pytest.raises(TypeError, match="prediction 0 must be a str, got int 1"):
+        metric.compute(predictions=[1, 2], references=[["a"], ["b"]])
