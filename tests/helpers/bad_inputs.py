@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 
 from google_bleu.validation import MAX_ORDER, MAX_SAMPLES
 
@@ -130,6 +131,16 @@ TOKEN_CASES = [
     ),
     Case("reference-set", TypeError, ("reference 0 of segment 0", "set"), list_of_references=(({"the"},),), item=True),
     Case("tokens-unhashable", TypeError, ("hashable",), hypotheses=([["the"]],), item=True),
+    # Token ids inside lists as 0-d tensors hash by identity: refused, never scored 0.0.
+    Case(
+        "tokens-0d-tensors",
+        TypeError,
+        ("tokens are torch tensors", "google_bleu.ids"),
+        hypotheses=(list(torch.tensor([5, 6])),),
+        list_of_references=(((list(torch.tensor([5, 6]))),),),
+        item=True,
+    ),
+    Case("hypothesis-2d-tensor", ValueError, ("hypothesis 0", "1-D"), hypotheses=(torch.tensor([[5, 6]]),), item=True),
 ]
 
 #: Scoring settings (GLEU(...), text_stats, the evaluate module's compute, paired_test,
