@@ -271,7 +271,8 @@ def hand_typed_tables(text: str) -> list[str]:
     rows = []
     for line in text.splitlines():
         if line.startswith("|") and not re.fullmatch(r"\|[\s:|-]+\|", line):
-            cells = [cell.strip().strip("`*") for cell in line.strip().strip("|").split("|")]
+            # A pipe escaped inside a cell (`--scale 100\|1`) does not end the cell.
+            cells = [cell.strip().strip("`*") for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
             if any(_FIGURE.match(cell) for cell in cells):
                 rows.append(line)
     return rows
