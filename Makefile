@@ -25,6 +25,31 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.test-installed browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest
+	$(MAKE) frameworks
+
+# Frameworks whose pins conflict with the main test environment, each tested against the real
+# package in its own virtual environment (.venvs/<name>), built with pip and venv from
+# tests/frameworks/<name>/requirements.txt (then no-deps.txt, installed with --no-deps, where
+# the full dependency set needs a GPU stack). Each runs the tests in tests/frameworks/<name>/.
+FRAMEWORKS := $(patsubst tests/frameworks/%/requirements.txt,%,$(wildcard tests/frameworks/*/requirements.txt))
+FW_ENV = .venvs/$(1)/bin/python
+
+.venvs/%/.installed: tests/frameworks/%/requirements.txt pyproject.toml
+	rm -rf .venvs/$*
+	$(PYTHON) -m venv .venvs/$*
+	.venvs/$*/bin/python -m pip install --quiet --upgrade pip
+	.venvs/$*/bin/python -m pip install --quiet -r tests/frameworks/$*/requirements.txt
+	if [ -f tests/frameworks/$*/no-deps.txt ]; then \
+		.venvs/$*/bin/python -m pip install --quiet --no-deps -r tests/frameworks/$*/no-deps.txt; fi
+	.venvs/$*/bin/python -m pip install --quiet -e .
+	touch $@
+
+.PHONY: frameworks $(FRAMEWORKS:%=framework-%)
+frameworks: $(FRAMEWORKS:%=framework-%)
+
+framework-%: .venvs/%/.installed
+	GOOGLE_BLEU_FRAMEWORK=$* .venvs/$*/bin/python -m pytest -p no:cacheprovider \
+		--confcutdir=tests/frameworks/$* --rootdir=. tests/frameworks/$*
 
 # The fast tier for the development loop: lint and every test not marked slow (no browser,
 # Space load test, Ray cluster, process groups, training step, docs build or framework
@@ -101,4 +126,4 @@ docs: $(VENV)/.docs-installed
 	$(PY) -m mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis .ruff_cache site
+	rm -rf $(VENV) .venvs build *.egg-info .pytest_cache .hypothesis .ruff_cache site

@@ -11,6 +11,9 @@ os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="google_bleu_tests_hf_")
 for _flag in ("HF_EVALUATE_OFFLINE", "HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
     os.environ[_flag] = "1"
 
+# tests/frameworks/<name>/ run in their own environments (`make frameworks`), not here.
+collect_ignore = ["frameworks"]
+
 
 @pytest.fixture(scope="session")
 def shared_data():
