@@ -66,7 +66,6 @@ def test_every_code_block_is_run_somewhere(page):
 SPECIAL_RUNNERS = {
     "space-client": "the Space's server (test_space_client_block)",
     "ray-recipe": "a Ray cluster (tests/scale/test_ray.py)",
-    "trainer": "a model and a Trainer (tests/integrations/test_training.py)",
     "torchmetrics": "torchmetrics (tests/integrations/test_harnesses.py)",
     "lm-eval-utils": "lm-eval (tests/integrations/test_harnesses.py)",
     "lm-eval": "lm-eval (tests/integrations/test_harnesses.py)",
@@ -79,16 +78,6 @@ SPECIAL_RUNNERS = {
 }
 # evaluate-distributed and torch-distributed run alone as one process of one (their
 # preludes) and as several in tests/integrations/test_distributed.py.
-#
-# Blocks of guides whose owners have yet to make them complete (a prelude or the missing
-# lines), by name: each is expected to fail alone, and the test says so when it passes.
-NOT_YET_STANDALONE: dict[str, str] = {
-    "file-stats": "uses sample, GLEU and references of the block before",
-    "datasets-map": "uses predictions, references and GLEU of an earlier block",
-    "scale-torch-distributed": "uses predictions and references of an earlier block",
-    "ray-recipe": "uses Path, predictions, references and GLEU of an earlier block",
-    "trainer": "uses tokenizer, model, output_dir and datasets it does not define",
-}
 
 SCRIPTS = [block for block in python_blocks() if not block.is_doctest]
 
@@ -128,18 +117,17 @@ def test_undefined_names_are_found():
     assert undefined_names("[w for w in range(3)]\nclass C:\n    a = 1\nC()\n") == set()
 
 
-def _expect(block):
-    reason = NOT_YET_STANDALONE.get(block.name or block.where)
-    return pytest.param(block, id=block.where, marks=[pytest.mark.xfail(reason=reason, strict=True)] if reason else [])
+def _param(block):
+    return pytest.param(block, id=block.where)
 
 
-@pytest.mark.parametrize("block", [_expect(b) for b in SCRIPTS if b.name not in SPECIAL_RUNNERS])
+@pytest.mark.parametrize("block", [_param(b) for b in SCRIPTS if b.name not in SPECIAL_RUNNERS])
 def test_python_block_runs_alone(block, tmp_path):
     done = run_alone(block.source(), tmp_path)
     assert done.returncode == 0, f"{block.where} fails alone:\n{done.stderr[-3000:]}"
 
 
-@pytest.mark.parametrize("block", [_expect(b) for b in SCRIPTS if b.name in SPECIAL_RUNNERS])
+@pytest.mark.parametrize("block", [_param(b) for b in SCRIPTS if b.name in SPECIAL_RUNNERS])
 def test_python_block_for_a_special_runner_defines_its_names(block):
     assert undefined_names(block.source()) == set(), f"{block.where} uses names neither it nor its prelude defines"
 
