@@ -422,6 +422,11 @@ def test_num_refs_tab_separated_equals_two_reference_files(tmp_path):
     assert done.returncode == 2 and done.stderr.decode() == (
         f"google-bleu: error: {bad}: line 2 has 1 tab-separated references, expected 2 (-nr)\n"
     )
+    # -nr reads one REF file; two REF files with it are refused before anything is read.
+    done = run_cli(tabbed, tabbed, "-nr", "2", "-i", hyp)
+    assert done.returncode == 2 and done.stderr.decode() == (
+        "google-bleu: error: --num-refs 2 reads tab-separated references from one REF file, got 2\n"
+    )
 
 
 def test_latex_and_scale_outputs():
