@@ -58,6 +58,7 @@ SLOW_TESTS = {
     "test_twenty_concurrent_requests_get_their_own_results",
     "test_import_is_lazy",
     "test_one_real_grpo_step",
+    "test_one_real_grpo_step_with_the_async_reward_and_its_logged_metrics",
     "test_one_real_grpo_step_with_the_token_id_reward",
     "test_rejection_rate_under_simulated_null_is_nominal",
     # Long differential runs against nltk and sacrebleu (property-based or exhaustive).

@@ -1,8 +1,8 @@
 """TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...).
 
-:class:`GleuReward` scores ``completions`` against a dataset column; :class:`GleuIdReward`
-scores ``completion_ids`` against a column of reference ids, without decoding. Both are
-picklable instances with a ``__name__``, as ``AsyncGRPOTrainer`` needs. TRL calls
+:class:`GleuReward` scores ``completions`` against a dataset column (:class:`AsyncGleuReward`
+is the same as a coroutine); :class:`GleuIdReward` scores ``completion_ids`` against a column
+of reference ids, without decoding. All are picklable instances with a ``__name__``, as ``AsyncGRPOTrainer`` needs. TRL calls
 ``reward(prompts=..., completions=..., completion_ids=..., **columns)``; completions are
 strings, or lists of messages for conversational datasets. Scores equal nltk's
 ``sentence_gleu`` on the same tokens.
@@ -10,13 +10,11 @@ strings, or lists of messages for conversational datasets. Scores equal nltk's
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..scorer import GLEU
 from ..stats import GleuStats
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from ..validation import describe
 from ._text import _TRL_OBJECTS, _check_list, _check_name, _is_array, completion_text
 
@@ -27,64 +25,55 @@ class GleuReward:
     """A TRL reward: sentence GLEU of each completion against its references.
 
     A picklable callable instance, so it also works with ``AsyncGRPOTrainer``, which
-    scores in a spawned child process without a GPU. Pickling keeps the settings; the
-    scorer is rebuilt on unpickling (a callable tokenizer must itself be picklable).
+    scores in a spawned child process without a GPU (the scorer pickles with its settings;
+    a callable tokenizer must itself be picklable).
 
     Args:
         reference_key: Dataset column with the references: per example a string or a
             list of strings (several references; counts may vary).
-        tokenizer: Tokenizer name (default ``"13a"``) or callable ``str -> list[str]``.
-        lowercase: Lowercase before tokenizing.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
+        scorer: The settings (tokenizer, lowercase, orders) as a :class:`~google_bleu.GLEU`;
+            default ``GLEU()`` (13a, cased, orders 1-4).
         name: The reward's ``__name__``, which TRL uses in its logs
             (``rewards/<name>/mean``).
 
-    Calling it as ``reward(completions, **kwargs)`` returns one float in ``[0, 1]`` per
-    completion; the other keyword arguments (``prompts``, ``completion_ids``,
-    ``trainer_state``, other columns) are ignored.
+    Calling it as TRL does, ``reward(prompts=..., completions=..., completion_ids=...,
+    **columns, log_metric=...)``, returns one float in ``[0, 1]`` per completion. When TRL
+    passes ``log_metric`` (TRL 1.16), the batch's mean sentence precision and recall are
+    logged as ``<name>/precision`` and ``<name>/recall`` beside TRL's own metrics. The other
+    keywords (``prompts``, ``completion_ids``, ``trainer_state``, ``log_extra``, other
+    columns) are ignored.
 
     Raises:
-        ValueError, TypeError: At construction for bad settings; at call time when the
+        ValueError, TypeError: At construction for bad arguments; at call time when the
             reference column is missing or a completion is neither text nor messages.
 
     Example:
+        >>> from google_bleu import GLEU
         >>> reward = GleuReward("reference")
         >>> reward(["the cat sat on the mat", "a dog"], reference=["the cat ate the mat", ["a dog", "one dog"]])
         [0.3333333333333333, 1.0]
+        >>> GleuReward("target", GLEU("char", lowercase=True), name="gleu_char")(["AB"], target=["ab"])
+        [1.0]
         >>> import pickle
         >>> pickle.loads(pickle.dumps(reward)).__name__
         'gleu'
     """
 
-    def __init__(
-        self,
-        reference_key: str = "reference",
-        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-        *,
-        lowercase: bool = False,
-        min_len: int = 1,
-        max_len: int = 4,
-        name: str = "gleu",
-    ) -> None:
+    def __init__(self, reference_key: str = "reference", scorer: GLEU | None = None, *, name: str = "gleu") -> None:
         if not isinstance(reference_key, str):
             raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
-        self.scorer = GLEU(tokenizer, lowercase, min_len, max_len)  # bad settings fail here, not mid-training
+        if scorer is None:
+            scorer = GLEU()
+        elif not isinstance(scorer, GLEU):
+            raise TypeError(
+                f"scorer must be a google_bleu.GLEU (e.g. GLEU(tokenizer='char')), got {describe(scorer)}"
+            )
+        self.scorer = scorer
         self.reference_key = reference_key
         self.__name__ = _check_name(name)
-        self._tokenizer = tokenizer
 
     def __repr__(self) -> str:
-        return f"GleuReward(reference_key={self.reference_key!r}, scorer={self.scorer!r}, name={self.__name__!r})"
-
-    def __reduce__(self) -> tuple:
-        options = {
-            "lowercase": self.scorer.lowercase,
-            "min_len": self.scorer.min_len,
-            "max_len": self.scorer.max_len,
-            "name": self.__name__,
-        }
-        return (functools.partial(type(self), **options), (self.reference_key, self._tokenizer))
+        return f"{type(self).__name__}(reference_key={self.reference_key!r}, scorer={self.scorer!r}, name={self.__name__!r})"
 
     def stats(self, completions: Sequence[Any], **kwargs: Any) -> GleuStats:
         """Per-completion statistics (one row each), for rewards built on precision or recall."""
@@ -99,31 +88,43 @@ class GleuReward:
         texts = [completion_text(completion, i) for i, completion in enumerate(completions)]
         return self.scorer.stats(texts, kwargs[self.reference_key])
 
-    def __call__(self, completions: Sequence[Any], **kwargs: Any) -> list[float]:
-        return self.stats(completions, **kwargs).sentence_scores().tolist()
+    def _score(self, completions: Sequence[Any], log_metric: Callable[[str, float], Any] | None, kwargs: dict) -> list[float]:
+        if log_metric is not None and not callable(log_metric):
+            raise TypeError(f"log_metric must be callable (TRL passes its logger), got {describe(log_metric)}")
+        rows = self.stats(completions, **kwargs).segment_scores()
+        if log_metric is not None and rows:
+            log_metric(f"{self.__name__}/precision", sum(row[1] for row in rows) / len(rows))
+            log_metric(f"{self.__name__}/recall", sum(row[2] for row in rows) / len(rows))
+        return [row[0] for row in rows]
+
+    def __call__(
+        self, completions: Sequence[Any], log_metric: Callable[[str, float], Any] | None = None, **kwargs: Any
+    ) -> list[float]:
+        return self._score(completions, log_metric, kwargs)
 
 
-def make_gleu_reward(
-    reference_key: str = "reference",
-    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-    *,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
-    name: str = "gleu",
-) -> GleuReward:
-    """A TRL reward function: sentence GLEU of each completion against its references.
+class AsyncGleuReward(GleuReward):
+    """:class:`GleuReward` as a coroutine, for TRL's asynchronous rewards.
 
-    The same as :class:`GleuReward` (arguments and behaviour are documented there).
+    TRL (1.16) gathers async reward functions on its background event loop, so they run
+    together with other async rewards (an LLM judge, a sandbox) instead of one after the
+    other. The scoring itself runs in a worker thread (``asyncio.to_thread``), so it never
+    blocks that loop. Same arguments, same values and same logged metrics as
+    :class:`GleuReward`.
 
     Example:
-        >>> reward = make_gleu_reward()
-        >>> reward(["the cat sat on the mat", "a dog"], reference=["the cat ate the mat", ["a dog", "one dog"]])
-        [0.3333333333333333, 1.0]
-        >>> reward([[{"role": "assistant", "content": "the cat"}]], reference=["the cat"])
-        [1.0]
+        >>> import asyncio
+        >>> reward = AsyncGleuReward("reference")
+        >>> asyncio.run(reward(["the cat sat on the mat"], reference=["the cat ate the mat"]))
+        [0.3333333333333333]
     """
-    return GleuReward(reference_key, tokenizer, lowercase=lowercase, min_len=min_len, max_len=max_len, name=name)
+
+    async def __call__(  # type: ignore[override]
+        self, completions: Sequence[Any], log_metric: Callable[[str, float], Any] | None = None, **kwargs: Any
+    ) -> list[float]:
+        import asyncio
+
+        return await asyncio.to_thread(self._score, completions, log_metric, kwargs)
 
 
 def _is_id(value: Any) -> bool:
@@ -232,3 +233,24 @@ class GleuIdReward:
                 f"{error} (hypotheses: completion_ids; references: the column {self.reference_key!r})"
             ) from error
         return scores.tolist()
+
+
+def make_gleu_reward(
+    reference_key: str = "reference",
+    tokenizer: Any = "13a",
+    *,
+    lowercase: bool = False,
+    min_len: int = 1,
+    max_len: int = 4,
+    name: str = "gleu",
+) -> GleuReward:
+    """Deprecated: ``GleuReward(reference_key, GLEU(tokenizer, lowercase, min_len, max_len), name=name)``."""
+    import warnings
+
+    warnings.warn(
+        "make_gleu_reward is deprecated: use GleuReward(reference_key, GLEU(tokenizer, ...), name=...) "
+        "from google_bleu.integrations.trl",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return GleuReward(reference_key, GLEU(tokenizer, lowercase, min_len, max_len), name=name)

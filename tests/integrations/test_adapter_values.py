@@ -26,7 +26,7 @@ from tests.helpers.oracles import SAMPLES, read_lines
 
 NAMED = ["none", "13a", "intl", "zh", "char"]
 ADAPTERS = {
-    "trl": lambda tokenizer: GleuReward(tokenizer=tokenizer),
+    "trl": lambda tokenizer: GleuReward(scorer=GLEU(tokenizer)),
     "openrlhf": lambda tokenizer: make_openrlhf_reward(special_tokens=["</s>"], tokenizer=tokenizer),
     "verifiers": lambda tokenizer: make_verifiers_reward(tokenizer=tokenizer),
     "lm_eval": lambda tokenizer: LmEvalGleu(tokenizer=tokenizer),

@@ -2,7 +2,8 @@
 
 import pytest
 
-from google_bleu.integrations.trl import make_gleu_reward
+from google_bleu import GLEU
+from google_bleu.integrations.trl import GleuReward
 from tests.helpers.oracles import nltk_sentence, tokenize_13a
 
 PROMPTS = ["Translate: le chat", "Translate: un chien", "Translate: le chat"]
@@ -29,7 +30,7 @@ def trl_call(reward, prompts, completions, **columns):
 
 
 def test_plain_completions_equal_nltk_on_13a_tokens():
-    reward = make_gleu_reward()
+    reward = GleuReward()
     got = trl_call(reward, PROMPTS, COMPLETIONS, reference=REFERENCES)
     assert got == oracle(COMPLETIONS, REFERENCES)
     assert isinstance(got, list) and all(type(value) is float for value in got)
@@ -37,7 +38,7 @@ def test_plain_completions_equal_nltk_on_13a_tokens():
 
 
 def test_conversational_completions_use_the_assistant_message():
-    reward = make_gleu_reward()
+    reward = GleuReward()
     prompts = [[{"role": "user", "content": p}] for p in PROMPTS]
     completions = [[{"role": "assistant", "content": c}] for c in COMPLETIONS]
     assert trl_call(reward, prompts, completions, reference=REFERENCES) == oracle(COMPLETIONS, REFERENCES)
@@ -51,7 +52,7 @@ def test_conversational_completions_use_the_assistant_message():
 
 
 def test_options_and_a_string_reference_per_example():
-    reward = make_gleu_reward("target", tokenizer="char", lowercase=True, min_len=1, max_len=2, name="gleu_char")
+    reward = GleuReward("target", GLEU("char", lowercase=True, min_len=1, max_len=2), name="gleu_char")
     assert reward.__name__ == "gleu_char"
     got = trl_call(reward, ["p"], ["AB"], target=["ab"])
     assert got == [nltk_sentence([["a", "b"]], ["a", "b"], 1, 2)] == [1.0]
@@ -59,11 +60,11 @@ def test_options_and_a_string_reference_per_example():
 
 def test_trl_names_the_reward_after_the_function():
     trl_utils = pytest.importorskip("trl.trainer.utils")
-    assert trl_utils.get_callable_name(make_gleu_reward()) == "gleu"
+    assert trl_utils.get_callable_name(GleuReward()) == "gleu"
 
 
 def test_missing_reference_column_names_the_columns():
-    reward = make_gleu_reward("reference")
+    reward = GleuReward("reference")
     with pytest.raises(
         ValueError, match=r"dataset column 'reference'; the trainer passed \['completion_ids', 'prompts', 'target'\]"
     ):
@@ -81,21 +82,66 @@ def test_missing_reference_column_names_the_columns():
 )
 def test_bad_completions(completions, error, message):
     with pytest.raises(error, match=message):
-        make_gleu_reward()(completions, reference=[["the cat"]] * len(completions))
+        GleuReward()(completions, reference=[["the cat"]] * len(completions))
 
 
 def test_bad_options_fail_at_construction():
-    with pytest.raises(ValueError, match="unknown tokenizer"):
-        make_gleu_reward(tokenizer="nonsense")
-    with pytest.raises(ValueError, match="min_len must be >= 1"):
-        make_gleu_reward(min_len=0)
+    with pytest.raises(TypeError, match=r"scorer must be a google_bleu.GLEU .*got str"):
+        GleuReward(scorer="char")
+    with pytest.raises(TypeError, match="scorer must be a google_bleu.GLEU"):
+        GleuReward(scorer=GLEU)  # the class, not a scorer
     with pytest.raises(TypeError, match="reference_key must be a str"):
-        make_gleu_reward(reference_key=["reference"])
+        GleuReward(reference_key=["reference"])
+    with pytest.raises(TypeError, match="log_metric must be callable"):
+        GleuReward()(["a"], reference=["a"], log_metric="yes")
+
+
+def test_precision_and_recall_reach_trls_own_metric_log():
+    """The reward logs through GRPOTrainer's own _log_metric, which TRL averages per step."""
+    grpo = pytest.importorskip("trl.trainer.grpo_trainer")
+    from collections import defaultdict
+
+    trainer = grpo.GRPOTrainer.__new__(grpo.GRPOTrainer)  # only the metric log, no model
+    trainer._pending_metrics = defaultdict(list)
+    reward = GleuReward(name="gleu")
+    scores = reward(prompts=PROMPTS, completions=COMPLETIONS, reference=REFERENCES, log_metric=trainer._log_metric)
+    stats = GLEU().stats(COMPLETIONS, REFERENCES).segment_scores()
+    assert scores == [row[0] for row in stats]
+    assert dict(trainer._pending_metrics) == {
+        "gleu/precision": [sum(row[1] for row in stats) / 3],
+        "gleu/recall": [sum(row[2] for row in stats) / 3],
+    }
+
+
+def test_async_reward_is_awaited_by_trls_own_check_and_equals_the_sync_one():
+    import asyncio
+    import pickle
+
+    trl_utils = pytest.importorskip("trl.trainer.utils")
+    from google_bleu.integrations.trl import AsyncGleuReward
+
+    reward = AsyncGleuReward("reference", GLEU(lowercase=True), name="gleu_async")
+    assert trl_utils.is_async_callable(reward) and not trl_utils.is_async_callable(GleuReward())
+    assert trl_utils.get_callable_name(reward) == "gleu_async"
+    logged = []
+    got = asyncio.run(reward(completions=COMPLETIONS, reference=REFERENCES, log_metric=lambda *kv: logged.append(kv)))
+    assert got == GleuReward("reference", GLEU(lowercase=True))(COMPLETIONS, reference=REFERENCES)
+    assert [name for name, _ in logged] == ["gleu_async/precision", "gleu_async/recall"]
+    again = pickle.loads(pickle.dumps(reward))
+    assert type(again) is AsyncGleuReward and again.scorer == reward.scorer
+
+
+def test_make_gleu_reward_is_deprecated_and_builds_the_same_reward():
+    from google_bleu.integrations.trl import make_gleu_reward
+
+    with pytest.warns(DeprecationWarning, match="use GleuReward"):
+        old = make_gleu_reward("target", "char", lowercase=True, name="gleu_char")
+    assert old.scorer == GLEU("char", lowercase=True) and old.__name__ == "gleu_char"
 
 
 def test_reference_counts_must_match():
     with pytest.raises(ValueError, match="got 2 predictions but 1 reference lists"):
-        make_gleu_reward()(["a", "b"], reference=[["a"]])
+        GleuReward()(["a", "b"], reference=[["a"]])
 
 
 # -- one real GRPO step -------------------------------------------------------------------
@@ -165,7 +211,7 @@ def test_one_real_grpo_step(tmp_path, conversational):
     if conversational:
         prompts = [[{"role": "user", "content": p}] for p in prompts]
     dataset = Dataset.from_dict({"prompt": prompts, "reference": [["the cat sat on the mat"], ["a dog", "the dog"]]})
-    gleu = make_gleu_reward()
+    gleu = GleuReward()
     calls = []
 
     def recorded_gleu(completions, **kwargs):
@@ -187,6 +233,38 @@ def test_one_real_grpo_step(tmp_path, conversational):
     assert rewards == oracle(texts, references)
     logged = trainer.state.log_history[0]
     assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)  # float32 in the trainer
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_one_real_grpo_step_with_the_async_reward_and_its_logged_metrics(tmp_path):
+    """AsyncGleuReward awaited on TRL's own loop; precision and recall reach TRL's log."""
+    from datasets import Dataset
+
+    from google_bleu.integrations.trl import AsyncGleuReward
+
+    model, tokenizer = _tiny_model_and_tokenizer()
+    dataset = Dataset.from_dict(
+        {"prompt": ["translate : le chat", "translate : un chien"], "reference": [["the cat sat"], ["a dog"]]}
+    )
+    gleu = AsyncGleuReward()
+    calls = []
+
+    async def recorded_gleu(completions, **kwargs):
+        rewards = await gleu(completions, **kwargs)
+        calls.append((completions, kwargs["reference"], rewards))
+        return rewards
+
+    recorded_gleu.__name__ = "gleu"
+    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu)
+    assert len(calls) == 1
+    completions, references, rewards = calls[0]
+    assert rewards == oracle(completions, references)
+    rows = GLEU().stats(completions, references).segment_scores()
+    logged = trainer.state.log_history[0]
+    assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)
+    assert logged["gleu/precision"] == pytest.approx(sum(row[1] for row in rows) / 4, rel=1e-6)
+    assert logged["gleu/recall"] == pytest.approx(sum(row[2] for row in rows) / 4, rel=1e-6)
 
 
 @pytest.mark.slow

@@ -525,7 +525,7 @@ def test_verifiers_bad_input_names_the_argument():
 
 def test_trl_rewards_pickle_round_trip_and_keep_their_names():
     trl_utils = pytest.importorskip("trl.trainer.utils")
-    text = GleuReward("target", "char", lowercase=True, min_len=1, max_len=2, name="gleu_char")
+    text = GleuReward("target", GLEU("char", lowercase=True, min_len=1, max_len=2), name="gleu_char")
     ids = GleuIdReward("target_ids", pad_id=0, max_len=3, name="gleu_ids3")
     for reward in (text, ids):
         copy = pickle.loads(pickle.dumps(reward))

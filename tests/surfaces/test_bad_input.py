@@ -114,7 +114,7 @@ SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
 
 
 def _reward_call(case: Case, metric: Any) -> Any:
-    return google_bleu.integrations.trl.GleuReward("reference", **case.options)(GOOD_PREDICTIONS, reference=GOOD_REFERENCES)
+    return google_bleu.integrations.trl.GleuReward("reference", GLEU(**case.options))(GOOD_PREDICTIONS, reference=GOOD_REFERENCES)
 
 
 def _columns_call(case: Case, metric: Any) -> Any:
