@@ -1,10 +1,11 @@
-"""What the reward adapters share: a completion's text, a segment's text references, names."""
+"""What the adapters share: their scorer, a completion's text, a segment's text references, names."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..scorer import GLEU
 from ..validation import describe
 
 # Trainer objects TRL passes besides the dataset columns; left out of error messages.
@@ -96,3 +97,31 @@ def _check_name(name: Any) -> str:
     return name
 
 
+
+
+#: The four settings of a scorer; adapters take them as one ``GLEU``, never one by one.
+SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
+
+
+def check_scorer(scorer: Any, options: Mapping[str, Any] | None = None) -> GLEU:
+    """An adapter's settings: ``scorer`` itself (a :class:`~google_bleu.GLEU`), or ``GLEU()``.
+
+    ``options`` are the other keywords the adapter received; a GLEU setting among them
+    (``tokenizer=``, ...) is refused with the way to pass it.
+
+    Example:
+        >>> check_scorer(None) == GLEU()
+        True
+        >>> check_scorer(None, {"tokenizer": "char"})
+        Traceback (most recent call last):
+        ...
+        TypeError: tokenizer is a setting of the scorer: pass scorer=GLEU(tokenizer=...)
+    """
+    for key in options or ():
+        if key in SETTINGS:
+            raise TypeError(f"{key} is a setting of the scorer: pass scorer=GLEU({key}=...)")
+    if scorer is None:
+        return GLEU()
+    if not isinstance(scorer, GLEU):
+        raise TypeError(f"scorer must be a google_bleu.GLEU (e.g. GLEU(tokenizer='char')), got {describe(scorer)}")
+    return scorer

@@ -12,15 +12,15 @@ datasets and ray are never imported here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ..scorer import GLEU
 from ..stats import COLUMNS, GleuStats
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from ..validation import describe
+from ._text import check_scorer
 
 #: Column of the sentence score added by :class:`GleuColumns` (the metric's key).
 SCORE_COLUMN = "google_bleu"
@@ -34,7 +34,7 @@ class GleuColumns:
     ``n_match``, ``n_hyp``, ``n_ref``, ``n_all`` (:data:`~google_bleu.stats.COLUMNS`) and
     ``google_bleu`` (the sentence score). The settings live in the object (a
     :class:`~google_bleu.scorer.GLEU`), so the same object reduces the columns again with
-    the orders they were counted with. It pickles (the scorer is rebuilt in each worker),
+    the orders they were counted with. It pickles with its scorer,
     so ``num_proc=N`` and Ray workers work.
 
     The batch decides the shape of the answer:
@@ -48,10 +48,7 @@ class GleuColumns:
     Args:
         predictions: Name of the column of predictions (strings).
         references: Name of the column of references (a string or a list of strings per row).
-        tokenizer: GLEU's word tokenizer, a name (default ``"13a"``) or a callable.
-        lowercase: Lowercase before tokenizing.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
+        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``).
 
     Example:
         >>> columns = GleuColumns()
@@ -69,40 +66,16 @@ class GleuColumns:
         (['id', 'predictions', 'references', 'n_match', 'n_hyp', 'n_ref', 'n_all', 'google_bleu'], [3, 0], [1.0, 0.0])
     """
 
-    def __init__(
-        self,
-        predictions: str = "predictions",
-        references: str = "references",
-        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-        lowercase: bool = False,
-        min_len: int = 1,
-        max_len: int = 4,
-    ) -> None:
+    def __init__(self, predictions: str = "predictions", references: str = "references", scorer: GLEU | None = None) -> None:
         for name, value in (("predictions", predictions), ("references", references)):
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be a column name (str), got {describe(value)}")
         self.predictions = predictions
         self.references = references
-        self.tokenizer = tokenizer
-        self.lowercase = lowercase
-        self._scorer: GLEU | None = GLEU(tokenizer, lowercase, min_len, max_len)
-        self.min_len, self.max_len = self._scorer.min_len, self._scorer.max_len
+        self.scorer = check_scorer(scorer)  # a value: it pickles to every worker with its settings
 
-    def __getstate__(self) -> dict[str, Any]:
-        # The built tokenizer may hold unpicklable state; each worker rebuilds the scorer.
-        state = dict(self.__dict__)
-        state["_scorer"] = None
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-
-    @property
-    def scorer(self) -> GLEU:
-        """The :class:`~google_bleu.scorer.GLEU` of these settings (built on first use in a worker)."""
-        if self._scorer is None:
-            self._scorer = GLEU(self.tokenizer, self.lowercase, self.min_len, self.max_len)
-        return self._scorer
+    def __repr__(self) -> str:
+        return f"GleuColumns(predictions={self.predictions!r}, references={self.references!r}, scorer={self.scorer!r})"
 
     def stats(self, batch: Any) -> GleuStats:
         """The :class:`GleuStats` of a batch of rows (a mapping of columns or a DataFrame)."""
@@ -154,8 +127,8 @@ class GleuColumns:
             A one-row :class:`GleuStats` with the corpus totals.
         """
         if _is_ray_dataset(columns):
-            return ray_stats(columns, self.min_len, self.max_len)
-        return stats_from_columns(columns, self.min_len, self.max_len)
+            return ray_stats(columns, self.scorer.min_len, self.scorer.max_len)
+        return stats_from_columns(columns, self.scorer.min_len, self.scorer.max_len)
 
 
 def _is_dataframe(batch: Any) -> bool:

@@ -31,8 +31,8 @@ import numpy as np
 
 from ..scorer import GLEU
 from ..stats import COLUMNS, GleuStats
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from ..validation import _is_sequence, describe, reference_texts
+from ._text import check_scorer
 
 #: The metric key ``process_results`` returns by default (the evaluate metric's key).
 METRIC_NAME = "google_bleu"
@@ -79,10 +79,7 @@ class LmEvalGleu:
     Args:
         references: The document field with the reference(s) (a string or a list of
             strings), or a callable ``doc -> str | list[str]``.
-        tokenizer: GLEU's word tokenizer, a name (default ``"13a"``) or a callable.
-        lowercase: Lowercase before tokenizing.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
+        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``).
         metric: The metric key ``process_results`` returns (the YAML's ``metric:``).
 
     Raises:
@@ -103,17 +100,14 @@ class LmEvalGleu:
     def __init__(
         self,
         references: str | Callable[[Any], str | Sequence[str]] = "references",
-        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-        lowercase: bool = False,
-        min_len: int = 1,
-        max_len: int = 4,
+        scorer: GLEU | None = None,
         metric: str = METRIC_NAME,
     ) -> None:
         if not (isinstance(references, str) or callable(references)):
             raise TypeError(f"references must be a document field name or a callable, got {describe(references)}")
         if not isinstance(metric, str) or not metric:
             raise TypeError(f"metric must be a non-empty str, got {describe(metric)}")
-        self.scorer = GLEU(tokenizer, lowercase, min_len, max_len)
+        self.scorer = check_scorer(scorer)
         self.references = references
         self.metric = metric
 

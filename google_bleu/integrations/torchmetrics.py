@@ -16,7 +16,7 @@ It imports torch and torchmetrics, so ``google_bleu`` loads it only when
 # annotations (n_match: Tensor, ...) at run time, as torchmetrics' own metrics are scripted.
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 import numpy as np
 import torch
@@ -25,8 +25,8 @@ from torchmetrics import Metric
 
 from ..scorer import GLEU
 from ..stats import COLUMNS, GleuStats
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from ..validation import _is_sequence, describe, reference_texts
+from ._text import check_scorer
 
 # Name of the optional per-sentence state (rows of COLUMNS, one per sentence).
 SENTENCE_STATE = "sentence_rows"
@@ -73,10 +73,8 @@ class GoogleBLEUScore(Metric):
     one process over the whole corpus. ``merge_state`` works (``full_state_update=False``).
 
     Args:
-        tokenizer: GLEU's word tokenizer, a name (default ``"13a"``) or a callable.
-        lowercase: Lowercase before tokenizing.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
+        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``: 13a, cased,
+            orders 1-4).
         return_sentence_scores: Also keep one row of statistics per sentence;
             ``compute`` then returns ``(corpus_score, sentence_scores)`` as ``CHRFScore``
             does with ``return_sentence_level_score``.
@@ -113,17 +111,13 @@ class GoogleBLEUScore(Metric):
 
     def __init__(
         self,
-        tokenizer: Union[str, Callable[[str], list[str]], Tokenizer] = DEFAULT_TOKENIZER,
-        lowercase: bool = False,
-        min_len: int = 1,
-        max_len: int = 4,
+        scorer: Optional[GLEU] = None,
         return_sentence_scores: bool = False,
         **kwargs: Any,
     ) -> None:
         if not isinstance(return_sentence_scores, bool):
             raise TypeError(f"return_sentence_scores must be a bool, got {describe(return_sentence_scores)}")
-        # Settings are validated once, here, by the shared scorer.
-        scorer = GLEU(tokenizer, lowercase, min_len, max_len)
+        scorer = check_scorer(scorer, kwargs)  # before torchmetrics reads kwargs: a setting there is named
         super().__init__(**kwargs)
         self.scorer = scorer
         self.return_sentence_scores = return_sentence_scores

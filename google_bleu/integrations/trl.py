@@ -16,7 +16,7 @@ from typing import Any
 from ..scorer import GLEU
 from ..stats import GleuStats
 from ..validation import describe
-from ._text import _TRL_OBJECTS, _check_list, _check_name, _is_array, completion_text
+from ._text import _TRL_OBJECTS, _check_list, _check_name, _is_array, check_scorer, completion_text
 
 # -- TRL ------------------------------------------------------------------------------------
 
@@ -62,13 +62,7 @@ class GleuReward:
     def __init__(self, reference_key: str = "reference", scorer: GLEU | None = None, *, name: str = "gleu") -> None:
         if not isinstance(reference_key, str):
             raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
-        if scorer is None:
-            scorer = GLEU()
-        elif not isinstance(scorer, GLEU):
-            raise TypeError(
-                f"scorer must be a google_bleu.GLEU (e.g. GLEU(tokenizer='char')), got {describe(scorer)}"
-            )
-        self.scorer = scorer
+        self.scorer = check_scorer(scorer)
         self.reference_key = reference_key
         self.__name__ = _check_name(name)
 

@@ -29,9 +29,9 @@ ADAPTERS = {
     "trl": lambda tokenizer: GleuReward(scorer=GLEU(tokenizer)),
     "openrlhf": lambda tokenizer: make_openrlhf_reward(special_tokens=["</s>"], tokenizer=tokenizer),
     "verifiers": lambda tokenizer: make_verifiers_reward(tokenizer=tokenizer),
-    "lm_eval": lambda tokenizer: LmEvalGleu(tokenizer=tokenizer),
-    "torchmetrics": lambda tokenizer: GoogleBLEUScore(tokenizer=tokenizer),
-    "columns": lambda tokenizer: GleuColumns(tokenizer=tokenizer),
+    "lm_eval": lambda tokenizer: LmEvalGleu(scorer=GLEU(tokenizer)),
+    "torchmetrics": lambda tokenizer: GoogleBLEUScore(GLEU(tokenizer)),
+    "columns": lambda tokenizer: GleuColumns(scorer=GLEU(tokenizer)),
 }
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import google_bleu
-from google_bleu import GleuStats, text_stats
+from google_bleu import GLEU, GleuStats, text_stats
 from google_bleu.integrations.columns import GleuColumns, stats_from_columns
 from google_bleu.integrations.torch_distributed import all_reduce_stats
 from tests.helpers.oracles import REPO, SAMPLES, hf_google_bleu, read_lines
@@ -167,7 +167,7 @@ def dataset():
 
 
 def test_datasets_map_num_proc_reduces_to_the_exact_corpus_score(dataset):
-    columns = GleuColumns(predictions="hyp", references="refs", min_len=1, max_len=3)
+    columns = GleuColumns(predictions="hyp", references="refs", scorer=GLEU(min_len=1, max_len=3))
     scored = dataset.map(columns, batched=True, batch_size=64, num_proc=2)
     whole = text_stats(SYSTEM_B, REFERENCES, max_len=3)
     assert scored.column_names == ["hyp", "refs", "n_match", "n_hyp", "n_ref", "n_all", "google_bleu"]

@@ -54,11 +54,15 @@ def test_batches_equal_scorer_and_nltk_on_wmt():
 
 @pytest.mark.parametrize("settings", [{"lowercase": True}, {"min_len": 2, "max_len": 6}, {"tokenizer": "char"}])
 def test_settings_reach_the_scorer(settings):
-    metric = GoogleBLEUScore(**settings)
+    metric = GoogleBLEUScore(GLEU(**settings))
     metric.update(SYSTEM[:80], RAGGED[:80])
     metric.update(SYSTEM[80:], RAGGED[80:])
     assert metric.compute().item() == GLEU(**settings).corpus_score(SYSTEM, RAGGED).score
     assert metric.compute().item() != GoogleBLEUScore()(SYSTEM, RAGGED).item()
+    # A setting given one by one is refused, naming the way to give it (not torchmetrics' kwargs error).
+    name = next(iter(settings))
+    with pytest.raises(TypeError, match=rf"{name} is a setting of the scorer: pass scorer=GLEU\({name}=\.\.\.\)"):
+        GoogleBLEUScore(**settings)
 
 
 def test_sentence_scores_equal_scorer_and_nltk():
@@ -154,7 +158,7 @@ def test_merge_state_rejects_other_settings_and_missing_states():
     metric = GoogleBLEUScore(return_sentence_scores=True)
     metric.update(SYSTEM[:5], REFERENCES[:5])
     before = metric.totals()
-    other = GoogleBLEUScore(min_len=2, return_sentence_scores=True)
+    other = GoogleBLEUScore(GLEU(min_len=2), return_sentence_scores=True)
     other.update(SYSTEM[5:10], REFERENCES[5:10])
     with pytest.raises(ValueError, match=r"cannot merge a metric counted with GLEU\(.*min_len=2"):
         metric.merge_state(other)
@@ -205,7 +209,7 @@ def test_dtype_changes_keep_integer_states():
 
 
 def test_pickle_and_clone_keep_state():
-    metric = GoogleBLEUScore(lowercase=True, return_sentence_scores=True)
+    metric = GoogleBLEUScore(GLEU(lowercase=True), return_sentence_scores=True)
     metric.update(SYSTEM[:10], REFERENCES[:10])
     for copy in (pickle.loads(pickle.dumps(metric)), metric.clone()):
         assert copy.totals() == metric.totals()
@@ -250,10 +254,9 @@ def test_bad_update_is_rejected_and_leaves_state(preds, target, error, message):
 @pytest.mark.parametrize(
     ("settings", "error", "message"),
     [
-        ({"max_len": 0}, ValueError, "max_len must be >= min_len"),
-        ({"min_len": 1.5}, TypeError, "min_len must be an integer"),
-        ({"tokenizer": "nonsense"}, ValueError, "unknown tokenizer 'nonsense'"),
-        ({"lowercase": "yes"}, TypeError, "lowercase must be a bool"),
+        ({"scorer": "13a"}, TypeError, "scorer must be a google_bleu.GLEU .*got str"),
+        ({"min_len": 2}, TypeError, r"min_len is a setting of the scorer: pass scorer=GLEU\(min_len=...\)"),
+        ({"lowercase": "yes"}, TypeError, "lowercase is a setting of the scorer"),
         ({"return_sentence_scores": 1}, TypeError, "return_sentence_scores must be a bool"),
     ],
 )

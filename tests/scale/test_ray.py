@@ -72,7 +72,7 @@ def test_bundled_sample_equals_one_process(cluster, batch_format):
 @pytest.mark.skipif(not SHARED_WMT17.is_dir(), reason=f"shared WMT17 data not found at {SHARED_WMT17}")
 def test_full_wmt17_multi_reference_equals_one_process_and_hf(cluster):
     predictions, references = corpus(SHARED_WMT17, systems=2)
-    columns = GleuColumns(predictions="hyp", references="refs", lowercase=True, max_len=3)
+    columns = GleuColumns(predictions="hyp", references="refs", scorer=GLEU(lowercase=True, max_len=3))
     one = GLEU(lowercase=True, max_len=3).stats(predictions, references)
     mapped, rows = score_on_ray(predictions, references, columns, "numpy", batch_size=500)
     assert columns.reduce(mapped) == one.total()

@@ -118,12 +118,12 @@ def _reward_call(case: Case, metric: Any) -> Any:
 
 
 def _columns_call(case: Case, metric: Any) -> Any:
-    columns = google_bleu.integrations.columns.GleuColumns(predictions="p", references="r", **case.options)
+    columns = google_bleu.integrations.columns.GleuColumns(predictions="p", references="r", scorer=GLEU(**case.options))
     return columns({"p": GOOD_PREDICTIONS, "r": GOOD_REFERENCES})
 
 
 def _torchmetrics_call(case: Case, metric: Any) -> Any:
-    return google_bleu.integrations.torchmetrics.GoogleBLEUScore(**case.options)(GOOD_PREDICTIONS, GOOD_REFERENCES)
+    return google_bleu.integrations.torchmetrics.GoogleBLEUScore(GLEU(**case.options))(GOOD_PREDICTIONS, GOOD_REFERENCES)
 
 
 def _pairwise_call(case: Case, metric: Any) -> Any:
@@ -152,7 +152,7 @@ SETTING_SURFACES.update(
 BUILT_SURFACES: dict[str, Callable[..., Any]] = {
     "make_openrlhf_reward": lambda **options: google_bleu.integrations.openrlhf.make_openrlhf_reward([], **options),
     "make_verifiers_reward": google_bleu.integrations.verifiers.make_verifiers_reward,
-    "LmEvalGleu (lm-eval)": lambda **options: google_bleu.integrations.lm_eval.LmEvalGleu(references="refs", **options),
+    "LmEvalGleu (lm-eval)": lambda **options: google_bleu.integrations.lm_eval.LmEvalGleu(references="refs", scorer=GLEU(**options)),
     "make_lighteval_metric": google_bleu.integrations.lighteval.make_lighteval_metric,
 }
 #: Adapters of token ids: only the n-gram orders are theirs to take.
