@@ -23,9 +23,7 @@ import numpy as np
 from ..scorer import GLEU
 from ..stats import GleuStats
 from ..validation import describe
-
-#: The keys of ``metric_options``: the text options of the metric's ``compute``.
-METRIC_OPTIONS = ("tokenizer", "lowercase", "min_len", "max_len")
+from ._text import SETTINGS, check_scorer
 
 # transformers' ignore index in labels, and its padding value across batches and processes.
 IGNORE_INDEX = -100
@@ -42,12 +40,41 @@ def _to_numpy(array: Any) -> np.ndarray:
 
 
 class ComputeMetrics:
-    """The callable returned by :func:`make_compute_metrics` (see there)."""
+    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` that scores Google-BLEU.
 
-    def __init__(self, tokenizer: Any, /, **metric_options: Any) -> None:
-        unknown = sorted(set(metric_options) - set(METRIC_OPTIONS))
-        if unknown:
-            raise TypeError(f"unknown metric options {unknown}; expected some of {list(METRIC_OPTIONS)}")
+    Pass the instance as ``compute_metrics=``; it is built (and checked) once, never inside
+    the hook.
+
+    Args:
+        tokenizer: The model's transformers tokenizer (``batch_decode``, ``pad_token_id``).
+        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``: GLEU's 13a
+            word tokenizer, cased, orders 1-4).
+
+    Calling it as ``compute_metrics(eval_pred, compute_result=None)`` returns
+        ``{"google_bleu", "precision", "recall", "gen_len"}``, where ``gen_len`` is the
+        mean number of non-padding tokens per prediction. It works with and without
+        ``batch_eval_metrics=True`` and with ``predict_with_generate`` or plain logits.
+
+    Example:
+        >>> import numpy as np
+        >>> class Words:  # any tokenizer with batch_decode and pad_token_id
+        ...     pad_token_id = 0
+        ...     vocab = ["<pad>", "the", "cat", "sat", "on", "mat", "ate"]
+        ...     def batch_decode(self, rows, skip_special_tokens=False):
+        ...         return [" ".join(self.vocab[i] for i in row if i or not skip_special_tokens) for row in rows]
+        >>> compute_metrics = ComputeMetrics(Words())
+        >>> predictions = np.array([[1, 2, 3, 4, 1, 5], [1, 2, -100, -100, -100, -100]])
+        >>> labels = np.array([[1, 2, 6, 1, 5], [1, 2, -100, -100, -100]])
+        >>> compute_metrics((predictions, labels))
+        {'google_bleu': 0.42857142857142855, 'precision': 0.42857142857142855, 'recall': 0.5294117647058824, 'gen_len': 4.0}
+        >>> compute_metrics((predictions[:1], labels[:1]), compute_result=False)
+        {}
+        >>> compute_metrics((predictions[1:], labels[1:]), compute_result=True)["google_bleu"]
+        0.42857142857142855
+    """
+
+    def __init__(self, tokenizer: Any, /, scorer: GLEU | None = None) -> None:
+        scorer = check_scorer(scorer)
         if not callable(getattr(tokenizer, "batch_decode", None)):
             raise TypeError(
                 f"tokenizer must be a transformers tokenizer with batch_decode, got {type(tokenizer).__name__}"
@@ -61,8 +88,7 @@ class ComputeMetrics:
             raise TypeError(f"the tokenizer's pad_token_id must be an integer, got {describe(pad_token_id)}")
         self.tokenizer = tokenizer
         self.pad_token_id = int(pad_token_id)
-        #: The scorer, built (and its options checked) once here, never inside the hook.
-        self.scorer = GLEU(**metric_options)
+        self.scorer = scorer
         self.reset()
 
     def reset(self) -> None:
@@ -165,35 +191,16 @@ class ComputeMetrics:
 
 
 def make_compute_metrics(tokenizer: Any, /, **metric_options: Any) -> ComputeMetrics:
-    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` that scores Google-BLEU.
+    """Deprecated: ``ComputeMetrics(tokenizer, scorer=GLEU(**metric_options))``."""
+    import warnings
 
-    Args:
-        tokenizer: The model's transformers tokenizer (``batch_decode``, ``pad_token_id``).
-        **metric_options: The metric's text options, as for ``compute``: ``tokenizer``
-            (GLEU's word tokenizer, default ``"13a"``), ``lowercase``, ``min_len``,
-            ``max_len``. Checked and built once, here.
-
-    Returns:
-        A callable ``compute_metrics(eval_pred, compute_result=None)`` returning
-        ``{"google_bleu", "precision", "recall", "gen_len"}``, where ``gen_len`` is the
-        mean number of non-padding tokens per prediction. It works with and without
-        ``batch_eval_metrics=True`` and with ``predict_with_generate`` or plain logits.
-
-    Example:
-        >>> import numpy as np
-        >>> class Words:  # any tokenizer with batch_decode and pad_token_id
-        ...     pad_token_id = 0
-        ...     vocab = ["<pad>", "the", "cat", "sat", "on", "mat", "ate"]
-        ...     def batch_decode(self, rows, skip_special_tokens=False):
-        ...         return [" ".join(self.vocab[i] for i in row if i or not skip_special_tokens) for row in rows]
-        >>> compute_metrics = make_compute_metrics(Words())
-        >>> predictions = np.array([[1, 2, 3, 4, 1, 5], [1, 2, -100, -100, -100, -100]])
-        >>> labels = np.array([[1, 2, 6, 1, 5], [1, 2, -100, -100, -100]])
-        >>> compute_metrics((predictions, labels))
-        {'google_bleu': 0.42857142857142855, 'precision': 0.42857142857142855, 'recall': 0.5294117647058824, 'gen_len': 4.0}
-        >>> compute_metrics((predictions[:1], labels[:1]), compute_result=False)
-        {}
-        >>> compute_metrics((predictions[1:], labels[1:]), compute_result=True)["google_bleu"]
-        0.42857142857142855
-    """
-    return ComputeMetrics(tokenizer, **metric_options)
+    warnings.warn(
+        "make_compute_metrics is deprecated: use ComputeMetrics(tokenizer, scorer=GLEU(...)) "
+        "from google_bleu.integrations.transformers",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    unknown = sorted(set(metric_options) - set(SETTINGS))
+    if unknown:
+        raise TypeError(f"unknown metric options {unknown}; expected some of {list(SETTINGS)}")
+    return ComputeMetrics(tokenizer, GLEU(**metric_options))

@@ -144,7 +144,7 @@ TOKEN_CASES = [
 ]
 
 #: Scoring settings (GLEU(...), text_stats, the evaluate module's compute, paired_test,
-#: make_compute_metrics): every surface that takes them names the same argument.
+#: ComputeMetrics): every surface that takes them names the same argument.
 SETTING_CASES = [
     Case("min_len-zero", ValueError, ("min_len", ">= 1"), options={"min_len": 0}),
     Case("max_len-too-high", ValueError, ("max_len", str(MAX_ORDER)), options={"max_len": MAX_ORDER + 1}),

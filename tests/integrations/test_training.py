@@ -15,8 +15,8 @@ datasets = pytest.importorskip("datasets")
 from tokenizers import Tokenizer, models, pre_tokenizers, processors  # noqa: E402
 
 import google_bleu  # noqa: E402
-from google_bleu import text_stats  # noqa: E402
-from google_bleu.integrations.transformers import make_compute_metrics  # noqa: E402
+from google_bleu import GLEU, text_stats  # noqa: E402
+from google_bleu.integrations.transformers import ComputeMetrics  # noqa: E402
 from tests.helpers.oracles import REPO, hf_google_bleu  # noqa: E402
 from tests.helpers.readme_snippets import readme_snippet  # noqa: E402
 
@@ -141,7 +141,7 @@ def test_seq2seq_trainer_generate_equals_direct_scoring(
     assert 0.05 < expected["google_bleu"] < 1
     results = []
     for batch_eval_metrics in (False, True):
-        compute_metrics = make_compute_metrics(tokenizer)
+        compute_metrics = ComputeMetrics(tokenizer)
         trainer = make_trainer(
             model,
             tokenizer,
@@ -175,14 +175,14 @@ def test_seq2seq_trainer_logits_argmax(model, tokenizer, eval_dataset, collator,
             eval_dataset,
             collator,
             tmp_path,
-            make_compute_metrics(tokenizer),
+            ComputeMetrics(tokenizer),
             batch_eval_metrics=batch_eval_metrics,
         )
         assert eval_metrics(trainer.evaluate()) == expected
 
 
 def test_minus_100_in_predictions_and_labels(tokenizer, generated, texts):
-    compute_metrics = make_compute_metrics(tokenizer)
+    compute_metrics = ComputeMetrics(tokenizer)
     labels = np.asarray(tokenizer(texts[1], padding=True)["input_ids"])
     labels[labels == PAD] = -100
     plain = compute_metrics(transformers.EvalPrediction(predictions=generated, label_ids=labels))
@@ -199,7 +199,7 @@ def test_minus_100_in_predictions_and_labels(tokenizer, generated, texts):
 
 
 def test_batches_accumulate_then_reset(tokenizer, generated, texts):
-    compute_metrics = make_compute_metrics(tokenizer, min_len=1, max_len=3)
+    compute_metrics = ComputeMetrics(tokenizer, GLEU(min_len=1, max_len=3))
     labels = np.asarray(tokenizer(texts[1], padding=True)["input_ids"])
     whole = compute_metrics((generated, labels))
     for _ in range(2):  # the second round shows the state was reset after the result
@@ -212,23 +212,23 @@ def test_batches_accumulate_then_reset(tokenizer, generated, texts):
 
 def test_metric_options(tokenizer, generated, texts):
     labels = np.asarray(tokenizer(texts[1], padding=True)["input_ids"])
-    result = make_compute_metrics(tokenizer, tokenizer="char", lowercase=True, min_len=2, max_len=3)(
+    result = ComputeMetrics(tokenizer, GLEU("char", lowercase=True, min_len=2, max_len=3))(
         (generated, labels)
     )
-    decoded = make_compute_metrics(tokenizer).decode(generated)
+    decoded = ComputeMetrics(tokenizer).decode(generated)
     stats = text_stats(decoded, texts[1], tokenizer="char", lowercase=True, min_len=2, max_len=3)
     assert result["google_bleu"] == stats.score()
     assert result["recall"] == stats.recall()
 
 
 def test_bad_input(tokenizer, generated):
-    with pytest.raises(TypeError, match="unknown metric options"):
-        make_compute_metrics(tokenizer, max_order=4)
-    with pytest.raises(ValueError, match="min_len"):
-        make_compute_metrics(tokenizer, min_len=3, max_len=2)
+    with pytest.raises(TypeError, match="scorer must be a google_bleu.GLEU"):
+        ComputeMetrics(tokenizer, "13a")
+    with pytest.raises(TypeError, match="unknown metric options"), pytest.warns(DeprecationWarning):
+        google_bleu.integrations.transformers.make_compute_metrics(tokenizer, max_order=4)
     with pytest.raises(TypeError, match="batch_decode"):
-        make_compute_metrics("not a tokenizer")
-    compute_metrics = make_compute_metrics(tokenizer)
+        ComputeMetrics("not a tokenizer")
+    compute_metrics = ComputeMetrics(tokenizer)
     with pytest.raises(ValueError, match=r"got 11 predictions but 3 labels"):
         compute_metrics((generated, generated[:3]))
     with pytest.raises(ValueError, match=r"shape \(11,\)"):
@@ -266,10 +266,10 @@ def test_readme_trainer_recipe(model, tokenizer, eval_dataset, collator, tmp_pat
 
 
 def test_lazy_export_imports_nothing_heavy():
-    assert google_bleu.integrations.transformers.make_compute_metrics is make_compute_metrics
+    assert google_bleu.integrations.transformers.ComputeMetrics is ComputeMetrics
     code = (
         "import sys, google_bleu\n"
-        "google_bleu.integrations.transformers.make_compute_metrics, google_bleu.integrations.torch_distributed.all_reduce_stats, google_bleu.integrations.columns.GleuColumns\n"
+        "google_bleu.integrations.transformers.ComputeMetrics, google_bleu.integrations.torch_distributed.all_reduce_stats, google_bleu.integrations.columns.GleuColumns\n"
         "print(sorted(m for m in ('torch', 'transformers', 'evaluate', 'datasets') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)

@@ -19,7 +19,7 @@ import pytest
 import google_bleu
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from google_bleu.cli import main
-from google_bleu.integrations.transformers import make_compute_metrics
+from google_bleu.integrations.transformers import ComputeMetrics
 from google_bleu.significance import bootstrap_ci, paired_test, paired_test_stats
 from tests.helpers.bad_inputs import (
     RESAMPLING_CASES,
@@ -108,7 +108,7 @@ SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
     "paired_test": lambda case, metric: paired_test(
         {"base": GOOD_PREDICTIONS}, GOOD_REFERENCES, n_samples=10, **case.options
     ),
-    "make_compute_metrics": lambda case, metric: make_compute_metrics(Words(), **case.options)(EVAL_PRED),
+    "ComputeMetrics": lambda case, metric: ComputeMetrics(Words(), GLEU(**case.options))(EVAL_PRED),
 }
 
 
@@ -363,27 +363,27 @@ def test_compute_with_nothing_added_says_so(metric):
         metric.compute()
 
 
-# -- make_compute_metrics: what the Trainer hands it -----------------------------------------
+# -- ComputeMetrics: what the Trainer hands it -----------------------------------------
 
 
 @pytest.mark.parametrize(
     ("build", "eval_pred", "error", "names"),
     [
-        (lambda: make_compute_metrics(Words(), max_len4=4), None, TypeError, ("unknown metric options", "max_len4")),
-        (lambda: make_compute_metrics(object()), None, TypeError, ("tokenizer", "batch_decode", "object")),
-        (lambda: make_compute_metrics(Words()), (np.array([1, 2]), EVAL_PRED[1]), ValueError, ("predictions",)),
-        (lambda: make_compute_metrics(Words()), (np.array([[1, -5]]), EVAL_PRED[1]), ValueError, ("token ids", "-5")),
-        (lambda: make_compute_metrics(Words()), (np.array([[1.5, 2.0]]), EVAL_PRED[1]), TypeError, ("integers",)),
-        (lambda: make_compute_metrics(Words()), (EVAL_PRED[0], np.array([1, 2])), ValueError, ("labels",)),
+        (lambda: ComputeMetrics(Words(), {"max_len": 4}), None, TypeError, ("scorer must be a google_bleu.GLEU", "dict")),
+        (lambda: ComputeMetrics(object()), None, TypeError, ("tokenizer", "batch_decode", "object")),
+        (lambda: ComputeMetrics(Words()), (np.array([1, 2]), EVAL_PRED[1]), ValueError, ("predictions",)),
+        (lambda: ComputeMetrics(Words()), (np.array([[1, -5]]), EVAL_PRED[1]), ValueError, ("token ids", "-5")),
+        (lambda: ComputeMetrics(Words()), (np.array([[1.5, 2.0]]), EVAL_PRED[1]), TypeError, ("integers",)),
+        (lambda: ComputeMetrics(Words()), (EVAL_PRED[0], np.array([1, 2])), ValueError, ("labels",)),
         (
-            lambda: make_compute_metrics(Words()),
+            lambda: ComputeMetrics(Words()),
             (EVAL_PRED[0], np.vstack([EVAL_PRED[1]] * 2)),
             ValueError,
             ("1 predictions", "2 labels"),
         ),
     ],
 )
-def test_make_compute_metrics_inputs(build, eval_pred, error, names):
+def test_compute_metrics_inputs(build, eval_pred, error, names):
     if eval_pred is None:
         assert_raises(build, error, names)
     else:
