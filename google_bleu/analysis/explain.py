@@ -27,7 +27,7 @@ from itertools import chain
 import numpy as np
 
 from ..gleu import gleu_stats
-from ..keys import group_keys, token_ids
+from ..keys import next_order, token_ids
 from ..validation import check_tokens
 
 Tokens = Sequence[Hashable]
@@ -140,6 +140,7 @@ def _matches(
     # Order 1: a token's group is the position of its first occurrence (exact, via a dict).
     group = token_ids(chain(hypothesis, reference), n)
     positions = np.arange(n, dtype=np.int64)  # start of each n-gram still alive, ascending
+    same_side = np.arange(n - 1) != n_hyp_tokens - 1  # positions p and p + 1 on one side
     found = []
     for order in range(1, max_len + 1):
         n_hyp_pos = int(np.searchsorted(positions, n_hyp_tokens))
@@ -163,16 +164,9 @@ def _matches(
         if order == max_len:
             break
         # The (n+1)-gram at p: the n-grams at p and p + 1 both alive, on the same side.
-        alive = clip_at > 0
-        extends = alive[:-1] & alive[1:]
-        extends &= positions[1:] - positions[:-1] == 1
-        extends &= positions[:-1] != n_hyp_tokens - 1
-        index = np.flatnonzero(extends)
-        if index.size == 0:
+        positions, group = next_order(positions, group, clip > 0, same_side)
+        if positions.size == 0:
             break
-        key = group[index] * n + group[index + 1]
-        positions = positions[index]
-        group = positions[group_keys(key)]
     if not found:
         return _NO_MATCHES, _NO_MATCHES
     everything = np.concatenate(found)

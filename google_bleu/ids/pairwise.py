@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from ..engine import ngram_counts
-from ..keys import group_in_segments, group_keys, token_groups
+from ..keys import group_in_segments, group_keys, next_order, token_groups
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from ..validation import check_orders, describe, is_tensor
 from .batched import _flat_numpy
@@ -286,7 +286,7 @@ def _columns(
         if order == max_len:
             break
         # Only an n-gram that both sides share can extend to a shared (n+1)-gram.
-        positions, group = _next_order(positions, group, live, same_sentence)
+        positions, group = next_order(positions, group, live, same_sentence)
         if positions.size == 0:
             break
     if not entry_sentence:
@@ -325,29 +325,6 @@ def _shared(item: np.ndarray, sentence: np.ndarray, n_left: int, within: bool, s
     shared = np.bincount(item[left], minlength=size) > 0
     shared &= np.bincount(item[~left], minlength=size) > 0
     return shared
-
-
-def _next_order(
-    positions: np.ndarray, group: np.ndarray, live: np.ndarray, same_sentence: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of order n + 1 and their groups, from order n's.
-
-    ``positions`` start n-grams whose group (a representative position) is ``group``;
-    ``live[g]`` says whether group ``g`` may extend; ``same_sentence[p]`` whether positions
-    ``p`` and ``p + 1`` are in one sentence. An (n+1)-gram at ``p`` is the pair of the
-    n-grams at ``p`` and ``p + 1``, both live, grouped by that pair exactly.
-    """
-    n_pos = same_sentence.size + 1
-    group_at = np.full(n_pos, -1, np.int64)
-    group_at[positions] = np.where(np.take(live, group), group, -1)
-    extends = group_at[:-1] >= 0
-    extends &= group_at[1:] >= 0
-    extends &= same_sentence
-    positions = np.flatnonzero(extends)
-    key = np.take(group_at, positions)
-    key *= n_pos
-    key += np.take(group_at, positions + 1)
-    return positions, np.take(positions, group_keys(key))
 
 
 def _groups(prepared: _Prepared, lengths: np.ndarray) -> np.ndarray:
@@ -646,7 +623,7 @@ def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len
             live = np.zeros(n_pos, bool)
             live[pair_group] = True
             live &= ref_sum > 0
-            positions, group = _next_order(positions, group, live, same_sentence)
+            positions, group = next_order(positions, group, live, same_sentence)
             if positions.size == 0:
                 break
     n_all = np.maximum(np.take(n_hyp, hyp.inverse).astype(np.float64), mean_total)
