@@ -7,6 +7,7 @@ module                 what it adapts
 ``verl``               veRL's ``compute_score`` (file: ``google_bleu/verl_reward.py``)
 ``openrlhf``           OpenRLHF's ``reward_func`` (file: ``google_bleu/openrlhf_reward.py``)
 ``verifiers``          verifiers rewards
+``nemo_rl``            a NeMo-RL environment (batched)
 ``torchmetrics``       a torchmetrics ``Metric``
 ``lm_eval``            lm-evaluation-harness metric and aggregation
 ``lighteval``          a LightEval metric
@@ -25,6 +26,7 @@ MODULES = (
     "columns",
     "lighteval",
     "lm_eval",
+    "nemo_rl",
     "openrlhf",
     "torch_distributed",
     "torchmetrics",

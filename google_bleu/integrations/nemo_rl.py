@@ -1,0 +1,113 @@
+"""NeMo-RL: an environment whose ``step`` scores the whole batch in one batched call.
+
+NeMo-RL (0.7) asks an environment for rewards once per batch:
+``EnvironmentInterface.step(message_log_batch, metadata)`` gets every sample's message
+log and its ``extra_env_info`` and returns an ``EnvironmentReturn`` whose ``rewards`` is a
+tensor of shape ``[B]``. :class:`GleuEnvironment` scores the last assistant message of each
+log against ``metadata[i][reference_key]`` (a string or a list of references) with one
+:meth:`google_bleu.GLEU.stats` call for the batch. Rewards are float32, as NeMo-RL's own
+environments return them (``torch.tensor`` of Python floats); each equals the scorer's
+sentence GLEU rounded to float32.
+
+Register it as NeMo-RL registers environments (a Ray actor class by its dotted name)::
+
+    from nemo_rl.environments.utils import register_env
+    register_env("gleu", "google_bleu.integrations.nemo_rl.GleuEnvironmentActor")
+
+and select it with ``data.env_name: gleu``; ``env.gleu`` in the config is the ``cfg`` the
+actor receives: ``reference_key`` (default ``"ground_truth"``) and the scorer's settings
+``tokenizer``, ``lowercase``, ``min_len``, ``max_len``, given once there.
+
+This module imports NeMo-RL (and torch) when it is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+from nemo_rl.environments.interfaces import EnvironmentInterface, EnvironmentReturn
+
+from ..scorer import GLEU
+from ..validation import describe
+from ._text import SETTINGS, _text_references, completion_text
+
+__all__ = ["GleuEnvironment"]
+
+_CONFIG_KEYS = ("reference_key", *SETTINGS)
+
+
+class GleuEnvironment(EnvironmentInterface):
+    """Sentence GLEU of each sample's last assistant message as its reward (single turn).
+
+    Args:
+        cfg: NeMo-RL's ``env.<name>`` mapping: ``reference_key`` (the ``extra_env_info``
+            field holding the reference or references, default ``"ground_truth"``) and
+            the scorer's settings (``tokenizer``, ``lowercase``, ``min_len``, ``max_len``).
+            Unknown keys are refused, naming them.
+
+    ``step`` returns ``observations`` of one environment message per sample
+    (``"Environment: GLEU 0.4286"``), the ``metadata`` as given, no stop strings,
+    ``rewards`` ``[B]`` float32, ``terminateds`` all true, and ``answers`` (the scored
+    text). ``global_post_process_and_metrics`` reports the batch's mean reward as
+    ``gleu_mean``.
+    """
+
+    def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
+        cfg = {} if cfg is None else cfg
+        if not isinstance(cfg, Mapping):
+            raise TypeError(f"cfg must be a mapping (NeMo-RL's env.<name> config), got {describe(cfg)}")
+        unknown = sorted(str(key) for key in cfg if key not in _CONFIG_KEYS)
+        if unknown:
+            raise ValueError(f"unknown GleuEnvironment config keys {unknown}; expected some of {list(_CONFIG_KEYS)}")
+        self.reference_key = cfg.get("reference_key", "ground_truth")
+        if not isinstance(self.reference_key, str):
+            raise TypeError(f"reference_key must be a str, got {describe(self.reference_key)}")
+        self.scorer = GLEU(**{key: cfg[key] for key in SETTINGS if key in cfg})
+
+    def _references(self, metadata: Any, size: int) -> list[list[str]]:
+        if isinstance(metadata, (str, bytes)) or not hasattr(metadata, "__len__") or len(metadata) != size:
+            raise ValueError(f"metadata must hold one entry per message log ({size}), got {describe(metadata)}")
+        references = []
+        for index, info in enumerate(metadata):
+            if not isinstance(info, Mapping) or self.reference_key not in info:
+                raise ValueError(
+                    f"metadata[{index}] must be a mapping with the field {self.reference_key!r} "
+                    f"(reference_key), got {describe(info)}"
+                )
+            references.append(_text_references(info[self.reference_key], f"metadata[{index}][{self.reference_key!r}]"))
+        return references
+
+    def step(self, message_log_batch: list[list[dict[str, Any]]], metadata: list[Any]) -> EnvironmentReturn:
+        """Scores every sample of the batch in one call; see the class."""
+        if isinstance(message_log_batch, (str, bytes)) or not hasattr(message_log_batch, "__len__"):
+            raise TypeError(f"message_log_batch must be a list of message logs, got {describe(message_log_batch)}")
+        answers = [completion_text(log, index) for index, log in enumerate(message_log_batch)]
+        references = self._references(metadata, len(answers))
+        scores = self.scorer.stats(answers, references).sentence_scores().tolist()
+        size = len(answers)
+        return EnvironmentReturn(
+            observations=[{"role": "environment", "content": f"Environment: GLEU {score:.4f}"} for score in scores],
+            metadata=list(metadata),
+            next_stop_strings=[None] * size,
+            rewards=torch.tensor(scores, dtype=torch.float32),
+            terminateds=torch.ones(size, dtype=torch.bool),
+            answers=answers,
+        )
+
+    def global_post_process_and_metrics(self, batch: Any) -> tuple[Any, dict[str, float]]:
+        """The batch as it is, and ``{"gleu_mean": mean reward}``."""
+        rewards = batch["rewards"]
+        return batch, {"gleu_mean": float(rewards.float().mean()) if len(rewards) else 0.0}
+
+
+def __getattr__(name: str) -> Any:
+    # The Ray actor class NeMo-RL's create_env instantiates, made on first use (imports ray).
+    if name == "GleuEnvironmentActor":
+        import ray
+
+        actor = ray.remote(GleuEnvironment)
+        globals()[name] = actor
+        return actor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
