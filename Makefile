@@ -47,7 +47,9 @@ FW_ENV = .venvs/$(1)/bin/python
 .PHONY: frameworks $(FRAMEWORKS:%=framework-%)
 frameworks: $(FRAMEWORKS:%=framework-%)
 
-framework-%: .venvs/%/.installed
+# A static pattern rule: make skips implicit-rule search for phony targets, so a plain
+# `framework-%:` pattern would never run.
+$(FRAMEWORKS:%=framework-%): framework-%: .venvs/%/.installed
 	GOOGLE_BLEU_FRAMEWORK=$* .venvs/$*/bin/python -m pytest -p no:cacheprovider \
 		--confcutdir=tests/frameworks/$* --rootdir=. tests/frameworks/$*
 

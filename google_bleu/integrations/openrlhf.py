@@ -1,5 +1,8 @@
-"""OpenRLHF's ``reward_func(queries, prompts, labels)``; ``google_bleu/openrlhf_reward.py`` is
-the file to name in OpenRLHF's flags."""
+"""OpenRLHF's ``reward_func(queries, prompts, labels)``: :class:`OpenRLHFReward`.
+
+``google_bleu/openrlhf_reward.py`` is the file to name in OpenRLHF's (0.11) flags:
+``--reward.remote_url $(python -m google_bleu.openrlhf_reward) --data.label_key <column>``.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from ._text import _check_list, _check_name, _text_references
 # -- OpenRLHF -------------------------------------------------------------------------------
 
 #: Special-token strings of common chat templates (ChatML/Qwen, Llama 3, Llama 2/Mistral,
-#: Gemma), stripped by ``google_bleu/openrlhf_reward.py`` when no tokenizer is given.
+#: Gemma), stripped by ``google_bleu/openrlhf_reward.py`` (which is not given the model's tokenizer).
 COMMON_SPECIAL_TOKENS = (
     "<|im_start|>",
     "<|im_end|>",
@@ -56,21 +59,58 @@ def _special_token_strings(special_tokens: Any) -> tuple[str, ...]:
 class OpenRLHFReward:
     """OpenRLHF's ``reward_func(queries, prompts, labels)``: GLEU of each response.
 
-    OpenRLHF decodes prompt + response with ``skip_special_tokens=False`` into each
-    query. This reward removes the prompt (the query must start with it, as decoded or
-    once special tokens are removed from both), removes every special-token string
-    from the rest, and scores that response against its label.
+    OpenRLHF (0.11) loads ``reward_func`` from the file named by ``--reward.remote_url``
+    and calls it once per rollout sample, ``reward_func([query], [prompt], [label])``, in a
+    worker thread. Each query is the prompt followed by the response, decoded with
+    ``skip_special_tokens=False``; each label is the ``--data.label_key`` column. This
+    reward removes the prompt (the query must start with it, as decoded or once special
+    tokens are removed from both), removes every special-token string from the rest, and
+    scores that response against its label (a string, or a list of strings for several
+    references).
 
-    Build it with :func:`make_openrlhf_reward`.
+    Args:
+        special_tokens: What to strip from responses: a Hugging Face tokenizer (its
+            special and added special tokens) or a list of strings (an empty list
+            strips nothing). ``COMMON_SPECIAL_TOKENS`` covers common chat templates.
+        scorer: The settings (tokenizer, lowercase, orders) as a :class:`~google_bleu.GLEU`;
+            default ``GLEU()`` (13a, cased, orders 1-4).
+        name: Prefix of the logged keys (``<name>_precision``, ``<name>_recall``).
+
+    Calling it returns ``{"rewards": Tensor, "scores": Tensor, "extra_logs":
+    {"<name>_precision": Tensor, "<name>_recall": Tensor}}``, float64 tensors with one value
+    per query, exactly the scorer's sentence values (OpenRLHF converts them).
+
+    Raises:
+        ValueError, TypeError: Bad arguments here; at call time, lists of different
+            lengths, a query that does not start with its prompt, a label that is not a
+            str or list of str. (OpenRLHF logs an exception of ``reward_func`` at INFO and
+            leaves the sample without a reward: call the reward once yourself to see it.)
+
+    Example:
+        >>> from google_bleu import GLEU
+        >>> reward_func = OpenRLHFReward(["<|im_end|>"], GLEU(tokenizer="13a"))
+        >>> out = reward_func(["<|im_start|>user hi<|im_start|>assistant the cat sat<|im_end|>"],
+        ...                   ["<|im_start|>user hi<|im_start|>assistant "], ["the cat sat"])
+        >>> out["rewards"].tolist(), sorted(out["extra_logs"])
+        ([1.0], ['gleu_precision', 'gleu_recall'])
     """
 
-    def __init__(self, special_tokens: Any, scorer: GLEU, name: str = "gleu") -> None:
+    def __init__(self, special_tokens: Any, scorer: GLEU | None = None, *, name: str = "gleu") -> None:
+        if scorer is None:
+            scorer = GLEU()
+        elif not isinstance(scorer, GLEU):
+            raise TypeError(
+                f"scorer must be a google_bleu.GLEU (e.g. GLEU(tokenizer='char')), got {describe(scorer)}"
+            )
         self.special_tokens = _special_token_strings(special_tokens)
         self.scorer = scorer
         self.__name__ = _check_name(name)
 
     def __repr__(self) -> str:
-        return f"OpenRLHFReward({len(self.special_tokens)} special tokens, scorer={self.scorer!r})"
+        return (
+            f"OpenRLHFReward({len(self.special_tokens)} special tokens, scorer={self.scorer!r}, "
+            f"name={self.__name__!r})"
+        )
 
     def _strip(self, text: str) -> str:
         for token in self.special_tokens:
@@ -81,7 +121,7 @@ class OpenRLHFReward:
         """The response part of ``query`` without special tokens.
 
         Example:
-            >>> reward = make_openrlhf_reward(["<|im_end|>"])
+            >>> reward = OpenRLHFReward(["<|im_end|>"])
             >>> reward.response("Q: hi A: hello<|im_end|>", "Q: hi A: ")
             'hello'
         """
@@ -129,33 +169,13 @@ def make_openrlhf_reward(
     max_len: int = 4,
     name: str = "gleu",
 ) -> OpenRLHFReward:
-    """An OpenRLHF ``reward_func(queries, prompts, labels, **kwargs)`` scoring GLEU.
+    """Deprecated: ``OpenRLHFReward(special_tokens, GLEU(tokenizer, lowercase, min_len, max_len), name=name)``."""
+    import warnings
 
-    Args:
-        special_tokens: What to strip from responses: a Hugging Face tokenizer (its
-            special and added special tokens) or a list of strings (an empty list
-            strips nothing).
-        tokenizer: The GLEU tokenizer name (default ``"13a"``) or callable.
-        lowercase: Lowercase before tokenizing.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-        name: Prefix of the logged keys (``<name>_precision``, ``<name>_recall``).
-
-    Returns:
-        A callable returning ``{"rewards": Tensor, "scores": Tensor, "extra_logs":
-        {"<name>_precision": Tensor, "<name>_recall": Tensor}}``, float64 tensors with
-        one value per query (exactly the scorer's values; OpenRLHF converts them).
-
-    Raises:
-        ValueError, TypeError: Bad settings here; at call time, lists of different
-            lengths, a query that does not start with its prompt, a label that is not
-            a str or list of str.
-
-    Example:
-        >>> reward_func = make_openrlhf_reward(["<|im_end|>"])
-        >>> out = reward_func(["<|im_start|>user hi<|im_start|>assistant the cat sat<|im_end|>"],
-        ...                   ["<|im_start|>user hi<|im_start|>assistant "], ["the cat sat"])
-        >>> out["rewards"].tolist(), sorted(out["extra_logs"])
-        ([1.0], ['gleu_precision', 'gleu_recall'])
-    """
-    return OpenRLHFReward(special_tokens, GLEU(tokenizer, lowercase, min_len, max_len), name)
+    warnings.warn(
+        "make_openrlhf_reward is deprecated: use OpenRLHFReward(special_tokens, GLEU(tokenizer, ...), name=...) "
+        "from google_bleu.integrations.openrlhf",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return OpenRLHFReward(special_tokens, GLEU(tokenizer, lowercase, min_len, max_len), name=name)

@@ -17,7 +17,7 @@ import pytest
 from google_bleu import GLEU, GleuStats
 from google_bleu.integrations.columns import GleuColumns
 from google_bleu.integrations.lm_eval import LmEvalGleu
-from google_bleu.integrations.openrlhf import make_openrlhf_reward
+from google_bleu.integrations.openrlhf import OpenRLHFReward
 from google_bleu.integrations.torchmetrics import GoogleBLEUScore
 from google_bleu.integrations.trl import GleuReward
 from google_bleu.integrations.verifiers import make_verifiers_reward
@@ -27,7 +27,7 @@ from tests.helpers.oracles import SAMPLES, read_lines
 NAMED = ["none", "13a", "intl", "zh", "char"]
 ADAPTERS = {
     "trl": lambda tokenizer: GleuReward(scorer=GLEU(tokenizer)),
-    "openrlhf": lambda tokenizer: make_openrlhf_reward(special_tokens=["</s>"], tokenizer=tokenizer),
+    "openrlhf": lambda tokenizer: OpenRLHFReward(["</s>"], GLEU(tokenizer)),
     "verifiers": lambda tokenizer: make_verifiers_reward(tokenizer=tokenizer),
     "lm_eval": lambda tokenizer: LmEvalGleu(scorer=GLEU(tokenizer)),
     "torchmetrics": lambda tokenizer: GoogleBLEUScore(GLEU(tokenizer)),

@@ -1,13 +1,12 @@
 """The RL rewards, called the way each framework calls them: veRL, OpenRLHF, verifiers, TRL.
 
-verifiers and TRL run for real here. veRL (pins transformers < 5.11) and OpenRLHF (pins
-deepspeed, flash-attn and transformers 5.15) cannot be installed beside this project's
-test stack, so their loaders and call sites are reproduced line for line from their
-sources (veRL 0.9.1 ``verl/utils/import_utils.py``, ``verl/trainer/ppo/reward.py``,
-``verl/workers/reward_manager/{naive,batch}.py``; OpenRLHF 0.11.2
-``openrlhf/utils/agent.py``, ``openrlhf/trainer/ppo_utils/samples_generator.py``). When
-``verl`` or ``openrlhf`` is importable, its own loader and reward path run too (veRL's
-reward managers on a ``DataProto``; OpenRLHF's ``SingleTurnAgentExecutor.execute``).
+verifiers and TRL run for real here. veRL (pins transformers < 5.11) cannot be installed
+beside this project's test stack, so its loader and call sites are reproduced line for line
+from its sources (veRL 0.9.1 ``verl/utils/import_utils.py``, ``verl/trainer/ppo/reward.py``,
+``verl/workers/reward_manager/{naive,batch}.py``); when ``verl`` is importable, its own
+reward managers run too, on a ``DataProto``. OpenRLHF (pins deepspeed, flash-attn and
+transformers 5.15) is tested against the real package in its own environment
+(tests/frameworks/openrlhf, ``make framework-openrlhf``); here only its reward's own checks.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ import pytest
 
 import google_bleu
 from google_bleu import GLEU
-from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, make_openrlhf_reward
+from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, OpenRLHFReward, make_openrlhf_reward
 from google_bleu.integrations.trl import GleuIdReward, GleuReward
 from google_bleu.integrations.verifiers import make_verifiers_reward
 from google_bleu.integrations.verl import compute_score, compute_score_batch
@@ -52,6 +51,33 @@ def scorer_rows(responses, references, **settings):
 
 def nltk_scores(responses, references):
     return [nltk_sentence([tokenize_13a(r) for r in refs], tokenize_13a(c)) for c, refs in zip(responses, references)]
+
+
+def chatml_tokenizer():
+    """A small byte-level BPE tokenizer with ChatML special tokens and chat template, trained here."""
+    pytest.importorskip("tokenizers")
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = Tokenizer(models.BPE())
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    backend.decoder = decoders.ByteLevel()
+    special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    backend.train_from_iterator([" ".join(RESPONSES + sum(REFERENCES, []))] * 4, trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>"],
+    )
+    tokenizer.chat_template = (
+        "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+    )
+    return tokenizer
 
 
 # -- veRL ---------------------------------------------------------------------------------
@@ -286,148 +312,8 @@ def test_verl_bad_input_is_rejected_naming_the_argument(call, error, message):
 # -- OpenRLHF -----------------------------------------------------------------------------
 
 
-def openrlhf_load(path: str):
-    """OpenRLHF 0.11.2 SingleTurnAgentExecutor.__init__: the reward file is loaded like this."""
-    spec = importlib.util.spec_from_file_location("reward_func", path)
-    reward_module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reward_module)
-    return reward_module.reward_func
-
-
-async def _fetch_rewards_via_func(reward_func, queries_list, prompts_list, labels_list):
-    # OpenRLHF 0.11.2 SingleTurnAgentExecutor._fetch_rewards_via_func: one query per thread.
-    tasks = [
-        asyncio.to_thread(reward_func, queries_list[i : i + 1], prompts_list[i : i + 1], labels_list[i : i + 1])
-        for i in range(len(queries_list))
-    ]
-    return await asyncio.gather(*tasks)
-
-
-def openrlhf_rollout_info(rewards_info):
-    """How OpenRLHF turns one reward_func result into an experience's info (executor + samples_generator)."""
-    import torch
-
-    score_value = rewards_info.get("scores")
-    if score_value is None:
-        score_value = rewards_info.get("rewards")
-    info = {"reward": torch.tensor([rewards_info.get("rewards")]), "score": torch.tensor([score_value])}
-    for key, value in (rewards_info.get("extra_logs") or {}).items():
-        if isinstance(value, torch.Tensor):
-            value = value.flatten()[0].item()
-        info[key] = torch.tensor([value])
-    return info
-
-
-def chatml_tokenizer():
-    """A small byte-level BPE tokenizer with ChatML special tokens and chat template, trained here."""
-    pytest.importorskip("tokenizers")
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-    trainer = trainers.BpeTrainer(
-        vocab_size=300, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    backend.train_from_iterator([" ".join(RESPONSES + sum(REFERENCES, []))] * 4, trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=["<|im_start|>"],
-    )
-    tokenizer.chat_template = (
-        "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
-        "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-    )
-    return tokenizer
-
-
-def openrlhf_queries(tokenizer, responses):
-    """Prompts as OpenRLHF builds them (chat template), queries as it decodes prompt + action ids."""
-    prompts, queries = [], []
-    for i, response in enumerate(responses):
-        messages = [{"role": "user", "content": f"Translate sentence {i}."}]
-        prompt = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        prompt_ids = tokenizer(text=prompt, add_special_tokens=False)["input_ids"]
-        action_ids = tokenizer(text=response, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        prompts.append(prompt)
-        queries.append(tokenizer.decode(prompt_ids + action_ids, skip_special_tokens=False))
-    return queries, prompts
-
-
-@pytest.mark.parametrize("source", ["shipped-file", "tokenizer"])
-def test_openrlhf_reward_file_scores_the_response_exactly(source, tmp_path):
-    torch = pytest.importorskip("torch")
-    tokenizer = chatml_tokenizer()
-    if source == "shipped-file":
-        path = PACKAGE / "openrlhf_reward.py"
-    else:
-        path = tmp_path / "reward.py"
-        path.write_text(
-            "from transformers import AutoTokenizer\n"
-            "from google_bleu.integrations.openrlhf import make_openrlhf_reward\n"
-            f"reward_func = make_openrlhf_reward(AutoTokenizer.from_pretrained({str(tmp_path / 'tok')!r}))\n",
-            "utf-8",
-        )
-        tokenizer.save_pretrained(tmp_path / "tok")
-    reward_func = openrlhf_load(str(path))
-    queries, prompts = openrlhf_queries(tokenizer, RESPONSES)
-    assert all("<|im_end|>" in query for query in queries)
-    results = asyncio.run(_fetch_rewards_via_func(reward_func, queries, prompts, REFERENCES))
-    expected = scorer_rows(RESPONSES, REFERENCES)
-    for result, (score, precision, recall) in zip(results, expected):
-        assert set(result) == {"rewards", "scores", "extra_logs"}
-        assert isinstance(result["rewards"], torch.Tensor) and result["rewards"].tolist() == [score]
-        info = openrlhf_rollout_info(result)
-        assert info["reward"].tolist() == [score] and info["score"].tolist() == [score]
-        logs = result["extra_logs"]
-        assert logs["gleu_precision"].tolist() == [precision] and logs["gleu_recall"].tolist() == [recall]
-        # OpenRLHF itself makes float32 log values of them.
-        assert torch.equal(info["gleu_precision"], torch.tensor([precision]))
-        assert torch.equal(info["gleu_recall"], torch.tensor([recall]))
-    # One call with the whole batch gives the same numbers.
-    batch = reward_func(queries, prompts, REFERENCES)
-    assert batch["rewards"].tolist() == [row[0] for row in expected] == nltk_scores(RESPONSES, REFERENCES)
-
-
-class _FixedEngine:
-    """Stands in for OpenRLHF's vLLM engine: "generates" the given response ids."""
-
-    def __init__(self, action_ids):
-        self.action_ids = action_ids
-
-    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
-        from types import SimpleNamespace
-
-        output = SimpleNamespace(token_ids=self.action_ids, finish_reason="stop", logprobs=None)
-        return SimpleNamespace(outputs=[output])
-
-
-def test_openrlhf_own_executor_loads_and_scores_the_shipped_file():
-    """OpenRLHF's SingleTurnAgentExecutor end to end (load, decode, reward), when openrlhf is importable."""
-    pytest.importorskip("torch")
-    agent = pytest.importorskip("openrlhf.utils.agent", reason="openrlhf is not installed (pins deepspeed, flash-attn)")
-    from types import SimpleNamespace
-
-    tokenizer = chatml_tokenizer()
-    executor = agent.SingleTurnAgentExecutor(remote_rm_url=str(PACKAGE / "openrlhf_reward.py"))
-    expected = scorer_rows(RESPONSES, REFERENCES)
-    for i, (response, refs) in enumerate(zip(RESPONSES, REFERENCES)):
-        prompt = tokenizer.apply_chat_template(
-            [{"role": "user", "content": f"Translate {i}"}], tokenize=False, add_generation_prompt=True
-        )
-        action_ids = tokenizer(text=response, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        params = SimpleNamespace(max_tokens=32, logprobs=None)
-        output = asyncio.run(executor.execute(prompt, refs, params, 256, tokenizer, _FixedEngine(action_ids)))
-        assert output["reward"].tolist() == [expected[i][0]] and output["scores"].tolist() == [expected[i][0]]
-        assert output["extra_logs"]["gleu_recall"].tolist() == [expected[i][2]]
-
-
 def test_openrlhf_prompt_match_after_special_tokens_are_removed():
-    reward_func = make_openrlhf_reward(["<s>", "</s>"])
+    reward_func = OpenRLHFReward(["<s>", "</s>"])
     # A tokenizer that drops the BOS on decode: the prompt matches once special tokens go.
     assert reward_func.response("[INST] hi [/INST] hello</s>", "<s>[INST] hi [/INST] ") == "hello"
     assert reward_func(["[INST] hi [/INST] the cat</s>"], ["<s>[INST] hi [/INST] "], ["the cat"])[
@@ -447,15 +333,26 @@ def test_openrlhf_prompt_match_after_special_tokens_are_removed():
 )
 def test_openrlhf_bad_input(args, error, message):
     with pytest.raises(error, match=message):
-        make_openrlhf_reward([])(*args)
+        OpenRLHFReward([])(*args)
 
 
-def test_openrlhf_bad_special_tokens():
+def test_openrlhf_bad_arguments():
     with pytest.raises(TypeError, match="special_tokens must be a Hugging Face tokenizer or a list"):
-        make_openrlhf_reward("<|im_end|>")
+        OpenRLHFReward("<|im_end|>")
     with pytest.raises(TypeError, match="special_tokens must hold non-empty strings"):
-        make_openrlhf_reward(["", "</s>"])
+        OpenRLHFReward(["", "</s>"])
+    with pytest.raises(TypeError, match=r"scorer must be a google_bleu.GLEU \(e.g. GLEU\(tokenizer='char'\)\), got str"):
+        OpenRLHFReward([], "char")
+    with pytest.raises(TypeError, match="name must be a str"):
+        OpenRLHFReward([], name=1)
     assert "<|im_end|>" in COMMON_SPECIAL_TOKENS
+
+
+def test_make_openrlhf_reward_is_deprecated_and_builds_the_same_reward():
+    with pytest.deprecated_call(match=r"OpenRLHFReward\(special_tokens, GLEU\(tokenizer, ...\), name=...\)"):
+        old = make_openrlhf_reward(["</s>"], "char", lowercase=True, max_len=3, name="g")
+    new = OpenRLHFReward(["</s>"], GLEU("char", lowercase=True, max_len=3), name="g")
+    assert (old.special_tokens, old.scorer, old.__name__) == (new.special_tokens, new.scorer, new.__name__)
 
 
 # -- verifiers ----------------------------------------------------------------------------

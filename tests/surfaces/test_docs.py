@@ -73,7 +73,7 @@ SPECIAL_RUNNERS = {
     "rl-trl": "TRL (tests/integrations/test_rewards.py)",
     "rl-trl-ids": "TRL (tests/integrations/test_rewards.py)",
     "rl-verl": "veRL's reward call (tests/integrations/test_rewards.py)",
-    "rl-openrlhf": "OpenRLHF's reward call (tests/integrations/test_rewards.py)",
+    "rl-openrlhf": "OpenRLHF's reward call (tests/integrations/test_rl_frameworks.py)",
     "rl-verifiers": "verifiers (tests/integrations/test_rewards.py)",
 }
 # evaluate-distributed and torch-distributed run alone as one process of one (their
