@@ -73,7 +73,7 @@ class GleuGatherer:
         scorer: The settings (default ``GLEU()``: 13a, case-sensitive, orders 1-4).
         max_batch_size: Score as soon as this many calls wait (default 64).
         max_wait: Seconds a batch waits for more calls after its first one (default
-            0.002). ``0`` gathers only the calls made before the loop's next turn.
+            0.001). ``0`` gathers only the calls made before the loop's next turn.
 
     Raises:
         TypeError, ValueError: For a bad setting, naming it.
@@ -90,7 +90,7 @@ class GleuGatherer:
         {'calls': 2, 'batches': 1, 'largest_batch': 2, 'waiting': 0}
     """
 
-    def __init__(self, scorer: GLEU | None = None, *, max_batch_size: int = 64, max_wait: float = 0.002) -> None:
+    def __init__(self, scorer: GLEU | None = None, *, max_batch_size: int = 64, max_wait: float = 0.001) -> None:
         if scorer is None:
             scorer = GLEU()
         if not isinstance(scorer, GLEU):

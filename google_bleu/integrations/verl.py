@@ -143,6 +143,6 @@ def compute_score_batch(
 #: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :data:`compute_score_gathered`.
 gathered = GleuGatherer()
 #: veRL's async ``compute_score`` (``name: compute_score_gathered``): veRL awaits one call per
-#: sample; the calls arriving within 2 ms (up to 64) are scored in one batch. Returns what
+#: sample; the calls arriving within 1 ms of the first (up to 64) are scored in one batch. Returns what
 #: :func:`compute_score` returns for one sample; takes the same ``reward_kwargs``.
 compute_score_gathered = gathered.compute_score
