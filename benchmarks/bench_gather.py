@@ -154,7 +154,9 @@ class Reward:
             outputs.append(loop.run_until_complete(self.worker.compute_score_batch(data)))
         self.times.append(time.perf_counter() - start)
         for out, want in zip(outputs, expected if self.check else []):
-            got = [(o["reward_score"], o["reward_extra_info"]["precision"], o["reward_extra_info"]["recall"]) for o in out]
+            got = [
+                (o["reward_score"], o["reward_extra_info"]["precision"], o["reward_extra_info"]["recall"]) for o in out
+            ]
             self.identical &= got == want
         if before is not None:
             after = self.gatherer.counts()

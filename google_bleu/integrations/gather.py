@@ -172,7 +172,9 @@ class GleuGatherer:
             ValueError: The batch reward manager's keywords (use the plain ``compute_score``
                 there), or a bad setting.
         """
-        batch = sorted(key for key in ("data_sources", "solution_strs", "ground_truths", "extra_infos") if key in kwargs)
+        batch = sorted(
+            key for key in ("data_sources", "solution_strs", "ground_truths", "extra_infos") if key in kwargs
+        )
         if batch:
             raise ValueError(
                 f"compute_score_gathered scores one sample per call; got the batch manager's {batch}: "
