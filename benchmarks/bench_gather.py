@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.output}")
-    return 0 if all(row["identical"] for row in rows) else 1
+    return 0 if all(row["identical"] is not False for row in rows) else 1
 
 
 if __name__ == "__main__":
