@@ -21,8 +21,8 @@ How it behaves:
   joins a batch. Should scoring a batch still fail (say, a custom tokenizer raising on one
   text), each sentence of that batch is scored alone, so only the failing caller gets the
   exception.
-- Scoring runs on the loop's thread: a batch of 64 WMT sentences takes about 1.5 ms on
-  one core, during which that loop does nothing else.
+- Scoring runs on the loop's thread: while a batch is scored (a millisecond or two for 64
+  WMT sentences), that loop does nothing else.
 
 veRL's async form is :meth:`GleuGatherer.compute_score`; the ready instance is
 ``google_bleu.integrations.verl.compute_score_gathered`` (also in ``google_bleu/verl_reward.py``).
