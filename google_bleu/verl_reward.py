@@ -8,6 +8,7 @@ installed package absolutely, never relatively::
       custom_reward_function:
         path: /path/to/site-packages/google_bleu/verl_reward.py   # python -m google_bleu.verl_reward
         name: compute_score            # one sample, or the batch manager's keyword form
+                                       # (compute_score_gathered: async, concurrent calls in one batch)
         reward_kwargs: {tokenizer: 13a, lowercase: false, min_len: 1, max_len: 4}
 
 ``python -m google_bleu.verl_reward`` prints this file's path.
@@ -15,9 +16,9 @@ installed package absolutely, never relatively::
 
 import os
 
-from google_bleu.integrations.verl import compute_score, compute_score_batch
+from google_bleu.integrations.verl import compute_score, compute_score_batch, compute_score_gathered
 
-__all__ = ["compute_score", "compute_score_batch"]
+__all__ = ["compute_score", "compute_score_batch", "compute_score_gathered"]
 
 if __name__ == "__main__":
     print(os.path.abspath(__file__))

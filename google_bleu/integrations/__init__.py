@@ -5,6 +5,7 @@ module                 what it adapts
 =====================  ==================================================================
 ``trl``                TRL reward functions (text and token ids)
 ``verl``               veRL's ``compute_score`` (file: ``google_bleu/verl_reward.py``)
+``gather``             concurrent per-sample calls scored in one batch (veRL's async form)
 ``openrlhf``           OpenRLHF's ``reward_func`` (file: ``google_bleu/openrlhf_reward.py``)
 ``verifiers``          verifiers rewards
 ``nemo_rl``            a NeMo-RL environment (batched)
@@ -24,6 +25,7 @@ from typing import Any as _Any
 #: only when used).
 MODULES = (
     "columns",
+    "gather",
     "lighteval",
     "lm_eval",
     "nemo_rl",

@@ -1,5 +1,6 @@
 """veRL's reward: :func:`compute_score`, loaded by ``reward.custom_reward_function.path`` /
-``.name`` from ``google_bleu/verl_reward.py``."""
+``.name`` from ``google_bleu/verl_reward.py``; :data:`compute_score_gathered` is its async
+form, which scores concurrent per-sample calls in one batch."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..stats import GleuStats
 from ..tokenizers import DEFAULT_TOKENIZER
 from ..validation import describe
 from ._text import _check_list, _text_references
+from .gather import GleuGatherer
 
 # -- veRL -----------------------------------------------------------------------------------
 
@@ -136,3 +138,11 @@ def compute_score_batch(
             raise TypeError(f"solution_strs[{i}] must be the decoded response (a str), got {describe(response)}")
     references = [_text_references(truth, f"ground_truths[{i}]") for i, truth in enumerate(truths)]
     return _score_dicts(_verl_scorer(kwargs).stats(responses, references))
+
+
+#: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :data:`compute_score_gathered`.
+gathered = GleuGatherer()
+#: veRL's async ``compute_score`` (``name: compute_score_gathered``): veRL awaits one call per
+#: sample; the calls arriving within 1 ms of the first (up to 64) are scored in one batch. Returns what
+#: :func:`compute_score` returns for one sample; takes the same ``reward_kwargs``.
+compute_score_gathered = gathered.compute_score

@@ -1,0 +1,269 @@
+"""Many per-sample reward calls, one batched score.
+
+RL frameworks call a reward once per sample, many at a time: veRL 0.9's reward loop starts
+one task per sample and awaits an async ``compute_score`` for each. Scoring one sentence
+at a time pays the per-call cost (checks, tokenizer set-up, array building) every time;
+:class:`GleuGatherer` collects the calls that arrive within a short window (``max_wait``
+seconds after the first, or until ``max_batch_size`` are waiting) and scores them with
+one :meth:`GLEU.stats <google_bleu.GLEU.stats>` call. Each caller gets the row of its
+own sentence, equal (``==``) to ``GLEU(...).sentence_score`` of that sentence alone.
+
+How it behaves:
+
+- Calls are gathered per event loop: a loop only ever waits on futures it created, and
+  the batch is scored on that loop, so one gatherer serves any number of loops and threads
+  (veRL's reward manager captures its own loop; each Ray actor or thread may run another).
+  Calls with different settings (``scorer``) are batched apart.
+- No task is created: a batch is scored by a timer callback of the loop, or at once by
+  the call that fills it. A cancelled caller is dropped from its batch; when every caller
+  of a batch is cancelled, its timer is cancelled too, so nothing outlives the callers.
+- A wrong input is refused in its own call (``TypeError`` naming the argument) before it
+  joins a batch. Should scoring a batch still fail (say, a custom tokenizer raising on one
+  text), each sentence of that batch is scored alone, so only the failing caller gets the
+  exception.
+- Scoring runs on the loop's thread: while a batch is scored (a millisecond or two for 64
+  WMT sentences), that loop does nothing else.
+
+veRL's async form is :meth:`GleuGatherer.compute_score`; the ready instance is
+``google_bleu.integrations.verl.compute_score_gathered`` (also in ``google_bleu/verl_reward.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..scorer import GLEU
+from ..validation import describe
+from ._text import _text_references
+
+#: Settings veRL may pass on every call (``custom_reward_function.reward_kwargs``).
+SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {describe(value)}")
+    return value if type(value) is str else str.__str__(value)  # numpy.str_ -> str
+
+
+def _references(value: Any, name: str) -> list[str]:
+    return [_text(ref, name) for ref in _text_references(value, name)]
+
+
+class _Batch:
+    """The calls of one event loop and one scorer waiting to be scored together."""
+
+    __slots__ = ("hypotheses", "references", "futures", "timer")
+
+    def __init__(self) -> None:
+        self.hypotheses: list[str] = []
+        self.references: list[list[str]] = []
+        self.futures: list[asyncio.Future] = []
+        self.timer: asyncio.TimerHandle | None = None
+
+
+class GleuGatherer:
+    """Gathers concurrent per-sentence GLEU calls and scores them in one batched call.
+
+    Args:
+        scorer: The settings (default ``GLEU()``: 13a, case-sensitive, orders 1-4).
+        max_batch_size: Score as soon as this many calls wait (default 64).
+        max_wait: Seconds a batch waits for more calls after its first one (default
+            0.001). ``0`` gathers only the calls made before the loop's next turn.
+
+    Raises:
+        TypeError, ValueError: For a bad setting, naming it.
+
+    Example:
+        >>> import asyncio
+        >>> gatherer = GleuGatherer(max_wait=0.01)
+        >>> async def rollout():
+        ...     return await asyncio.gather(gatherer.score("the cat sat on the mat", "the cat ate the mat"),
+        ...                                 gatherer.score("a b c", ["x", "a b c"]))
+        >>> asyncio.run(rollout())
+        [0.3333333333333333, 1.0]
+        >>> gatherer.counts()
+        {'calls': 2, 'batches': 1, 'largest_batch': 2, 'waiting': 0}
+    """
+
+    def __init__(self, scorer: GLEU | None = None, *, max_batch_size: int = 64, max_wait: float = 0.001) -> None:
+        if scorer is None:
+            scorer = GLEU()
+        if not isinstance(scorer, GLEU):
+            raise TypeError(f"scorer must be a GLEU, got {describe(scorer)}")
+        if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int):
+            raise TypeError(f"max_batch_size must be an int, got {describe(max_batch_size)}")
+        if max_batch_size < 1:
+            raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
+        if isinstance(max_wait, bool) or not isinstance(max_wait, (int, float)):
+            raise TypeError(f"max_wait must be a number of seconds, got {describe(max_wait)}")
+        if not math.isfinite(max_wait) or max_wait < 0:
+            raise ValueError(f"max_wait must be a finite number of seconds >= 0, got {max_wait!r}")
+        self.scorer = scorer
+        self.max_batch_size = max_batch_size
+        self.max_wait = float(max_wait)
+        self._init_state()
+
+    def _init_state(self) -> None:
+        self._lock = threading.Lock()
+        # (loop, scorer) -> the batch filling on that loop. An entry lives only while calls wait.
+        self._open: dict[tuple[asyncio.AbstractEventLoop, GLEU], _Batch] = {}
+        self._calls = self._batches = self._largest = 0
+
+    def __reduce__(self) -> tuple:
+        # The settings travel; waiting calls and counts belong to this process.
+        return (_rebuild, (self.scorer, self.max_batch_size, self.max_wait))
+
+    def __repr__(self) -> str:
+        return f"GleuGatherer({self.scorer!r}, max_batch_size={self.max_batch_size}, max_wait={self.max_wait})"
+
+    def counts(self) -> dict[str, int]:
+        """Sentences scored, batched calls made and the largest batch since creation, and
+        the calls waiting now (on every loop)."""
+        with self._lock:
+            waiting = sum(not future.done() for batch in self._open.values() for future in batch.futures)
+            return {"calls": self._calls, "batches": self._batches, "largest_batch": self._largest, "waiting": waiting}
+
+    # -- the calls --------------------------------------------------------------------------
+    async def segment(self, hypothesis: str, references: str | Sequence[str]) -> tuple[float, float, float]:
+        """``(gleu, precision, recall)`` of one sentence, scored in a batch with its neighbours.
+
+        Args:
+            hypothesis: The sentence to score.
+            references: A string or a non-empty list of strings.
+
+        Raises:
+            TypeError: A hypothesis or reference that is not a string, naming the argument.
+        """
+        return await self._submit(self.scorer, _text(hypothesis, "hypothesis"), _references(references, "references"))
+
+    async def score(self, hypothesis: str, references: str | Sequence[str]) -> float:
+        """Sentence GLEU of one hypothesis (``== GLEU(...).sentence_score(...).score``)."""
+        return (await self.segment(hypothesis, references))[0]
+
+    async def compute_score(
+        self,
+        data_source: Any = None,
+        solution_str: str | None = None,
+        ground_truth: str | Sequence[str] | None = None,
+        extra_info: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, float]:
+        """veRL's async ``compute_score``: ``{"score", "precision", "recall"}`` of one response.
+
+        veRL's per-sample reward managers await it as ``compute_score(data_source=,
+        solution_str=, ground_truth=, extra_info=)``; concurrent calls are scored together.
+
+        Args:
+            data_source: Not used for scoring.
+            solution_str: The decoded response.
+            ground_truth: A string or a non-empty list (or array) of strings.
+            extra_info: Not used.
+            **kwargs: ``tokenizer``, ``lowercase``, ``min_len``, ``max_len`` from
+                ``reward_kwargs`` replace this gatherer's scorer (calls with other settings
+                are batched apart); other keywords veRL adds are ignored.
+
+        Raises:
+            TypeError: A response or reference of the wrong type, naming the argument.
+            ValueError: The batch reward manager's keywords (use the plain ``compute_score``
+                there), or a bad setting.
+        """
+        batch = sorted(
+            key for key in ("data_sources", "solution_strs", "ground_truths", "extra_infos") if key in kwargs
+        )
+        if batch:
+            raise ValueError(
+                f"compute_score_gathered scores one sample per call; got the batch manager's {batch}: "
+                "name compute_score for veRL's batch reward manager"
+            )
+        hypothesis = _text(solution_str, "solution_str")
+        references = _references(ground_truth, "ground_truth")
+        scorer = self.scorer
+        if any(key in kwargs for key in SETTINGS):
+            from .verl import _verl_scorer  # settings -> one cached GLEU, as the sync form does
+
+            scorer = _verl_scorer(kwargs)
+        row = await self._submit(scorer, hypothesis, references)
+        return dict(zip(("score", "precision", "recall"), row))
+
+    # -- gathering --------------------------------------------------------------------------
+    async def _submit(self, scorer: GLEU, hypothesis: str, references: list[str]) -> tuple[float, float, float]:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        key = (loop, scorer)
+        with self._lock:
+            batch = self._open.get(key)
+            if batch is None:
+                # Entries of loops closed with calls waiting (no cancellation ran) go here.
+                for stale in [other for other in self._open if other[0].is_closed()]:
+                    del self._open[stale]
+                batch = self._open[key] = _Batch()
+                batch.timer = loop.call_later(self.max_wait, self._due, key, batch)
+            batch.hypotheses.append(hypothesis)
+            batch.references.append(references)
+            batch.futures.append(future)
+            full = len(batch.futures) >= self.max_batch_size
+            if full:
+                del self._open[key]
+        if full:
+            batch.timer.cancel()
+            self._score(scorer, batch)
+        try:
+            return await future
+        except asyncio.CancelledError:
+            self._withdraw(key, batch)
+            raise
+
+    def _due(self, key: tuple, batch: _Batch) -> None:
+        with self._lock:
+            if self._open.get(key) is batch:
+                del self._open[key]
+        self._score(key[1], batch)
+
+    def _withdraw(self, key: tuple, batch: _Batch) -> None:
+        """After a caller was cancelled: close its batch when no caller is left waiting."""
+        if any(not future.done() for future in batch.futures):
+            return
+        with self._lock:
+            if self._open.get(key) is batch:
+                del self._open[key]
+        if batch.timer is not None:
+            batch.timer.cancel()
+
+    def _score(self, scorer: GLEU, batch: _Batch) -> None:
+        waiting = [i for i, future in enumerate(batch.futures) if not future.done()]
+        if not waiting:
+            return
+        hypotheses = [batch.hypotheses[i] for i in waiting]
+        references = [batch.references[i] for i in waiting]
+        try:
+            try:
+                rows = scorer.stats(hypotheses, references).segment_scores()
+            except Exception:
+                # One sentence the scorer cannot take must not fail the others: each alone.
+                for i in waiting:
+                    try:
+                        row = scorer.stats([batch.hypotheses[i]], [batch.references[i]]).segment_scores()[0]
+                    except Exception as error:
+                        batch.futures[i].set_exception(error)
+                    else:
+                        batch.futures[i].set_result(row)
+            else:
+                for i, row in zip(waiting, rows):
+                    batch.futures[i].set_result(row)
+        finally:
+            for i in waiting:  # only an interrupt (KeyboardInterrupt, ...) leaves one unset
+                if not batch.futures[i].done():
+                    batch.futures[i].set_exception(RuntimeError("scoring was interrupted"))
+            with self._lock:
+                self._calls += len(waiting)
+                self._batches += 1
+                self._largest = max(self._largest, len(waiting))
+
+
+def _rebuild(scorer: GLEU, max_batch_size: int, max_wait: float) -> GleuGatherer:
+    return GleuGatherer(scorer, max_batch_size=max_batch_size, max_wait=max_wait)
