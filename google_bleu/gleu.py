@@ -148,8 +148,9 @@ def text_stats(
     min_len, max_len = check_orders(min_len, max_len)
     predictions, references = check_texts(predictions, references)
     tokenize = get_tokenizer(tokenizer, lowercase)
+    seen: tuple[dict[str, str], dict[str, int]] = ({}, {})  # tokenized lines shared by chunks
     parts = [
-        _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len)
+        _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, seen)
         for start, stop in _text_chunks(predictions, references)
     ]
     if not parts:
@@ -161,9 +162,12 @@ def text_stats(
 def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tuple[int, int]]:
     """Segment ranges of about :data:`TEXT_CHUNK_CHARS` characters each (at least one segment)."""
     n_segments = len(predictions)
-    sizes = np.fromiter(map(len, predictions), np.int64, n_segments)
-    sizes += np.fromiter((sum(map(len, refs)) for refs in references), np.int64, n_segments)
-    ends = np.cumsum(sizes)
+    # Characters up to the end of each segment: its prediction's and its references'.
+    n_refs = np.fromiter(map(len, references), np.int64, n_segments)
+    ref_ends = np.cumsum(np.fromiter(map(len, chain.from_iterable(references)), np.int64, int(n_refs.sum())))
+    ends = np.cumsum(np.fromiter(map(len, predictions), np.int64, n_segments))
+    if n_segments:
+        ends += ref_ends[np.cumsum(n_refs) - 1]  # every segment has at least one reference
     ranges = []
     start = 0
     while start < n_segments:
@@ -174,20 +178,35 @@ def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tu
     return ranges
 
 
+#: Tokenized lines :func:`text_stats` keeps between chunks (a bound on that memory, as
+#: sacrebleu's tokenizers keep 65,536 lines): references shared by many systems are
+#: tokenized once.
+SEEN_LINES = 1 << 16
+
+
 def _text_rows(
-    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int
+    tokenize: Tokenizer,
+    predictions: list[str],
+    references: list[list[str]],
+    min_len: int,
+    max_len: int,
+    seen: tuple[dict[str, str], dict[str, int]],
 ) -> tuple[np.ndarray, np.ndarray]:
+    line_of, count_of = seen  # tokenized lines (and their token counts) of earlier chunks
+    if len(line_of) > SEEN_LINES:
+        line_of.clear()
+        count_of.clear()
     # Each distinct line is tokenized once (references shared by systems, repeated lines).
-    unique = list(dict.fromkeys(chain(predictions, chain.from_iterable(references))))
-    spaced = tokenize.spaced_all(unique)
+    new = [line for line in dict.fromkeys(chain(predictions, chain.from_iterable(references))) if line not in line_of]
+    spaced = tokenize.spaced_all(new)
     if spaced is None:
-        tokens_of = dict(zip(unique, tokenize.tokenize_all(unique)))
+        tokens_of = dict(zip(new, tokenize.tokenize_all(new)))
         hypotheses = list(map(tokens_of.__getitem__, predictions))
         list_of_references = [list(map(tokens_of.__getitem__, refs)) for refs in references]
         return segment_rows(hypotheses, list_of_references, min_len, max_len)
     # Tokens kept as text (no token objects): each line and its token count.
-    line_of = dict(zip(unique, spaced.lines))
-    count_of = dict(zip(unique, spaced.counts.tolist()))
+    line_of.update(zip(new, spaced.lines))
+    count_of.update(zip(new, spaced.counts.tolist()))
     hypotheses = list(map(line_of.__getitem__, predictions))
     flat_references = list(map(line_of.__getitem__, chain.from_iterable(references)))  # no list per segment
     n_refs = np.fromiter(map(len, references), np.int64, len(references))

@@ -136,6 +136,9 @@ def test_text_chunks_and_dedupe_change_nothing(monkeypatch):
     assert text_stats(hyps, references) == expected
     monkeypatch.setattr(gleu, "TEXT_CHUNK_CHARS", 1000)
     assert text_stats(hyps, references) == expected
+    # Lines tokenized in earlier chunks are reused; the kept lines are forgotten past the bound.
+    monkeypatch.setattr(gleu, "SEEN_LINES", 50)
+    assert text_stats(hyps, references) == expected
 
 
 def test_custom_tokenizer_runs_once_per_distinct_line_and_sees_every_line():
