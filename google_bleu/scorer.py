@@ -29,7 +29,7 @@ from typing import Any
 
 from .gleu import gleu_stats, text_stats
 from .signature import count_references, signature
-from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, TESTS, bootstrap_ci, paired_test_stats
+from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, TESTS, bootstrap_ci, paired_intervals
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .validation import check_n_samples, check_orders, check_seed, check_texts, describe
@@ -491,7 +491,7 @@ class GLEU:
     ) -> list[GleuScore]:
         """Paired tests of each system against the first, as :class:`GleuScore` objects.
 
-        The statistics layer is :func:`google_bleu.significance.paired_test_stats`; this adds
+        The statistics come from :func:`google_bleu.significance.paired_intervals`; this adds
         the signature (``bs:N``, or ``ar:N|bs:M`` for approximate randomization, and the
         seed). Each result has the 95% interval; all but the baseline have a p-value.
 
@@ -513,13 +513,12 @@ class GLEU:
         if test not in TESTS:
             raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}")
         systems = [self._check_stats(stats, f"systems[{i}]") for i, stats in enumerate(systems)]
-        results = paired_test_stats(systems, test, n_samples, seed, n_bootstrap)
-        first = results[0]
+        results, n_samples, n_bootstrap, seed = paired_intervals(systems, test, n_samples, seed, n_bootstrap)
         if test == "bs":
-            sig = self.signature(nrefs, first.n_samples, first.seed)
+            sig = self.signature(nrefs, n_samples, seed)
         else:
-            sig = self.signature(nrefs, first.n_bootstrap, first.seed, first.n_samples)
+            sig = self.signature(nrefs, n_bootstrap, seed, n_samples)
         return [
-            GleuScore.from_stats(stats, sig, (result.ci_low, result.ci_high), result.p_value)
-            for stats, result in zip(systems, results)
+            GleuScore.from_stats(stats, sig, (low, high), p_value)
+            for stats, (low, high, p_value) in zip(systems, results)
         ]

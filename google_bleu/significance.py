@@ -192,7 +192,8 @@ def bootstrap_ci(
 
 @dataclasses.dataclass(frozen=True)
 class PairedResult:
-    """One system's line of a paired test against the baseline.
+    """One system's line of a paired test against the baseline (the result of the deprecated
+    :func:`paired_test_stats` and :func:`paired_test`; :class:`~google_bleu.GleuScore` replaces it).
 
     Attributes:
         score: Corpus GLEU of the full corpus (the point estimate).
@@ -301,14 +302,16 @@ def paired_randomization_p(
     return _p_value(count, n_samples)
 
 
-def paired_test_stats(
+def paired_intervals(
     systems: Sequence[GleuStats],
     test: str = "bs",
     n_samples: int | None = None,
     seed: int | None = DEFAULT_SEED,
     n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
-) -> list[PairedResult]:
-    """Paired tests of each system against the first (the baseline), on statistics.
+) -> tuple[list[tuple[float, float, float | None]], int, int, int | None]:
+    """The statistics behind :meth:`google_bleu.GLEU.paired_scores` (which reports them as
+    :class:`~google_bleu.GleuScore` results): each system's 95% interval and its p-value
+    against the first (the baseline).
 
     Args:
         systems: Per-segment statistics of each system on the same segments and
@@ -320,14 +323,15 @@ def paired_test_stats(
             interval comes from the test's own resamples).
 
     Returns:
-        One :class:`PairedResult` per system, in order; the baseline's ``p_value`` is None.
-        Each system's result depends only on it and the baseline, not on the others.
+        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: one triple per
+        system, in order (the baseline's ``p_value`` is None), and the resolved counts and
+        seed. Each system's result depends only on it and the baseline, not on the others.
 
     Example:
         >>> from google_bleu import text_stats
         >>> refs = ["the cat sat on the mat", "a dog ran", "hello there"]
         >>> base = text_stats(["the cat sat on a mat", "a dog", "hello"], refs)
-        >>> [r.p_value for r in paired_test_stats([base, base], n_samples=100)]
+        >>> [p for _, _, p in paired_intervals([base, base], n_samples=100)[0]]
         [None, 1.0]
     """
     if test not in TESTS:
@@ -335,7 +339,7 @@ def paired_test_stats(
     check_sequence(systems, "systems", "a sequence of GleuStats, the baseline first")
     systems = [_check_stats(stats, f"systems[{i}]") for i, stats in enumerate(systems)]
     if not systems:
-        raise ValueError("systems is empty: paired_test needs at least one system (the baseline)")
+        raise ValueError("systems is empty: a paired test needs at least one system (the baseline)")
     for stats in systems[1:]:
         _check_paired(systems[0], stats)
     default = DEFAULT_N_BOOTSTRAP if test == "bs" else DEFAULT_N_RANDOMIZATION
@@ -356,8 +360,37 @@ def paired_test_stats(
         else:
             p_value = paired_randomization_p(baseline, stats, n_samples, seed)
         low, high = percentile_interval(resampled[:, index])
-        results.append(PairedResult(stats.score(), low, high, p_value, test, n_samples, n_bootstrap, seed))
-    return results
+        results.append((low, high, p_value))
+    return results, n_samples, n_bootstrap, seed
+
+
+def _paired_results(systems: Sequence[GleuStats], test: str, *args: Any) -> list[PairedResult]:
+    results, n_samples, n_bootstrap, seed = paired_intervals(systems, test, *args)
+    return [
+        PairedResult(stats.score(), low, high, p_value, test, n_samples, n_bootstrap, seed)
+        for stats, (low, high, p_value) in zip(systems, results)
+    ]
+
+
+def paired_test_stats(
+    systems: Sequence[GleuStats],
+    test: str = "bs",
+    n_samples: int | None = None,
+    seed: int | None = DEFAULT_SEED,
+    n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
+) -> list[PairedResult]:
+    """Deprecated: :meth:`google_bleu.GLEU.paired_scores` takes the same statistics and
+    returns :class:`~google_bleu.GleuScore` results (score, interval, p-value and signature).
+
+    One :class:`PairedResult` per system, in order; the baseline's ``p_value`` is None.
+    """
+    warnings.warn(
+        "google_bleu.significance.paired_test_stats is deprecated: use GLEU(...).paired_scores(systems, ...), "
+        "which returns GleuScore results; it will be removed in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _paired_results(systems, test, n_samples, seed, n_bootstrap)
 
 
 def paired_test(
@@ -412,4 +445,4 @@ def paired_test(
 
     scorer = GLEU(tokenizer, lowercase, min_len, max_len)
     stats = [scorer.stats(predictions, references) for predictions in systems.values()]
-    return dict(zip(systems, paired_test_stats(stats, test, n_samples, seed, n_bootstrap)))
+    return dict(zip(systems, _paired_results(stats, test, n_samples, seed, n_bootstrap)))

@@ -20,8 +20,11 @@ from google_bleu.scale.lines import lines_from_bytes
 from google_bleu.significance import paired_test, paired_test_stats
 from tests.helpers.oracles import SAMPLES, hf_google_bleu
 
-# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
-pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+# paired_test and paired_test_stats are deprecated (GLEU.paired_scores replaces both) and still tested here.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test_stats is deprecated:DeprecationWarning"),
+]
 
 
 WMT17 = SAMPLES / "wmt17_en_de"

@@ -21,8 +21,11 @@ from google_bleu.significance import (
 )
 from tests.helpers.oracles import SAMPLES, read_lines
 
-# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
-pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+# paired_test and paired_test_stats are deprecated (GLEU.paired_scores replaces both) and still tested here.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test_stats is deprecated:DeprecationWarning"),
+]
 
 
 SAMPLE = SAMPLES / "wmt17_en_de"
@@ -333,5 +336,19 @@ def test_the_text_level_paired_test_is_deprecated_for_the_scorers():
     scorer = google_bleu.GLEU()
     new = scorer.paired_scores([scorer.stats(p, refs) for p in systems.values()], n_samples=50)
     assert [(r.score, r.ci_low, r.ci_high, r.p_value) for r in old.values()] == [
+        (r.score, r.ci_low, r.ci_high, r.p_value) for r in new
+    ]
+
+
+def test_paired_test_stats_is_deprecated_and_agrees_with_paired_scores(sample_stats):
+    import warnings
+
+    stats = [sample_stats[name] for name in SYSTEMS[:2]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = paired_test_stats(stats, "bs", 200, seed=3)
+    assert [w.category for w in caught] == [DeprecationWarning] and "GLEU(...).paired_scores" in str(caught[0].message)
+    new = google_bleu.GLEU().paired_scores(stats, "bs", 200, seed=3)
+    assert [(r.score, r.ci_low, r.ci_high, r.p_value) for r in old] == [
         (r.score, r.ci_low, r.ci_high, r.p_value) for r in new
     ]

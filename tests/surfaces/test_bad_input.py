@@ -31,8 +31,11 @@ from tests.helpers.bad_inputs import (
 )
 from tests.helpers.oracles import SAMPLES, read_lines
 
-# The text-level paired_test is deprecated (GLEU.paired_scores replaces it) and still tested here.
-pytestmark = pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning")
+# paired_test and paired_test_stats are deprecated (GLEU.paired_scores replaces both) and still tested here.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test_stats is deprecated:DeprecationWarning"),
+]
 
 
 SAMPLE = SAMPLES / "wmt17_en_de"

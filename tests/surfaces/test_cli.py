@@ -205,9 +205,9 @@ def test_paired_tests_on_real_systems_equal_python_api(shared_data, test, flag, 
     folder = shared_data / "wmt17_en_de"
     paths = [folder / name for name in WMT17_SYSTEMS]
     out = ok_json(folder / "ref0.txt", "-i", *paths, flag, "--paired-n", n, "-w", "6")
-    # The statistics API (google_bleu.significance.paired_test on text equals it: test_significance.py).
+    # The Python API on the same statistics.
     stats = [wmt_stats(path, folder / "ref0.txt") for path in paths]
-    expected = google_bleu.significance.paired_test_stats(stats, test=test, n_samples=n)
+    expected = google_bleu.GLEU().paired_scores(stats, test=test, n_samples=n)
     assert [obj["system"] for obj in out] == [str(path) for path in paths]
     assert [obj["baseline"] for obj in out] == [True, False, False, False]
     for obj, system, result in zip(out, stats, expected):
