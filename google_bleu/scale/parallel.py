@@ -182,6 +182,14 @@ def _signals_deferred() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    # multiprocessing starts its resource tracker on first use and then unblocks SIGINT and
+    # SIGTERM (CPython's bpo-33613 code), which would end the deferral inside the block: a
+    # Ctrl-C could then strike between a worker's spawn and the write of its start-up data,
+    # leaving an orphan that prints "EOFError: Ran out of input". Started here, it is running
+    # already when the executor needs it, and the mask stays as set.
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
     try:
         yield

@@ -562,3 +562,31 @@ def test_sigterm_while_the_workers_start_never_hangs(tmp_path):
             raise AssertionError(f"attempt {attempt}: the command hung after SIGTERM") from None
         assert code in (143, -signal.SIGTERM), (attempt, code, process.stderr.read())
         assert_all_gone(kids | children(process.pid), set(), ours or {"none"})
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks")
+def test_signals_stay_deferred_while_the_first_workers_start():
+    # multiprocessing's resource tracker, started on first use, unblocks SIGINT and SIGTERM
+    # after its own spawn; inside the deferral that reopened the window where a Ctrl-C left
+    # a half-started worker printing "EOFError: Ran out of input". A fresh interpreter, so
+    # the tracker is not running yet.
+    script = textwrap.dedent(
+        """
+        import signal
+        from google_bleu import GLEU
+        from google_bleu.scale.parallel import WorkerPool, _signals_deferred
+        from multiprocessing import resource_tracker
+
+        assert resource_tracker._resource_tracker._fd is None
+        with WorkerPool(GLEU(), jobs=2) as pool:
+            with _signals_deferred():
+                executor = pool._start()
+                futures = [executor.submit(sum, [1, 2]) for _ in range(2)]
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+            print(sorted(int(s) for s in held & {signal.SIGINT, signal.SIGTERM}), [f.result() for f in futures])
+        print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"{sorted([int(signal.SIGINT), int(signal.SIGTERM)])} [3, 3]", "[]"]
