@@ -40,7 +40,8 @@ from google_bleu.ids.batched import BatchScorer, batch_sentence_gleu  # noqa: E4
 
 VOCAB = 32_000
 NOISE = 0.3
-SHAPES = ("8x64", "32x128", "256x256", "256x1024", "1024x2048")
+#: Ours, then TensorBLEU's (arXiv 2510.05485: 128/256/512 x 1024 and 256/512 x 256).
+SHAPES = ("8x64", "32x128", "256x256", "256x1024", "1024x512", "128x1024", "512x1024", "512x256")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
@@ -71,6 +72,29 @@ def synchronized(device: torch.device, function):
     return run
 
 
+def profile(device: torch.device, function) -> dict:
+    """Kernels launched and host synchronisations of one call, from ``torch.profiler``."""
+    if device.type != "cuda":
+        return {}
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as run_profile
+
+    def counts(call) -> tuple[int, int]:
+        torch.cuda.synchronize()
+        with run_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            call()
+        events = prof.events()
+        cuda = torch.autograd.DeviceType.CUDA
+        kernels = sum(event.device_type == cuda and not event.name.startswith(("Memcpy", "Memset")) for event in events)
+        syncs = sum(event.name in ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize") for event in events)
+        return kernels, syncs
+
+    # The profiler's own work (it synchronises when it stops) is measured on an empty call.
+    base_kernels, base_syncs = counts(lambda: None)
+    kernels, syncs = counts(function)
+    return {"kernels": kernels - base_kernels, "syncs": syncs - base_syncs}
+
+
 def measure(hypotheses, references, device: torch.device, repeat: int, loop_seconds: float) -> dict:
     rows = hypotheses.shape[0]
     hyp_lists, ref_lists = hypotheses.tolist(), references.tolist()
@@ -95,6 +119,9 @@ def measure(hypotheses, references, device: torch.device, repeat: int, loop_seco
         seconds, replayed = best_time(first, 3)
         replay_s = min(replay_s, seconds)
     nltk_full = nltk_s * rows / timed_rows
+    # The profiled calls themselves (not the synchronize the timings add).
+    eager = profile(device, lambda: batch_sentence_gleu(hyp_d, ref_d))
+    replay = profile(device, lambda: scorer(hyp_d, ref_d))
     identical = (
         scores.cpu().tolist()[:timed_rows] == expected
         and first_scores.cpu().tolist()[:timed_rows] == expected
@@ -112,6 +139,8 @@ def measure(hypotheses, references, device: torch.device, repeat: int, loop_seco
         "scorer_ms": 1000 * replay_s,
         "scorer_ratio": nltk_full / replay_s,
         "identical": bool(identical),
+        **{f"eager_{key}": value for key, value in eager.items()},
+        **{f"replay_{key}": value for key, value in replay.items()},
     }
 
 
@@ -162,7 +191,13 @@ def main() -> None:
             print(
                 f"{rows:>5} {length:>6} {n_refs:>4} {row['nltk_s']:>9.3f}{'*' if row['extrapolated'] else ' '}"
                 f"{row['ours_ms']:>7.2f} {row['ratio']:>6.1f}x {row['scorer_ms']:>9.2f} {row['scorer_first_ms']:>9.1f}"
-                f"  {row['identical']}",
+                f"  {row['identical']}"
+                + (
+                    f"  kernels {row['eager_kernels']}/{row['replay_kernels']}"
+                    f" syncs {row['eager_syncs']}/{row['replay_syncs']}"
+                    if "eager_kernels" in row
+                    else ""
+                ),
                 flush=True,
             )
     name = "GPU" if device.type == "cuda" else "CPU"
@@ -171,7 +206,7 @@ def main() -> None:
         "title": f"Batched token-id GLEU on {name} ({device.type})",
         "order": 20 if device.type == "cpu" else 25,
         "date": time.strftime("%Y-%m-%d"),
-        "command": f"python benchmarks/bench_batched.py --device {args.device}",
+        "command": " ".join(["python benchmarks/bench_batched.py", *sys.argv[1:]]),
         "machine": machine(device),
         "notes": [
             "B rows of L token ids (vocabulary 32,000; each reference is its hypothesis with 30% of the tokens "
@@ -195,6 +230,16 @@ def main() -> None:
                     {"key": "scorer_ratio", "label": "vs nltk", "format": ".1f", "unit": "x"},
                     {"key": "scorer_first_ms", "label": "first call", "format": ".1f", "unit": " ms"},
                     {"key": "identical", "label": "identical"},
+                    *(
+                        [
+                            {"key": "eager_kernels", "label": "kernels (eager)"},
+                            {"key": "eager_syncs", "label": "syncs (eager)"},
+                            {"key": "replay_kernels", "label": "kernels (replay)"},
+                            {"key": "replay_syncs", "label": "syncs (replay)"},
+                        ]
+                        if device.type == "cuda"
+                        else []
+                    ),
                 ],
                 "rows": results,
             }
