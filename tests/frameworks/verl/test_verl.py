@@ -7,8 +7,8 @@ configured reward manager (``naive`` by default) and scores a batch with one tas
 (``compute_score_batch`` -> ``NaiveRewardManager.run_single``): a sync reward runs in the loop's
 thread pool, an async one is awaited on the loop. The tests build that worker from the config
 veRL composes out of its packaged ``ppo_trainer.yaml`` and run it in-process (in training it is a
-Ray actor), on the bundled WMT17 sample; every reward is compared (``==``) with
-``GLEU(...).sentence_score`` of that line.
+Ray actor; the last test runs it so, through ``RewardLoopManager``), on the bundled WMT17
+sample; every reward is compared (``==``) with ``GLEU(...).sentence_score`` of that line.
 """
 
 from __future__ import annotations
@@ -283,3 +283,34 @@ def test_legacy_reward_managers_score_exactly(wmt17, tokenizer_dir):
     with pytest.raises(TypeError, match=r"unexpected keyword arguments \['max_length'\]"):
         BatchRewardManager(tokenizer, 0, reward_fn, max_length=3)(rollout_batch(samples, tokenizer))
     assert Path(printed_path()) == REWARD_FILE
+
+
+# -- the Reward Loop as training runs it: Ray actors ---------------------------------------------
+
+
+def test_reward_loop_manager_scores_through_ray_actors(wmt17, tokenizer_dir):
+    """``RewardLoopManager`` as the trainer starts it: ``reward.num_workers`` Ray actors of
+    ``RewardLoopWorker``, the batch padded and split among them, scores placed on the last response
+    token (``rm_scores``) and the reward's dict as ``reward_extra_info`` columns."""
+    import ray
+    from verl.experimental.reward_loop import RewardLoopManager
+    from verl.utils import hf_tokenizer
+
+    samples = wmt17[::4]
+    data = rollout_batch(samples, hf_tokenizer(str(tokenizer_dir)))
+    expected = expected_rows(samples, GLEU())
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        for name in NAMES:
+            config = compose(reward_overrides(printed_path(), name, tokenizer_dir, "reward.num_workers=2"))
+            manager = RewardLoopManager(config)
+            out = manager.compute_rm_score(data)
+            assert out.meta_info["reward_extra_keys"] == ["score", "precision", "recall"]
+            for key in ("score", "precision", "recall"):
+                assert out.non_tensor_batch[key].tolist() == [row[key] for row in expected]
+            assert out.batch["rm_scores"].sum(-1).tolist() == torch.tensor([row["score"] for row in expected]).tolist()
+            # The actors hold a CPU each and are named reward_loop_worker_<i>: free both for the next name.
+            for worker in manager.reward_loop_workers:
+                ray.kill(worker)
+    finally:
+        ray.shutdown()
