@@ -93,26 +93,14 @@ bench-jobs: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_jobs.py
 
 # The gathered veRL reward against the per-sample one inside veRL 0.9.1's own reward loop (8 and
-# 64 concurrent calls, CPU), after the gathering tests (there with veRL's own reward manager);
-# writes benchmarks/results/gather.json and the table in docs/rl-rewards.md. Its environment,
-# .venvs/bench-gather, holds veRL's reward-loop imports (benchmarks/verl-requirements.txt) and
-# veRL itself with --no-deps (benchmarks/verl-no-deps.txt says why). About 2 minutes to build,
-# under a minute to run, on 2 cores.
-BENCH_GATHER := .venvs/bench-gather
-$(BENCH_GATHER)/.installed: benchmarks/verl-requirements.txt benchmarks/verl-no-deps.txt pyproject.toml
-	rm -rf $(BENCH_GATHER)
-	$(PYTHON) -m venv $(BENCH_GATHER)
-	$(BENCH_GATHER)/bin/python -m pip install --quiet --upgrade pip
-	$(BENCH_GATHER)/bin/python -m pip install --quiet -r benchmarks/verl-requirements.txt
-	$(BENCH_GATHER)/bin/python -m pip install --quiet --no-deps -r benchmarks/verl-no-deps.txt
-	$(BENCH_GATHER)/bin/python -m pip install --quiet -e .
-	touch $@
-
+# 64 concurrent calls, CPU), after veRL's own tests (make framework-verl); writes
+# benchmarks/results/gather.json and the table in docs/rl-rewards.md. Runs in veRL's framework
+# environment, .venvs/verl (tests/frameworks/verl/requirements.txt and no-deps.txt). Under a
+# minute to build and under a minute to run, on 2 cores.
 .PHONY: bench-gather
-bench-gather: $(BENCH_GATHER)/.installed
-	$(BENCH_GATHER)/bin/python -m pytest -q -p no:cacheprovider tests/integrations/test_gather.py
-	$(BENCH_GATHER)/bin/python benchmarks/bench_gather.py
-	$(BENCH_GATHER)/bin/python benchmarks/report.py
+bench-gather: framework-verl .venvs/verl/.installed
+	.venvs/verl/bin/python benchmarks/bench_gather.py
+	.venvs/verl/bin/python benchmarks/report.py
 
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run

@@ -20,8 +20,8 @@ built here (every line decodes back to itself). Every reward veRL returns is com
 call; each round scores the same 320 samples, rounds of the rewards interleaved, and the
 best round counts. CPU only. Writes ``benchmarks/results/gather.json``.
 
-Runs in the environment of ``make bench-gather`` (veRL installed; see
-``benchmarks/verl-requirements.txt``).
+Runs in veRL's framework environment, ``.venvs/verl`` (``make bench-gather``; see
+``tests/frameworks/verl/requirements.txt``).
 
 Usage: ``python benchmarks/bench_gather.py [--concurrency 8 64] [--rounds 7]``
 """

@@ -38,10 +38,7 @@ from typing import Any
 
 from ..scorer import GLEU
 from ..validation import describe
-from ._text import _text_references
-
-#: Settings veRL may pass on every call (``custom_reward_function.reward_kwargs``).
-SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
+from ._text import SETTINGS, _text_references
 
 
 def _text(value: Any, name: str) -> str:
@@ -165,10 +162,12 @@ class GleuGatherer:
             extra_info: Not used.
             **kwargs: ``tokenizer``, ``lowercase``, ``min_len``, ``max_len`` from
                 ``reward_kwargs`` replace this gatherer's scorer (calls with other settings
-                are batched apart); other keywords veRL adds are ignored.
+                are batched apart); the keywords veRL adds when a reward model is enabled
+                (``reward_router_address``, ``reward_model_tokenizer``) are not used.
 
         Raises:
-            TypeError: A response or reference of the wrong type, naming the argument.
+            TypeError: A response or reference of the wrong type, naming the argument, or
+                an unknown keyword, naming it.
             ValueError: The batch reward manager's keywords (use the plain ``compute_score``
                 there), or a bad setting.
         """
@@ -182,11 +181,10 @@ class GleuGatherer:
             )
         hypothesis = _text(solution_str, "solution_str")
         references = _references(ground_truth, "ground_truth")
-        scorer = self.scorer
-        if any(key in kwargs for key in SETTINGS):
-            from .verl import _verl_scorer  # settings -> one cached GLEU, as the sync form does
+        from .verl import _check_keywords, _verl_scorer  # .verl imports this module
 
-            scorer = _verl_scorer(kwargs)
+        _check_keywords(kwargs)
+        scorer = _verl_scorer(kwargs) if any(key in kwargs for key in SETTINGS) else self.scorer
         row = await self._submit(scorer, hypothesis, references)
         return dict(zip(("score", "precision", "recall"), row))
 

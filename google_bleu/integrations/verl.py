@@ -12,7 +12,7 @@ from ..scorer import GLEU
 from ..stats import GleuStats
 from ..tokenizers import DEFAULT_TOKENIZER
 from ..validation import describe
-from ._text import _check_list, _text_references
+from ._text import SETTINGS, _check_list, _text_references
 from .gather import GleuGatherer
 
 # -- veRL -----------------------------------------------------------------------------------
@@ -25,7 +25,25 @@ def _cached_scorer(tokenizer: Any, lowercase: bool, min_len: int, max_len: int) 
     return GLEU(tokenizer, lowercase, min_len, max_len)
 
 
+#: Keywords veRL 0.9's reward managers add to each call when a reward model is enabled
+#: (``NaiveRewardManager.run_single`` and the others pass them whenever
+#: ``reward_router_address`` is set); a GLEU reward does not use them.
+VERL_KEYWORDS = ("reward_router_address", "reward_model_tokenizer")
+
+
+def _check_keywords(options: dict[str, Any]) -> None:
+    unknown = sorted(key for key in options if key not in SETTINGS and key not in VERL_KEYWORDS)
+    if unknown:
+        raise TypeError(
+            f"compute_score got unexpected keyword arguments {unknown}: reward_kwargs may set "
+            f"{', '.join(SETTINGS)}; veRL itself passes {' and '.join(VERL_KEYWORDS)}"
+        )
+
+
 def _verl_scorer(options: dict[str, Any]) -> GLEU:
+    """The scorer of one call: the settings among ``options`` (veRL's ``reward_kwargs``),
+    after refusing keywords that are neither settings nor veRL's own."""
+    _check_keywords(options)
     settings = (
         options.get("tokenizer", DEFAULT_TOKENIZER),
         options.get("lowercase", False),
@@ -73,8 +91,9 @@ def compute_score(
         extra_infos: Batch form: per response extra info (not used; length is checked).
         **kwargs: Settings, e.g. from ``custom_reward_function.reward_kwargs``:
             ``tokenizer`` (name, default ``"13a"``), ``lowercase``, ``min_len``,
-            ``max_len``. Other keywords veRL may add (``reward_router_address``, ...)
-            are ignored.
+            ``max_len``. The keywords veRL adds when a reward model is enabled
+            (``reward_router_address``, ``reward_model_tokenizer``) are accepted and not
+            used; any other keyword is refused.
 
     Returns:
         ``{"score", "precision", "recall"}`` (sentence GLEU and the n-gram precision and
@@ -82,7 +101,8 @@ def compute_score(
         them for the batch form.
 
     Raises:
-        TypeError: A response or reference of the wrong type, naming the argument.
+        TypeError: A response or reference of the wrong type, naming the argument, or an
+            unknown keyword (a misspelt ``reward_kwargs`` key), naming it.
         ValueError: Batch lists of different lengths, or single and batch arguments mixed.
 
     Example:

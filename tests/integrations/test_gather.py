@@ -264,6 +264,7 @@ def test_a_bad_input_fails_only_its_caller():
         ({"min_len": 0}, ValueError, "min_len must be >= 1"),
         ({"tokenizer": "nonsense"}, ValueError, "unknown tokenizer 'nonsense'"),
         ({"solution_strs": ["a"]}, ValueError, r"got the batch manager's \['solution_strs'\]"),
+        ({"max_lenght": 3}, TypeError, r"unexpected keyword arguments \['max_lenght'\]: reward_kwargs may set"),
     ],
 )
 def test_verl_form_bad_input_fails_only_its_caller(kwargs, error, message):
@@ -384,73 +385,3 @@ def test_a_loop_closed_with_calls_waiting_is_forgotten():
     gatherer.max_wait = 0.0
     assert run(gatherer.segment(*pairs[1])) == expected(*pairs[1])
     assert gatherer.counts()["waiting"] == 0
-
-
-# -- veRL's own reward manager, when verl is importable ---------------------------------
-
-
-def test_verl_own_reward_manager_awaits_the_gathered_reward():
-    """veRL's loader and ``NaiveRewardManager.run_single``, one call a sample, all at once as
-    ``RewardLoopWorker.compute_score_batch`` runs them (verl pins transformers < 5.11, so this
-    runs where verl is installed, e.g. the environment of ``make bench-gather``)."""
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("verl", reason="verl is not installed (pins transformers<5.11)")
-    import numpy as np
-    from omegaconf import OmegaConf
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-    from verl import DataProto
-    from verl.experimental.reward_loop.reward_manager.naive import NaiveRewardManager
-    from verl.trainer.ppo.reward import get_custom_reward_fn
-
-    import google_bleu
-
-    pairs = [(h, refs[0]) for h, refs in wmt_pairs(24, seed=16)]
-    # Byte-level BPE trained on the lines: every line decodes back to itself.
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["<pad>", "<eos>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    backend.train_from_iterator([h for h, _ in pairs], trainer)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", eos_token="<eos>")
-
-    path = str(google_bleu.__file__).replace("__init__.py", "verl_reward.py")
-    config = {"path": path, "name": "compute_score_gathered", "reward_kwargs": {"lowercase": True}}
-    reward_fn = get_custom_reward_fn(OmegaConf.create({"reward": {"custom_reward_function": config}}))
-    ids = [tokenizer(h, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id] for h, _ in pairs]
-    n, width = len(pairs), max(map(len, ids))
-    responses = torch.full((n, width), tokenizer.pad_token_id)
-    mask = torch.zeros((n, 2 + width), dtype=torch.long)
-    mask[:, :2] = 1
-    for i, row in enumerate(ids):
-        responses[i, : len(row)] = torch.tensor(row)
-        mask[i, 2 : 2 + len(row)] = 1
-    data = DataProto.from_dict(
-        tensors={"prompts": torch.zeros((n, 2), dtype=torch.long), "responses": responses, "attention_mask": mask},
-        non_tensors={
-            "data_source": np.array(["wmt17"] * n, dtype=object),
-            "reward_model": np.array([{"ground_truth": ref} for _, ref in pairs], dtype=object),
-            "extra_info": np.array([{"index": i} for i in range(n)], dtype=object),
-        },
-    )
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)  # the reward manager keeps get_event_loop() from its __init__
-    try:
-        manager = NaiveRewardManager(OmegaConf.create({}), tokenizer, reward_fn)
-        assert manager.is_async_reward_score  # awaited on the loop, not run in a thread
-        before = verl.gathered.counts()
-
-        async def compute_score_batch():
-            return await asyncio.gather(*(manager.run_single(data[i : i + 1]) for i in range(n)))
-
-        out = manager.loop.run_until_complete(compute_score_batch())
-    finally:
-        asyncio.set_event_loop(None)
-        loop.close()
-    after = verl.gathered.counts()
-    scorer = GLEU(lowercase=True)
-    assert [o["reward_score"] for o in out] == [scorer.sentence_score(h, [r]).score for h, r in pairs]
-    assert [tuple(o["reward_extra_info"].values()) for o in out] == [expected(h, [r], scorer) for h, r in pairs]
-    assert after["calls"] - before["calls"] == n and after["batches"] - before["batches"] < n

@@ -1,19 +1,14 @@
 """The RL rewards, called the way each framework calls them: veRL, OpenRLHF, verifiers, TRL.
 
-verifiers and TRL run for real here. veRL (pins transformers < 5.11) cannot be installed
-beside this project's test stack, so its loader and call sites are reproduced line for line
-from its sources (veRL 0.9.1 ``verl/utils/import_utils.py``, ``verl/trainer/ppo/reward.py``,
-``verl/workers/reward_manager/{naive,batch}.py``); when ``verl`` is importable, its own
-reward managers run too, on a ``DataProto``. OpenRLHF (pins deepspeed, flash-attn and
-transformers 5.15) is tested against the real package in its own environment
-(tests/frameworks/openrlhf, ``make framework-openrlhf``); here only its reward's own checks.
+verifiers and TRL run for real here. veRL (pins transformers < 5.11) and OpenRLHF (pins
+deepspeed, flash-attn and transformers 5.15) are tested against the real packages in their
+own environments (tests/frameworks/verl, tests/frameworks/openrlhf; ``make framework-verl``,
+``make framework-openrlhf``); here only their rewards' own checks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import importlib.util
 import multiprocessing
 import os
 import pickle
@@ -21,7 +16,6 @@ import random
 import re
 import subprocess
 import sys
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -83,198 +77,12 @@ def chatml_tokenizer():
 # -- veRL ---------------------------------------------------------------------------------
 
 
-def verl_load_extern_object(module_path: str, object_name: str):
-    """veRL 0.9.1 ``load_extern_object`` / ``load_module`` (no module name given), as written there."""
-    if module_path.startswith("pkg://"):
-        module = importlib.import_module(module_path[len("pkg://") :].replace("/", "."))
-    else:
-        if module_path.startswith("file://"):
-            module_path = module_path[len("file://") :]
-        if not os.path.exists(module_path):
-            raise FileNotFoundError(f"Custom module file not found: {module_path=}")
-        spec_name = f"custom_module_{hash(os.path.abspath(module_path))}"
-        spec = importlib.util.spec_from_file_location(spec_name, module_path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    if not hasattr(module, object_name):
-        raise AttributeError(f"Object not found in module: {object_name=}, {module_path=}.")
-    return getattr(module, object_name)
-
-
-def _call_with_kwargs(raw_fn, extra_kwargs, *args, **kwargs):
-    # veRL 0.9.1 verl/trainer/ppo/reward.py: reward_kwargs take precedence.
-    return raw_fn(*args, **{**kwargs, **extra_kwargs})
-
-
-def verl_custom_reward_fn(config: dict, loader):
-    """veRL's ``get_custom_reward_fn``: load ``path``/``name``, bind ``reward_kwargs``."""
-    reward_fn_config = config["reward"].get("custom_reward_function") or {}
-    raw_fn = loader(reward_fn_config["path"], reward_fn_config["name"])
-    return partial(_call_with_kwargs, raw_fn, dict(reward_fn_config.get("reward_kwargs", {})))
-
-
-def _real_verl_loader(module_path, object_name):
-    import_utils = pytest.importorskip(
-        "verl.utils.import_utils", reason="verl is not installed (pins transformers<5.11)"
-    )
-    return import_utils.load_extern_object(module_path=module_path, object_name=object_name)
-
-
-LOADERS = [
-    pytest.param(verl_load_extern_object, id="verl-0.9.1-loader-as-written"),
-    pytest.param(_real_verl_loader, id="verl"),
-]
-
-
-def verl_naive_manager(compute_score_fn, samples):
-    """What veRL's NaiveRewardManager does per sample (extra_info gets num_turns etc.)."""
-    out = []
-    for sample in samples:
-        extra_info = dict(sample.get("extra_info", {}))
-        extra_info["num_turns"] = None
-        extra_info["rollout_reward_scores"] = {}
-        out.append(
-            compute_score_fn(
-                data_source=sample["data_source"],
-                solution_str=sample["response"],
-                ground_truth=sample["reward_model"]["ground_truth"],
-                extra_info=extra_info,
-            )
-        )
-    return out
-
-
-def verl_batch_manager(compute_score_fn, samples, **reward_kwargs):
-    """What veRL's BatchRewardManager.verify does: numpy object columns, keyword call."""
-    data_sources = np.array([sample["data_source"] for sample in samples], dtype=object)
-    ground_truths = [sample["reward_model"].get("ground_truth", None) for sample in samples]
-    extras = np.array([dict(sample.get("extra_info", {})) for sample in samples], dtype=object)
-    for extra in extras:
-        extra["rollout_reward_scores"] = {}
-    return compute_score_fn(
-        data_sources=data_sources,
-        solution_strs=[sample["response"] for sample in samples],
-        ground_truths=ground_truths,
-        extra_infos=extras,
-        **reward_kwargs,
-    )
-
-
-def verl_samples():
-    # A list ground truth read back from parquet arrives as a numpy array of str.
-    truths = [REFERENCES[0][0], np.array(REFERENCES[1], dtype=object), REFERENCES[2], REFERENCES[3]]
-    return [
-        {
-            "data_source": "wmt",
-            "response": response,
-            "reward_model": {"ground_truth": truth},
-            "extra_info": {"index": i},
-        }
-        for i, (response, truth) in enumerate(zip(RESPONSES, truths))
-    ]
-
-
-def as_dicts(rows):
-    return [{"score": s, "precision": p, "recall": r} for s, p, r in rows]
-
-
-@pytest.mark.parametrize("loader", LOADERS)
-def test_verl_loads_the_shipped_file_and_both_managers_score_exactly(loader):
-    path = str(PACKAGE / "verl_reward.py")
-    config = {"reward": {"custom_reward_function": {"path": path, "name": "compute_score", "reward_kwargs": {}}}}
-    reward_fn = verl_custom_reward_fn(config, loader)
-    expected = as_dicts(scorer_rows(RESPONSES, REFERENCES))
-    assert [row["score"] for row in expected] == nltk_scores(RESPONSES, REFERENCES)
-    assert verl_naive_manager(reward_fn, verl_samples()) == expected
-    assert verl_batch_manager(reward_fn, verl_samples()) == expected
-    # The reward loop's managers add keywords for reward models; they are ignored.
-    assert reward_fn(
-        data_source="wmt", solution_str=RESPONSES[0], ground_truth=REFERENCES[0][0], extra_info={},
-        reward_router_address="127.0.0.1:1", reward_model_tokenizer=None,
-    ) == expected[0]  # fmt: skip
-
-
-@pytest.mark.parametrize("loader", LOADERS)
-def test_verl_loader_works_on_a_copy_of_the_file_and_with_pkg_paths(loader, tmp_path):
-    copy = tmp_path / "my_reward.py"
-    copy.write_text((PACKAGE / "verl_reward.py").read_text("utf-8"), "utf-8")
-    expected = as_dicts(scorer_rows(RESPONSES[:1], REFERENCES[:1]))
-    assert loader(str(copy), "compute_score")("wmt", RESPONSES[0], REFERENCES[0]) == expected[0]
-    assert loader(f"file://{copy}", "compute_score_batch")(None, RESPONSES[:1], REFERENCES[:1]) == expected
-    assert loader("pkg://google_bleu.integrations.verl", "compute_score")("wmt", RESPONSES[0], REFERENCES[0]) == expected[0]
-
-
-def test_verl_reward_kwargs_change_the_settings():
-    config = {
-        "reward": {
-            "custom_reward_function": {
-                "path": str(PACKAGE / "verl_reward.py"),
-                "name": "compute_score",
-                "reward_kwargs": {"lowercase": True, "min_len": 2, "max_len": 3},
-            }
-        }
-    }
-    reward_fn = verl_custom_reward_fn(config, verl_load_extern_object)
-    expected = as_dicts(scorer_rows(RESPONSES, REFERENCES, lowercase=True, min_len=2, max_len=3))
-    assert verl_naive_manager(reward_fn, verl_samples()) == expected
-    assert expected[1]["score"] == 1.0  # "A dog barks" matches "a dog barks" only when lowercased
-    # The batch manager passes its reward_kwargs itself.
-    assert verl_batch_manager(compute_score, verl_samples(), lowercase=True, min_len=2, max_len=3) == expected
-
-
-def test_verl_documented_yaml_resolves_through_the_loader():
-    yaml = pytest.importorskip("yaml")
-    block = re.search(r"<!-- rl-verl-yaml -->\n```text\n(.*?)\n```", DOC.read_text("utf-8"), re.DOTALL)
-    config = yaml.safe_load(block[1])
-    printed = subprocess.run(
-        [sys.executable, "-m", "google_bleu.verl_reward"], cwd=REPO, capture_output=True, text=True, check=True
-    ).stdout.strip()
-    assert Path(printed) == PACKAGE / "verl_reward.py"
-    assert config["reward"]["custom_reward_function"]["path"] == "google_bleu/verl_reward.py"
-    config["reward"]["custom_reward_function"]["path"] = printed
-    reward_fn = verl_custom_reward_fn(config, verl_load_extern_object)
-    assert verl_batch_manager(reward_fn, verl_samples()) == as_dicts(scorer_rows(RESPONSES, REFERENCES))
-
-
-def test_verl_own_reward_managers_score_with_the_shipped_file():
-    """veRL's own loader and reward managers on a DataProto, when verl is importable."""
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("verl", reason="verl is not installed (pins transformers<5.11)")
-    from omegaconf import OmegaConf
-    from verl import DataProto
-    from verl.trainer.ppo.reward import get_custom_reward_fn
-    from verl.workers.reward_manager.batch import BatchRewardManager
-    from verl.workers.reward_manager.naive import NaiveRewardManager
-
-    tokenizer = chatml_tokenizer()
-    path = str(PACKAGE / "verl_reward.py")
-    reward_fn = get_custom_reward_fn(
-        OmegaConf.create({"reward": {"custom_reward_function": {"path": path, "name": "compute_score"}}})
-    )
-    n, prompt_len, response_len = len(RESPONSES), 4, 16
-    prompts = torch.full((n, prompt_len), tokenizer.pad_token_id)
-    responses = torch.full((n, response_len), tokenizer.pad_token_id)
-    mask = torch.zeros((n, prompt_len + response_len), dtype=torch.long)
-    mask[:, :prompt_len] = 1
-    for i, text in enumerate(RESPONSES):
-        ids = tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        responses[i, : len(ids)] = torch.tensor(ids)
-        mask[i, prompt_len : prompt_len + len(ids)] = 1
-    data = DataProto.from_dict(
-        tensors={"prompts": prompts, "responses": responses, "attention_mask": mask},
-        non_tensors={
-            "data_source": np.array(["wmt"] * n, dtype=object),
-            "reward_model": np.array([{"ground_truth": refs} for refs in REFERENCES], dtype=object),
-            "extra_info": np.array([{"index": i} for i in range(n)], dtype=object),
-        },
-    )
-    expected = scorer_rows(RESPONSES, REFERENCES)
-    for manager in (NaiveRewardManager, BatchRewardManager):
-        out = manager(tokenizer, num_examine=0, compute_score=reward_fn)(data, return_dict=True)
-        assert out["reward_extra_info"]["score"] == [row[0] for row in expected]
-        assert out["reward_extra_info"]["recall"] == [row[2] for row in expected]
-        # veRL puts the score on the last response token, in float32.
-        assert out["reward_tensor"].sum(-1).tolist() == torch.tensor([row[0] for row in expected]).tolist()
+def test_verl_keywords_verl_passes_are_accepted():
+    # veRL's reward managers add these when a reward model is enabled (tests/frameworks/verl
+    # checks that veRL 0.9.1 passes exactly these).
+    expected = dict(zip(("score", "precision", "recall"), scorer_rows(RESPONSES[:1], REFERENCES[:1])[0]))
+    call = {"data_source": "wmt", "solution_str": RESPONSES[0], "ground_truth": REFERENCES[0], "extra_info": {}}
+    assert compute_score(**call, reward_router_address="127.0.0.1:1", reward_model_tokenizer=None) == expected
 
 
 @pytest.mark.parametrize(
@@ -302,6 +110,17 @@ def test_verl_own_reward_managers_score_with_the_shipped_file():
         ),
         (lambda: compute_score("wmt", "a", "a", min_len=0), ValueError, "min_len must be >= 1"),
         (lambda: compute_score("wmt", "a", "a", tokenizer="nonsense"), ValueError, "unknown tokenizer"),
+        (
+            lambda: compute_score("wmt", "a", "a", lowercse=True, max_len=3, n_gram=2),
+            TypeError,
+            r"unexpected keyword arguments \['lowercse', 'n_gram'\]: reward_kwargs may set tokenizer, lowercase",
+        ),
+        (
+            lambda: compute_score(solution_strs=["a"], ground_truths=["a"], reward_fn_key="data_source"),
+            TypeError,
+            r"unexpected keyword arguments \['reward_fn_key'\]",
+        ),
+        (lambda: compute_score_batch(None, ["a"], ["a"], minlen=2), TypeError, r"\['minlen'\]"),
     ],
 )
 def test_verl_bad_input_is_rejected_naming_the_argument(call, error, message):
