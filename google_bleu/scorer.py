@@ -219,8 +219,25 @@ class GleuScore:
             f"(P = {factor * self.precision:.{width}f}, R = {factor * self.recall:.{width}f}){p}, {scale_name(factor)}"
         )
 
-    def json_object(self, width: int = 1, scale: int = 100) -> dict[str, Any]:
-        """The object :meth:`format` prints with ``json=True`` (scores on ``scale``)."""
+    def json_object(
+        self,
+        width: int = 1,
+        scale: int = 100,
+        *,
+        labels: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The object :meth:`format` prints with ``json=True`` (scores on ``scale``).
+
+        A surface adds its own fields without reshaping the object: ``labels`` (what was
+        scored, e.g. the command line's ``system``) follow ``name``, ``settings`` follow the
+        totals, and ``ci_low``/``ci_high``/``p_value`` come last when computed.
+
+        Example:
+            >>> result = GLEU().corpus_score(["a b"], [["a b"]])
+            >>> list(result.json_object(labels={"system": "sys.txt"}, settings={"max_len": 4}))[:3]
+            ['name', 'system', 'score']
+        """
         width = _check_width(width)
         factor = _check_scale(scale)
 
@@ -229,6 +246,7 @@ class GleuScore:
 
         out: dict[str, Any] = {
             "name": "GLEU",
+            **(labels or {}),
             "score": percent(self.score),
             "precision": percent(self.precision),
             "recall": percent(self.recall),
@@ -237,6 +255,7 @@ class GleuScore:
             "n_hyp": self.n_hyp,
             "n_ref": self.n_ref,
             "n_all": self.n_all,
+            **(settings or {}),
         }
         if self.ci_low is not None:
             out["ci_low"], out["ci_high"] = percent(self.ci_low), percent(self.ci_high)

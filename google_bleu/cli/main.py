@@ -413,13 +413,10 @@ def _corpus(
         objects = []
         for index, (name, score) in enumerate(zip(names, scores)):
             # GleuScore's object, with the system's name and the orders beside the totals.
-            values = score.json_object(width, args.scale)
-            optional = {key: values.pop(key) for key in ("ci_low", "ci_high", "p_value") if key in values}
-            obj = {"name": values.pop("name"), "system": name, **values, "min_len": orders[0], "max_len": orders[1]}
-            obj.update(optional)
+            labels = {"system": name, **({"baseline": index == 0} if paired else {})}
+            obj = score.json_object(width, args.scale, labels=labels, settings={"min_len": orders[0], "max_len": orders[1]})
             if paired:
-                obj["baseline"] = index == 0
-                obj["p_value"] = obj.pop("p_value", None)
+                obj.setdefault("p_value", None)  # the baseline has none
             objects.append(obj)
         document: Any = objects[0] if len(objects) == 1 else objects
         return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
