@@ -76,7 +76,6 @@ _MOVED = {
     "GleuIdReward": ("google_bleu.integrations.trl", "GleuIdReward"),
     "make_gleu_reward": ("google_bleu.integrations.trl", "make_gleu_reward"),
     "make_openrlhf_reward": ("google_bleu.integrations.openrlhf", "make_openrlhf_reward"),
-    "make_verifiers_reward": ("google_bleu.integrations.verifiers", "make_verifiers_reward"),
     "GoogleBLEUScore": ("google_bleu.integrations.torchmetrics", "GoogleBLEUScore"),
     "LmEvalGleu": ("google_bleu.integrations.lm_eval", "LmEvalGleu"),
     "make_lighteval_metric": ("google_bleu.integrations.lighteval", "make_lighteval_metric"),

@@ -69,7 +69,6 @@ SLOW_TESTS = {
     "test_fuzz_one_line_equals_sacrebleu",
     "test_fuzz_batch_equals_sacrebleu",
     "test_sequences_of_every_kind_give_the_same_rows",
-    "test_verifiers_rubric_scores_rollouts_and_groups_exactly",
 }
 
 

@@ -20,7 +20,7 @@ from google_bleu.integrations.lm_eval import LmEvalGleu
 from google_bleu.integrations.openrlhf import OpenRLHFReward
 from google_bleu.integrations.torchmetrics import GoogleBLEUScore
 from google_bleu.integrations.trl import GleuReward
-from google_bleu.integrations.verifiers import make_verifiers_reward
+from google_bleu.integrations.verifiers import make_gleu_reward
 from google_bleu.stats import COLUMNS
 from tests.helpers.oracles import SAMPLES, read_lines
 
@@ -28,7 +28,7 @@ NAMED = ["none", "13a", "intl", "zh", "char"]
 ADAPTERS = {
     "trl": lambda tokenizer: GleuReward(scorer=GLEU(tokenizer)),
     "openrlhf": lambda tokenizer: OpenRLHFReward(["</s>"], GLEU(tokenizer)),
-    "verifiers": lambda tokenizer: make_verifiers_reward(tokenizer=tokenizer),
+    "verifiers": lambda tokenizer: make_gleu_reward(GLEU(tokenizer)),
     "lm_eval": lambda tokenizer: LmEvalGleu(scorer=GLEU(tokenizer)),
     "torchmetrics": lambda tokenizer: GoogleBLEUScore(GLEU(tokenizer)),
     "columns": lambda tokenizer: GleuColumns(scorer=GLEU(tokenizer)),

@@ -1,9 +1,10 @@
-"""The RL rewards, called the way each framework calls them: veRL, OpenRLHF, verifiers, TRL.
+"""The RL rewards, called the way each framework calls them: veRL, OpenRLHF, TRL.
 
-verifiers and TRL run for real here. veRL (pins transformers < 5.11) and OpenRLHF (pins
-deepspeed, flash-attn and transformers 5.15) are tested against the real packages in their
-own environments (tests/frameworks/verl, tests/frameworks/openrlhf; ``make framework-verl``,
-``make framework-openrlhf``); here only their rewards' own checks.
+TRL runs for real here. veRL (pins transformers < 5.11), OpenRLHF (pins deepspeed, flash-attn
+and transformers 5.15) and verifiers 0.4 are tested against the real packages in their own
+environments (tests/frameworks/verl, tests/frameworks/openrlhf, tests/frameworks/verifiers;
+``make framework-verl``, ``make framework-openrlhf``, ``make framework-verifiers``); here only
+their rewards' own checks.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import google_bleu
 from google_bleu import GLEU
 from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, OpenRLHFReward, make_openrlhf_reward
 from google_bleu.integrations.trl import GleuIdReward, GleuReward
-from google_bleu.integrations.verifiers import make_verifiers_reward
 from google_bleu.integrations.verl import compute_score, compute_score_batch
 from tests.helpers.oracles import nltk_sentence, tokenize_13a
 
@@ -172,68 +172,6 @@ def test_make_openrlhf_reward_is_deprecated_and_builds_the_same_reward():
         old = make_openrlhf_reward(["</s>"], "char", lowercase=True, max_len=3, name="g")
     new = OpenRLHFReward(["</s>"], GLEU("char", lowercase=True, max_len=3), name="g")
     assert (old.special_tokens, old.scorer, old.__name__) == (new.special_tokens, new.scorer, new.__name__)
-
-
-# -- verifiers ----------------------------------------------------------------------------
-
-
-def verifiers_states(vf, responses, answers, info=None):
-    states = []
-    for i, (response, answer) in enumerate(zip(responses, answers)):
-        state = vf.State(
-            input={
-                "prompt": [{"role": "user", "content": f"Translate {i}"}],
-                "answer": answer,
-                "info": info[i] if info else {},
-                "example_id": i,
-            }
-        )
-        state["completion"] = [vf.AssistantMessage(content=response)]
-        state["trajectory"] = []
-        states.append(state)
-    return states
-
-
-def test_verifiers_rubric_scores_rollouts_and_groups_exactly():
-    vf = pytest.importorskip("verifiers")
-    if not hasattr(vf, "Rubric"):
-        pytest.skip(f"verifiers {vf.__version__} has no classic Rubric (it moved in 0.4)")
-    answers = [refs[0] for refs in REFERENCES]
-    expected = [row[0] for row in scorer_rows(RESPONSES, answers)]
-    rubric = vf.Rubric(funcs=[make_verifiers_reward()], weights=[1.0])
-    for state, score in zip(verifiers_states(vf, RESPONSES, answers), expected):
-        asyncio.run(rubric.score_rollout(state))
-        assert state["reward"] == score and state["metrics"] == {"gleu": score}
-    group = verifiers_states(vf, RESPONSES, answers)
-    asyncio.run(rubric.score_group(group))
-    assert [state["metrics"]["gleu"] for state in group] == expected == nltk_scores(RESPONSES, [[a] for a in answers])
-
-
-def test_verifiers_references_from_info_and_weights():
-    vf = pytest.importorskip("verifiers")
-    if not hasattr(vf, "Rubric"):
-        pytest.skip(f"verifiers {vf.__version__} has no classic Rubric (it moved in 0.4)")
-    info = [{"references": refs} for refs in REFERENCES]
-    gleu = make_verifiers_reward(info_key="references", lowercase=True, name="gleu_lc")
-    rubric = vf.Rubric(funcs=[gleu], weights=[0.5])
-    states = verifiers_states(vf, RESPONSES, [""] * len(RESPONSES), info)
-    asyncio.run(rubric.score_group(states))
-    expected = [row[0] for row in scorer_rows(RESPONSES, REFERENCES, lowercase=True)]
-    assert [state["metrics"]["gleu_lc"] for state in states] == expected
-    assert [state["reward"] for state in states] == [0.5 * score for score in expected]
-
-
-def test_verifiers_bad_input_names_the_argument():
-    with pytest.raises(TypeError, match="answer must be a str or a non-empty list of str"):
-        make_verifiers_reward()(completion="a", answer=None)
-    with pytest.raises(ValueError, match=r"info\['refs'\]; info has \['other'\]"):
-        make_verifiers_reward(info_key="refs")(completion="a", info={"other": 1})
-    with pytest.raises(ValueError, match="completion 0 has no assistant message"):
-        make_verifiers_reward()(completion=[{"role": "user", "content": "a"}], answer="a")
-    with pytest.raises(ValueError, match="name must not be empty"):
-        make_verifiers_reward(name="")
-    with pytest.raises(TypeError, match="name must be a str"):
-        GleuReward(name=None)
 
 
 # -- TRL: picklable rewards, token-id reward ------------------------------------------------
@@ -383,7 +321,18 @@ _BLOCK = re.compile(r"<!-- test: (?P<name>[\w-]+) -->\n```python\n(?P<code>.*?)\
 _OUTPUT = re.compile(r"#\s*((?:[\[{]|\d+\.\d).*)$")
 
 
-GUIDE_BLOCKS = ["rl-ids", "rl-batch-scorer", "rl-trl", "rl-trl-ids", "rl-verl", "rl-openrlhf", "rl-verifiers"]
+GUIDE_BLOCKS = [
+    "rl-ids",
+    "rl-batch-scorer",
+    "rl-trl",
+    "rl-trl-ids",
+    "rl-verl",
+    "rl-openrlhf",
+    "rl-verifiers-rewards",
+    "rl-verifiers",
+]
+#: Blocks run in a framework's own environment instead (its tests compare what they print).
+FRAMEWORK_ENV_BLOCKS = {"rl-verifiers": "tests/frameworks/verifiers"}
 
 
 def guide_blocks():
@@ -394,10 +343,8 @@ def test_guide_has_a_block_per_framework():
     assert set(guide_blocks()) == set(GUIDE_BLOCKS)
 
 
-@pytest.mark.parametrize("name", GUIDE_BLOCKS)
+@pytest.mark.parametrize("name", [name for name in GUIDE_BLOCKS if name not in FRAMEWORK_ENV_BLOCKS])
 def test_guide_examples_print_what_they_say(name, capsys):
-    if name == "rl-verifiers" and not hasattr(pytest.importorskip("verifiers"), "Rubric"):
-        pytest.skip("verifiers without the classic Rubric")
     code = guide_blocks()[name]
     exec(compile(code, f"{DOC}:{name}", "exec"), {"__name__": f"guide_{name.replace('-', '_')}"})
     printed = capsys.readouterr().out.strip().splitlines()

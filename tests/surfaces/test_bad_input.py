@@ -154,7 +154,7 @@ SETTING_SURFACES.update(
 #: Adapters checked when built (they run text only inside a framework).
 BUILT_SURFACES: dict[str, Callable[..., Any]] = {
     "OpenRLHFReward": lambda **options: google_bleu.integrations.openrlhf.OpenRLHFReward([], GLEU(**options)),
-    "make_verifiers_reward": google_bleu.integrations.verifiers.make_verifiers_reward,
+    "make_gleu_reward (verifiers)": lambda **options: google_bleu.integrations.verifiers.make_gleu_reward(GLEU(**options)),
     "LmEvalGleu (lm-eval)": lambda **options: google_bleu.integrations.lm_eval.LmEvalGleu(references="refs", scorer=GLEU(**options)),
     "make_lighteval_metric": google_bleu.integrations.lighteval.make_lighteval_metric,
 }

@@ -74,7 +74,7 @@ SPECIAL_RUNNERS = {
     "rl-trl-ids": "TRL (tests/integrations/test_rewards.py)",
     "rl-verl": "veRL's reward call (tests/integrations/test_rewards.py)",
     "rl-openrlhf": "OpenRLHF's reward call (tests/integrations/test_rl_frameworks.py)",
-    "rl-verifiers": "verifiers (tests/integrations/test_rewards.py)",
+    "rl-verifiers": "verifiers 0.4 (tests/frameworks/verifiers, make framework-verifiers)",
 }
 # evaluate-distributed and torch-distributed run alone as one process of one (their
 # preludes) and as several in tests/integrations/test_distributed.py.
