@@ -206,18 +206,37 @@ class GleuScore:
             >>> json.loads(result.format(json=True))["score"]
             33.3
         """
-        width = _check_width(width)
-        factor = _check_scale(scale)
+        figures = self.figures(width, scale)
         if score_only:
-            return f"{factor * self.score:.{width}f}"
+            return figures["score"]
         if json:
             return json_module.dumps(self.json_object(width, scale), ensure_ascii=False)
-        ci = "" if self.ci_low is None else f" [{factor * self.ci_low:.{width}f}, {factor * self.ci_high:.{width}f}]"
-        p = "" if self.p_value is None else f" p = {self.p_value:.4f}"
+        ci = "" if self.ci_low is None else f" [{figures['ci_low']}, {figures['ci_high']}]"
+        p = "" if self.p_value is None else f" p = {figures['p_value']}"
         return (
-            f"GLEU|{self.signature} = {factor * self.score:.{width}f}{ci} "
-            f"(P = {factor * self.precision:.{width}f}, R = {factor * self.recall:.{width}f}){p}, {scale_name(factor)}"
+            f"GLEU|{self.signature} = {figures['score']}{ci} "
+            f"(P = {figures['precision']}, R = {figures['recall']}){p}, {scale_name(scale)}"
         )
+
+    def figures(self, width: int = 1, scale: int = 100) -> dict[str, str]:
+        """The printed figures every surface shows: ``score``, ``precision``, ``recall`` (and
+        ``ci_low``/``ci_high`` when computed) on ``scale`` with ``width`` decimals, and
+        ``p_value`` (4 decimals) when computed. The command line's table, the Space's score
+        card and :meth:`format` print these strings; each adds only its own layout.
+
+        Example:
+            >>> GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]]).figures(2)
+            {'score': '33.33', 'precision': '33.33', 'recall': '42.86'}
+        """
+        width = _check_width(width)
+        factor = _check_scale(scale)
+        values = {"score": self.score, "precision": self.precision, "recall": self.recall}
+        if self.ci_low is not None:
+            values["ci_low"], values["ci_high"] = self.ci_low, self.ci_high
+        out = {key: f"{factor * value:.{width}f}" for key, value in values.items()}
+        if self.p_value is not None:
+            out["p_value"] = f"{self.p_value:.4f}"
+        return out
 
     def json_object(
         self,

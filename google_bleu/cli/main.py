@@ -434,13 +434,14 @@ def _table(
     header = ["System", f"GLEU ({scale_name(scale)})", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
     rows = []
     for index, (name, score) in enumerate(zip(names, scores)):
+        figures = score.figures(width, scale)
         row = [f"Baseline: {name}" if paired and index == 0 else name]
-        row += [f"{scale * value:.{width}f}" for value in (score.score, score.precision, score.recall)]
+        row += [figures["score"], figures["precision"], figures["recall"]]
         if score.ci_low is not None:
-            row.append(f"[{scale * score.ci_low:.{width}f}, {scale * score.ci_high:.{width}f}]")
+            row.append(f"[{figures['ci_low']}, {figures['ci_high']}]")
         if paired:
             p_value = score.p_value
-            row.append("" if p_value is None else f"{p_value:.4f}" + ("*" if p_value <= 0.05 else ""))
+            row.append("" if p_value is None else figures["p_value"] + ("*" if p_value <= 0.05 else ""))
         rows.append(row)
     # Names left, numbers right, p-values left (so the digits align whether or not a * follows).
     align = ["left"] + ["right"] * (len(header) - 1 - bool(paired)) + ["left"] * bool(paired)

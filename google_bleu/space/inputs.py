@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from google_bleu import GLEU, GleuStats, get_tokenizer
+from google_bleu import GLEU, GleuScore, GleuStats, get_tokenizer
 from google_bleu.scale.lines import split_lines
 from google_bleu.signature import count_references
 
@@ -106,13 +106,18 @@ def scorer_for(tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> GL
 
 @dataclass
 class Scored:
-    """One scoring request: the parsed input, the scorer, its statistics and result dict."""
+    """One scoring request: the parsed input, the scorer, its statistics and result."""
 
     predictions: list[str]
     references: list[list[str]]
     scorer: GLEU
     stats: GleuStats
-    output: dict
+    result: GleuScore
+
+    @property
+    def output(self) -> dict:
+        """:meth:`GleuScore.to_dict` (values 0-1, as the evaluate module returns them)."""
+        return self.result.to_dict()
 
 
 def score(
@@ -123,18 +128,15 @@ def score(
     max_len: Any = 4,
     lowercase: Any = False,
 ) -> Scored:
-    """Parses and scores the text boxes; every problem becomes an :class:`InputError`.
-
-    ``output`` is :meth:`GleuScore.to_dict` (values 0-1, as the evaluate module returns them).
-    """
+    """Parses and scores the text boxes; every problem becomes an :class:`InputError`."""
     scorer = scorer_for(tokenizer, min_len, max_len, lowercase)
     prediction_lines, reference_lists = parse_inputs(predictions, references)
     try:
         stats = scorer.stats(prediction_lines, reference_lists)
     except (ValueError, TypeError) as error:
         raise InputError(str(error)) from None
-    output = scorer.score_stats(stats, count_references(reference_lists)).to_dict()
-    return Scored(prediction_lines, reference_lists, scorer, stats, output)
+    result = scorer.score_stats(stats, count_references(reference_lists))
+    return Scored(prediction_lines, reference_lists, scorer, stats, result)
 
 
 def _upload_folder() -> Path:

@@ -12,42 +12,45 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from google_bleu import GLEU, GleuStats
+from google_bleu import GLEU, GleuScore, GleuStats
 from google_bleu.analysis import explain
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
 
 #: The scale scores are shown on, stated wherever one is.
 SCALE = "0–100"
+#: Decimals of the scores shown.
+WIDTH = 2
 ORDER_COLORS = {"1-gram": "#fde68a", "2-gram": "#fdba74", "3-gram": "#fb923c", "4-gram": "#f472b6"}
 
 Spans = list[tuple[str, "str | None"]]
 
 
 def percent(value: float) -> str:
-    """A 0-1 value on the 0-100 scale, two decimals.
+    """A segment's 0-1 value as the score card prints scores (:meth:`GleuScore.figures`).
 
     Example:
         >>> percent(0.3333333333333333), percent(1.0)
         ('33.33', '100.00')
     """
-    return f"{100 * value:.2f}"
+    return f"{100 * value:.{WIDTH}f}"
 
 
-def score_card(output: dict, n_segments: int) -> str:
-    """The corpus result as markdown, on the 0-100 scale.
+def score_card(result: GleuScore, n_segments: int) -> str:
+    """The corpus result as markdown: :meth:`GleuScore.figures` on the 0-100 scale.
 
     Example:
-        >>> print(score_card({"google_bleu": 0.5, "precision": 0.5, "recall": 0.75, "signature": "s"}, 1))
+        >>> print(score_card(GLEU().corpus_score(["a b c"], [["a b d"]]), 1))  # doctest: +ELLIPSIS
         ## GLEU (0–100): 50.00
-        precision **50.00** · recall **75.00** · 1 segment
+        precision **50.00** · recall **50.00** · 1 segment
         <BLANKLINE>
-        `s`
+        `nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...`
     """
+    figures = result.figures(WIDTH, 100)
     return (
-        f"## GLEU ({SCALE}): {percent(output['google_bleu'])}\n"
-        f"precision **{percent(output['precision'])}** · recall **{percent(output['recall'])}** · "
-        f"{n_segments:,} segment{'s' if n_segments != 1 else ''}\n\n`{output['signature']}`"
+        f"## GLEU ({SCALE}): {figures['score']}\n"
+        f"precision **{figures['precision']}** · recall **{figures['recall']}** · "
+        f"{n_segments:,} segment{'s' if n_segments != 1 else ''}\n\n`{result.signature}`"
     )
 
 

@@ -203,9 +203,22 @@ def test_score_object_formats():
     assert with_ci.format() == f"GLEU|{score.signature} = 33.3 [25.0, 50.0] (P = 33.3, R = 42.9) p = 0.0123, scale 0-100"
     assert with_ci.json_object()["p_value"] == 0.0123 and with_ci.to_dict()["p_value"] == 0.01234
     assert list(with_ci.metric_dict())[-2:] == ["ci_low", "ci_high"]
+    assert score.figures() == {"score": "33.3", "precision": "33.3", "recall": "42.9"}
+    assert with_ci.figures(2, scale=1) == {
+        "score": "0.33",
+        "precision": "0.33",
+        "recall": "0.43",
+        "ci_low": "0.25",
+        "ci_high": "0.50",
+        "p_value": "0.0123",
+    }
+    with pytest.raises(ValueError, match="scale must be 100"):
+        score.figures(scale=10)
     for width, error in ((18, ValueError), (-1, ValueError), (1.0, TypeError), (True, TypeError)):
         with pytest.raises(error, match="width must be an integer from 0 to 17"):
             score.format(width=width)
+        with pytest.raises(error, match="width must be an integer from 0 to 17"):
+            score.figures(width)
         with pytest.raises(error, match="width"):
             score.json_object(width)
 
