@@ -154,6 +154,10 @@ def _positive(text: str) -> int:
     return value
 
 
+#: Default decimals per scale: a score shows the same digits on either.
+WIDTHS = {100: 1, 1: 3}
+
+
 def _scale(text: str) -> int:
     if text not in ("1", "100"):
         raise argparse.ArgumentTypeError(f"must be 100 (0-100, as sacrebleu) or 1 (0-1, as the API), got {text!r}")
@@ -239,7 +243,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="scale of printed scores: 100 (default, as sacrebleu) or 1 (the API's 0-1 fractions)",
     )
     output.add_argument("-b", "--score-only", action="store_true", help="print only the score(s)")
-    output.add_argument("-w", "--width", type=_width, default=1, help="decimals of printed scores, 0-17 (default 1)")
+    output.add_argument(
+        "-w",
+        "--width",
+        type=_width,
+        default=None,
+        help=f"decimals of printed scores, 0-17 (default {WIDTHS[100]} on the 0-100 scale, {WIDTHS[1]} on 0-1: "
+        "the same digits)",
+    )
     output.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
     return parser
@@ -300,6 +311,8 @@ def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
 def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = None) -> None:
     """Parses ``argv``, scores, and writes the output to ``stdout``."""
     args = build_parser().parse_args(argv)
+    if args.width is None:
+        args.width = WIDTHS[args.scale]
     paths = args.input if args.input is not None else [STDIN]
     scorer = _settings(args, len(paths))
     paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None

@@ -440,3 +440,8 @@ def test_latex_and_scale_outputs():
     assert out1["score"] == pytest.approx(out100["score"] / 100, abs=1e-8)
     line = run_cli(SAMPLE / "ref0.txt", "-i", system, "-f", "text", "--scale", "1", "-w", "4").stdout.decode()
     assert line.endswith(", scale 0-1\n")
+    # Without -w a score shows the same digits on either scale: 29.3 and 0.293.
+    default100 = ok_json(SAMPLE / "ref0.txt", "-i", system)
+    default1 = ok_json(SAMPLE / "ref0.txt", "-i", system, "--scale", "1")
+    assert default1["score"] == round(out100["score"] / 100, 3) != 0
+    assert len(str(default1["score"]).split(".")[1]) == 3 and len(str(default100["score"]).split(".")[1]) == 1
