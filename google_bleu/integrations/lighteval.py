@@ -49,12 +49,6 @@ __all__ = ["GleuCorpus", "GleuPreparator", "make_lighteval_metric", "mean_senten
 METRIC_NAME = "google_bleu"
 
 
-def _check_metric_name(metric_name: Any) -> str:
-    if not isinstance(metric_name, str) or not metric_name:
-        raise TypeError(f"metric_name must be a non-empty str, got {describe(metric_name)}")
-    return metric_name
-
-
 class GleuPreparator(Preparator):
     """LightEval's sample-level step: a sample's statistics row and its sentence GLEU.
 
@@ -72,8 +66,10 @@ class GleuPreparator(Preparator):
     """
 
     def __init__(self, scorer: GLEU | None = None, metric_name: str = METRIC_NAME) -> None:
+        if not isinstance(metric_name, str) or not metric_name:
+            raise TypeError(f"metric_name must be a non-empty str, got {describe(metric_name)}")
         self.scorer = check_scorer(scorer)
-        self.metric_name = _check_metric_name(metric_name)
+        self.metric_name = metric_name
 
     @property
     def names(self) -> list[str]:
@@ -83,12 +79,16 @@ class GleuPreparator(Preparator):
     def stats(self, doc: Any, model_response: Any) -> GleuStats:
         """The statistics row of one sample: its one generation against the doc's golds."""
         texts = model_response.final_text
+        if isinstance(texts, str):  # one generation given as a plain string
+            texts = [texts]
         if not _is_sequence(texts) or len(texts) != 1 or not isinstance(texts[0], str):
             raise ValueError(
                 "model_response.final_text must hold exactly one generated str per sample "
                 f"(GLEU scores one generation), got {describe(texts)}"
             )
         golds = doc.get_golds()
+        if isinstance(golds, str):
+            golds = [golds]
         if not _is_sequence(golds) or not golds or not all(isinstance(gold, str) for gold in golds):
             raise ValueError(f"doc.get_golds() must give one or more reference strings, got {describe(golds)}")
         return self.scorer.stats([texts[0]], [list(golds)])
@@ -180,7 +180,7 @@ def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METR
         >>> metric.metric_name
         ['google_bleu', 'google_bleu_sentence']
     """
-    preparator = GleuPreparator(check_scorer(scorer), metric_name)
+    preparator = GleuPreparator(scorer, metric_name)
     corpus, sentence = preparator.names
     return CorpusLevelMetricGrouping(
         metric_name=preparator.names,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -80,18 +80,16 @@ def wmt17() -> dict:
 
 
 def guide_block(name: str) -> str:
-    """The block of docs/metrics-harnesses.md marked ``<!-- test: name -->``, with its prelude."""
-    pattern = r"(?:<!-- prelude:(?P<prelude>(?:(?!-->).)*?)-->\n)?<!-- test: {name} -->\n```python\n(?P<code>.*?)\n```"
-    found = list(re.finditer(pattern.replace("{name}", re.escape(name)), GUIDE.read_text("utf-8"), re.DOTALL))
-    assert len(found) == 1, f"docs/metrics-harnesses.md has {len(found)} blocks marked {name!r}"
-    prelude = (found[0]["prelude"] or "").strip("\n")
-    return f"{prelude}\n{found[0]['code']}\n" if prelude else f"{found[0]['code']}\n"
+    """The block of the guides marked ``<!-- test: name -->``, its prelude first, as
+    tests/surfaces/test_docs.py reads it (``python -m pytest`` runs from the repository root)."""
+    from tests.helpers.readme_snippets import python_blocks
+
+    (block,) = [block for block in python_blocks() if block.name == name]
+    return block.source()
 
 
 def guide_command(program: str) -> list[str]:
     """The arguments of the guide's one command line that starts with ``program``."""
-    import shlex
-
     lines = [line for line in GUIDE.read_text("utf-8").split("\n") if line.startswith(f"{program} ")]
     assert len(lines) == 1, f"docs/metrics-harnesses.md has {len(lines)} lines starting with {program!r}"
     return shlex.split(lines[0])[1:]

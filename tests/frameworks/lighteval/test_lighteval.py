@@ -231,6 +231,9 @@ def test_the_final_text_is_scored():
     response.text_post_processed = ["the cat sat on the mat"]
     prepared = GleuPreparator().prepare(doc=doc(["the cat ate the mat"]), model_response=response)
     assert prepared == {"google_bleu": (6, 18, 14, 18), "google_bleu_sentence": 1 / 3}
+    # One generation given as a plain string is that generation.
+    plain = ModelResponse(text="the cat sat on the mat")
+    assert GleuPreparator().prepare(doc=doc(["the cat ate the mat"]), model_response=plain) == prepared
 
 
 @pytest.mark.parametrize(
