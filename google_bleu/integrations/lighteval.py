@@ -1,71 +1,85 @@
-"""Exact corpus Google-BLEU as a LightEval metric: :func:`make_lighteval_metric`.
+"""LightEval (0.13): corpus Google-BLEU and the mean sentence GLEU, as one metric.
 
-LightEval's ``CorpusLevelMetric`` runs a sample-level function on each sample
-(``sample_level_fn.prepare(doc=..., model_response=...)`` for a ``Preparator``) and then
-the corpus-level function on the list of per-sample values
-(``corpus_level_fn.compute_corpus(items)``), also on bootstrap resamples of that list
-for the standard error. Here a sample's value is its GLEU statistics row
-``(n_match, n_hyp, n_ref, n_all)``, and the corpus function sums the rows and divides:
-the exact corpus score, equal to :meth:`google_bleu.GLEU.corpus_score` on the same text,
-and bootstrap resamples of rows, as sacrebleu resamples them.
+:func:`make_lighteval_metric` returns a ``CorpusLevelMetricGrouping`` that LightEval runs as
+it runs its own grouped metrics: its sample-level step (:class:`GleuPreparator`, called with
+``doc=`` and ``model_response=``) returns one value per reported name for each sample, and at
+the end LightEval hands each name's list of values to that name's corpus-level function.
+Two names are reported:
 
-:class:`GleuPreparator` and :class:`GleuCorpus` subclass LightEval's ``Preparator`` and
-``CorpusLevelComputation`` when LightEval is installed (``pip install
-'google-bleu[lighteval]'``); importing this module imports LightEval, so ``google_bleu``
-loads it only when :func:`make_lighteval_metric` is first used. Both classes pickle
-(LightEval's bootstrap sends the corpus function to worker processes).
+- ``google_bleu``: the sample's value is its GLEU statistics row ``(n_match, n_hyp, n_ref,
+  n_all)``; :class:`GleuCorpus` sums the rows and divides: the exact corpus GLEU, ``==``
+  :meth:`google_bleu.GLEU.corpus_score` of the same text. LightEval's bootstrap standard error
+  resamples these rows (in worker processes: the corpus function pickles).
+- ``google_bleu_sentence``: the sample's value is its sentence GLEU; :func:`mean_sentence_gleu`
+  averages them. This is the mean of sentence scores, which is *not* corpus GLEU (the corpus
+  weighs segments by their n-gram counts); it is reported beside it because a per-sample mean
+  is what LightEval's other sample metrics report.
+
+This module imports LightEval when it is imported (``pip install 'google-bleu[lighteval]'``);
+``google_bleu.integrations`` imports it only when it is first used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
 from typing import Any
 
 from ..scorer import GLEU
 from ..stats import GleuStats
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from ..validation import _is_sequence, describe
+from ._text import check_scorer
 from .lm_eval import check_rows
 
 try:
-    from lighteval.metrics.metrics_corpus import CorpusLevelComputation as _CorpusBase
-    from lighteval.metrics.sample_preparator import Preparator as _PreparatorBase
-except ImportError:  # LightEval absent: the classes still work through their methods.
-    _CorpusBase = _PreparatorBase = object  # type: ignore[assignment,misc]
+    from lighteval.metrics.metrics_corpus import CorpusLevelComputation
+    from lighteval.metrics.sample_preparator import Preparator
+    from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping
+    from lighteval.tasks.requests import SamplingMethod
+except ModuleNotFoundError as error:
+    if error.name != "lighteval":  # LightEval is there but broken: its own error says why
+        raise
+    raise ImportError(
+        "google_bleu.integrations.lighteval needs LightEval: pip install 'google-bleu[lighteval]'"
+    ) from None
 
-#: The metric name LightEval reports (the evaluate metric's key).
+__all__ = ["GleuCorpus", "GleuPreparator", "make_lighteval_metric", "mean_sentence_gleu"]
+
+#: The name LightEval reports corpus GLEU under (the evaluate metric's key); the mean
+#: sentence GLEU is reported under this name + ``"_sentence"``.
 METRIC_NAME = "google_bleu"
 
 
-class GleuPreparator(_PreparatorBase):  # type: ignore[misc,valid-type]
-    """LightEval's sample-level step: a sample's GLEU statistics row.
+class GleuPreparator(Preparator):
+    """LightEval's sample-level step: a sample's statistics row and its sentence GLEU.
 
     Args:
-        scorer: The :class:`~google_bleu.GLEU` settings to count with.
+        scorer: The :class:`~google_bleu.GLEU` settings to count with (default ``GLEU()``).
+        metric_name: The corpus score's name; the sentence score's is this + ``"_sentence"``.
 
     Example:
-        >>> from types import SimpleNamespace
-        >>> doc = SimpleNamespace(get_golds=lambda: ["the cat ate the mat"])
-        >>> response = SimpleNamespace(final_text=["the cat sat on the mat"])
+        >>> from lighteval.models.model_output import ModelResponse
+        >>> from lighteval.tasks.requests import Doc
+        >>> doc = Doc(query="...", choices=["the cat ate the mat"], gold_index=0)
+        >>> response = ModelResponse(text=["the cat sat on the mat"])
         >>> GleuPreparator(GLEU()).prepare(doc=doc, model_response=response)
-        (6, 18, 14, 18)
+        {'google_bleu': (6, 18, 14, 18), 'google_bleu_sentence': 0.3333333333333333}
     """
 
-    def __init__(self, scorer: GLEU) -> None:
-        if not isinstance(scorer, GLEU):
-            raise TypeError(f"scorer must be a google_bleu.GLEU, got {describe(scorer)}")
-        self.scorer = scorer
+    def __init__(self, scorer: GLEU | None = None, metric_name: str = METRIC_NAME) -> None:
+        if not isinstance(metric_name, str) or not metric_name:
+            raise TypeError(f"metric_name must be a non-empty str, got {describe(metric_name)}")
+        self.scorer = check_scorer(scorer)
+        self.metric_name = metric_name
 
-    def prepare(self, doc: Any, model_response: Any, **kwargs: Any) -> tuple[int, int, int, int]:
-        """The statistics row of one sample: its one generation against the doc's golds.
+    @property
+    def names(self) -> list[str]:
+        """The two names LightEval reports: corpus GLEU, then the mean sentence GLEU."""
+        return [self.metric_name, f"{self.metric_name}_sentence"]
 
-        Args:
-            doc: LightEval's ``Doc``; its ``get_golds()`` are the references.
-            model_response: LightEval's ``ModelResponse``; ``final_text`` must hold
-                exactly one generation.
-        """
+    def stats(self, doc: Any, model_response: Any) -> GleuStats:
+        """The statistics row of one sample: its one generation against the doc's golds."""
         texts = model_response.final_text
-        if isinstance(texts, str):
+        if isinstance(texts, str):  # one generation given as a plain string
             texts = [texts]
         if not _is_sequence(texts) or len(texts) != 1 or not isinstance(texts[0], str):
             raise ValueError(
@@ -77,27 +91,41 @@ class GleuPreparator(_PreparatorBase):  # type: ignore[misc,valid-type]
             golds = [golds]
         if not _is_sequence(golds) or not golds or not all(isinstance(gold, str) for gold in golds):
             raise ValueError(f"doc.get_golds() must give one or more reference strings, got {describe(golds)}")
-        return self.scorer.stats([texts[0]], [list(golds)]).totals()
+        return self.scorer.stats([texts[0]], [list(golds)])
+
+    def prepare(self, doc: Any, model_response: Any, **kwargs: Any) -> dict[str, Any]:
+        """One value per reported name: the sample's row and its sentence GLEU.
+
+        Args:
+            doc: LightEval's ``Doc``; its ``get_golds()`` are the references.
+            model_response: LightEval's ``ModelResponse``; ``final_text`` (the text after
+                LightEval's post-processing) must hold exactly one generation.
+
+        Raises:
+            ValueError: Not exactly one generated string, or no reference string.
+        """
+        stats = self.stats(doc, model_response)
+        corpus, sentence = self.names
+        return {corpus: stats.totals(), sentence: stats.sentence_scores().tolist()[0]}
 
     def __str__(self) -> str:
-        return f"GleuPreparator(scorer={self.scorer!r})"
+        return f"GleuPreparator(scorer={self.scorer!r}, metric_name={self.metric_name!r})"
 
 
-class GleuCorpus(_CorpusBase):  # type: ignore[misc,valid-type]
-    """LightEval's corpus-level step: corpus GLEU of the per-sample rows.
+class GleuCorpus(CorpusLevelComputation):
+    """LightEval's corpus-level step for corpus GLEU: the samples' rows, summed.
 
     Args:
-        scorer: The :class:`~google_bleu.GLEU` the rows were counted with (its orders).
+        scorer: The :class:`~google_bleu.GLEU` the rows were counted with (its orders;
+            default ``GLEU()``).
 
     Example:
         >>> GleuCorpus(GLEU()).compute_corpus([(6, 18, 14, 18), (6, 6, 6, 6)])
         0.5
     """
 
-    def __init__(self, scorer: GLEU) -> None:
-        if not isinstance(scorer, GLEU):
-            raise TypeError(f"scorer must be a google_bleu.GLEU, got {describe(scorer)}")
-        self.scorer = scorer
+    def __init__(self, scorer: GLEU | None = None) -> None:
+        self.scorer = check_scorer(scorer)
 
     def stats(self, items: list[Any]) -> GleuStats:
         """The per-sample rows as :class:`GleuStats` (for intervals, signatures, ...)."""
@@ -111,43 +139,53 @@ class GleuCorpus(_CorpusBase):  # type: ignore[misc,valid-type]
         return f"GleuCorpus(scorer={self.scorer!r})"
 
 
-def make_lighteval_metric(
-    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
-    metric_name: str = METRIC_NAME,
-) -> Any:
-    """A LightEval ``CorpusLevelMetric`` for exact corpus GLEU of generative tasks.
+def mean_sentence_gleu(scores: list[float]) -> float:
+    """The mean of the samples' sentence GLEU: ``math.fsum(scores) / len(scores)``.
+
+    The sum is correctly rounded, so the mean does not depend on the samples' order
+    (LightEval shuffles them). ``"mean"`` in the name tells LightEval to give it the
+    standard error of a mean rather than a bootstrap one. No scores give 0.0.
+
+    Example:
+        >>> mean_sentence_gleu([0.5, 0.25])
+        0.375
+    """
+    values = list(scores) if _is_sequence(scores) else None
+    if values is None or any(isinstance(value, bool) or not isinstance(value, (int, float)) for value in values):
+        raise TypeError(f"scores must be a list of sentence GLEU floats, got {describe(scores)}")
+    return math.fsum(values) / len(values) if values else 0.0
+
+
+def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METRIC_NAME) -> CorpusLevelMetricGrouping:
+    """A LightEval metric for generative tasks: corpus GLEU and the mean sentence GLEU.
 
     Args:
-        tokenizer: GLEU's word tokenizer, a name (default ``"13a"``) or a callable.
-        lowercase: Lowercase before tokenizing.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
-        metric_name: The name LightEval reports.
+        scorer: The settings (tokenizer, lowercase, orders) as a :class:`~google_bleu.GLEU`;
+            default ``GLEU()`` (13a, cased, orders 1-4).
+        metric_name: The name of the corpus score (default ``"google_bleu"``); the mean
+            sentence score is reported as this + ``"_sentence"``.
 
     Returns:
-        ``CorpusLevelMetric(metric_name, sample_level_fn=GleuPreparator,
-        corpus_level_fn=GleuCorpus, category=SamplingMethod.GENERATIVE,
-        higher_is_better=True)``, to put in a ``LightevalTaskConfig``'s ``metrics``.
+        ``CorpusLevelMetricGrouping`` with ``metric_name=[name, name + "_sentence"]``,
+        ``sample_level_fn=GleuPreparator(scorer, name)``, ``corpus_level_fn={name:
+        GleuCorpus(scorer), name + "_sentence": mean_sentence_gleu}``,
+        ``category=SamplingMethod.GENERATIVE``, higher is better for both: one entry of a
+        ``LightevalTaskConfig``'s ``metrics``.
 
     Raises:
-        ImportError: When LightEval is not installed.
-        ValueError, TypeError: For bad settings.
-    """
-    if not isinstance(metric_name, str) or not metric_name:
-        raise TypeError(f"metric_name must be a non-empty str, got {describe(metric_name)}")
-    scorer = GLEU(tokenizer, lowercase, min_len, max_len)
-    if _CorpusBase is object:
-        raise ImportError("make_lighteval_metric needs LightEval: pip install 'google-bleu[lighteval]'")
-    from lighteval.metrics.utils.metric_utils import CorpusLevelMetric
-    from lighteval.tasks.requests import SamplingMethod
+        TypeError: ``scorer`` is not a ``GLEU``, or ``metric_name`` is not a non-empty str.
 
-    return CorpusLevelMetric(
-        metric_name=metric_name,
-        higher_is_better=True,
+    Example:
+        >>> metric = make_lighteval_metric(GLEU(lowercase=True))
+        >>> metric.metric_name
+        ['google_bleu', 'google_bleu_sentence']
+    """
+    preparator = GleuPreparator(scorer, metric_name)
+    corpus, sentence = preparator.names
+    return CorpusLevelMetricGrouping(
+        metric_name=preparator.names,
+        higher_is_better={corpus: True, sentence: True},
         category=SamplingMethod.GENERATIVE,
-        sample_level_fn=GleuPreparator(scorer),
-        corpus_level_fn=GleuCorpus(scorer),
+        sample_level_fn=preparator,
+        corpus_level_fn={corpus: GleuCorpus(preparator.scorer), sentence: mean_sentence_gleu},
     )

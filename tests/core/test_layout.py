@@ -10,7 +10,7 @@ them. Framework imports live under ``integrations/``; torch there and in ``ids/`
 from __future__ import annotations
 
 import ast
-import importlib
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -200,13 +200,23 @@ def test_the_top_level_is_small_and_lists_its_lazy_names():
         assert getattr(google_bleu, name) is not None
 
 
+#: Adapter modules that import their framework when imported (it has its own environment).
+FRAMEWORK_ADAPTERS = {"google_bleu.integrations.lighteval": "lighteval"}
+
+
 @pytest.mark.parametrize("name", sorted(google_bleu._MOVED))
 def test_moved_names_warn_and_name_their_new_home(name):
     module, attribute = google_bleu._MOVED[name]
+    framework = FRAMEWORK_ADAPTERS.get(module)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        old = getattr(google_bleu, name)
-    assert old is getattr(importlib.import_module(module), attribute)
+        if framework and importlib.util.find_spec(framework) is None:
+            # The warning names the new home, then the import says which extra to install.
+            with pytest.raises(ImportError, match=rf"pip install 'google-bleu\[{framework}\]'"):
+                getattr(google_bleu, name)
+        else:
+            old = getattr(google_bleu, name)
+            assert old is getattr(importlib.import_module(module), attribute)
     assert [w.category for w in caught] == [DeprecationWarning]
     assert f"{module}.{attribute}" in str(caught[0].message)
 

@@ -151,12 +151,12 @@ SETTING_SURFACES.update(
         "pairwise_gleu": _pairwise_call,
     }
 )
-#: Adapters checked when built (they run text only inside a framework).
+#: Adapters checked when built (they run text only inside a framework). LightEval's module
+#: imports LightEval, which runs in its own environment (tests/frameworks/lighteval).
 BUILT_SURFACES: dict[str, Callable[..., Any]] = {
     "OpenRLHFReward": lambda **options: google_bleu.integrations.openrlhf.OpenRLHFReward([], GLEU(**options)),
     "make_gleu_reward (verifiers)": lambda **options: google_bleu.integrations.verifiers.make_gleu_reward(GLEU(**options)),
     "LmEvalGleu (lm-eval)": lambda **options: google_bleu.integrations.lm_eval.LmEvalGleu(references="refs", scorer=GLEU(**options)),
-    "make_lighteval_metric": google_bleu.integrations.lighteval.make_lighteval_metric,
 }
 #: Adapters of token ids: only the n-gram orders are theirs to take.
 ID_SURFACES: dict[str, Callable[..., Any]] = {

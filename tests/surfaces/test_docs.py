@@ -69,7 +69,7 @@ SPECIAL_RUNNERS = {
     "torchmetrics": "torchmetrics (tests/integrations/test_harnesses.py)",
     "lm-eval-utils": "lm-eval (tests/integrations/test_harnesses.py)",
     "lm-eval": "lm-eval (tests/integrations/test_harnesses.py)",
-    "lighteval": "LightEval (tests/integrations/test_harnesses.py)",
+    "lighteval": "LightEval 0.13 (tests/frameworks/lighteval, make framework-lighteval)",
     "rl-trl": "TRL (tests/integrations/test_rewards.py)",
     "rl-trl-ids": "TRL (tests/integrations/test_rewards.py)",
     "rl-verl": "veRL's reward call (tests/integrations/test_rewards.py)",
