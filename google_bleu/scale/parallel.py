@@ -177,24 +177,40 @@ _DEFERRED = {signal.SIGINT, signal.SIGTERM}
 def _signals_deferred() -> Iterator[None]:
     """Holds SIGINT and SIGTERM back while the executor creates processes, queues and their
     named semaphores: an exception raised in there (the command line turns both signals into
-    exceptions) could leave a semaphore unregistered or the executor half started. The
-    signal is delivered, and its exception raised, when the block ends."""
+    exceptions) could leave a semaphore unregistered, the executor half started, or a worker
+    spawned whose start-up data was never written (it prints "EOFError: Ran out of input").
+    A signal that arrives is delivered, and its exception raised, when the block ends.
+
+    Two holds, because Python runs a signal's handler in the main thread whichever thread the
+    signal reaches: the main thread's mask keeps the signal from it (and the workers spawned
+    here inherit that mask, so a Ctrl-C cannot strike one still importing), and the handlers
+    are swapped for one that notes the signal, for a signal that reaches another thread
+    (numpy's BLAS threads, any thread of the program).
+    """
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
     # multiprocessing starts its resource tracker on first use and then unblocks SIGINT and
-    # SIGTERM (CPython's bpo-33613 code), which would end the deferral inside the block: a
-    # Ctrl-C could then strike between a worker's spawn and the write of its start-up data,
-    # leaving an orphan that prints "EOFError: Ran out of input". Started here, it is running
-    # already when the executor needs it, and the mask stays as set.
+    # SIGTERM (CPython's bpo-33613 code), which would end the deferral inside the block.
+    # Started here, it is running already when the executor needs it.
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()
+    caught: list[int] = []
+    handlers = {}
+    for signum in _DEFERRED:
+        handler = signal.getsignal(signum)
+        if handler is not None and handler is not signal.SIG_IGN:  # None: set outside Python
+            handlers[signum] = signal.signal(signum, lambda signum, frame: caught.append(signum))
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a pending signal is noted here
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(caught):
+            signal.raise_signal(signum)  # through the handler restored
 
 
 #: Columns a worker sends back per segment: the statistics row, then the chosen reference.

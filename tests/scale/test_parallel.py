@@ -590,3 +590,42 @@ def test_signals_stay_deferred_while_the_first_workers_start():
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"{sorted([int(signal.SIGINT), int(signal.SIGTERM)])} [3, 3]", "[]"]
+
+
+def test_a_signal_that_reaches_another_thread_waits_for_the_end_of_the_deferral():
+    # Python runs a handler in the main thread whichever thread takes the signal; a thread
+    # that does not block it (numpy's BLAS threads, a program's own) took a SIGTERM while
+    # the main thread was spawning a worker, and the command line's handler raised inside
+    # the spawn: the worker never got its start-up data ("EOFError: Ran out of input").
+    script = textwrap.dedent(
+        """
+        import os, signal, threading, time
+        from google_bleu.scale.parallel import _signals_deferred
+
+        class Stop(Exception):
+            pass
+
+        def stop(signum, frame):
+            raise Stop(signum)
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        idle = threading.Event()
+        threading.Thread(target=idle.wait, daemon=True).start()  # a thread that takes signals
+        events = []
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            try:
+                with _signals_deferred():
+                    os.kill(os.getpid(), signum)
+                    for _ in range(100):
+                        time.sleep(0.001)  # time for the handler to run, were it not held
+                    events.append("block ended")
+            except Stop as error:
+                events.append(f"stopped by {error.args[0]}")
+        print(events, signal.getsignal(signal.SIGTERM) is stop, signal.getsignal(signal.SIGINT) is stop)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    expected = ["block ended", f"stopped by {int(signal.SIGTERM)}", "block ended", f"stopped by {int(signal.SIGINT)}"]
+    assert done.stdout.strip() == f"{expected} True True"
