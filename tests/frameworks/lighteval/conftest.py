@@ -53,30 +53,20 @@ def _no_download(*args, **kwargs) -> bool:
 
 nltk.download = _no_download
 
-import google_bleu  # noqa: E402
+from tests.helpers.wmt17 import wmt17_sample  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
-SAMPLE = Path(google_bleu.__file__).resolve().parent / "samples" / "wmt17_en_de"
 TASK_FILE = REPO / "examples" / "lighteval" / "google_bleu_task.py"
 MODEL_FILE = HERE / "wmt17_model.py"
 GUIDE = REPO / "docs" / "metrics-harnesses.md"
-SYSTEMS = ("online-A.0", "online-B.0", "PROMT-Rule-based.4735", "uedin-nmt.4722")
 TASK = "wmt17_en_de_gleu|0"
-
-
-def read_lines(path: Path) -> list[str]:
-    return path.read_text("utf-8").splitlines()
 
 
 @pytest.fixture(scope="session")
 def wmt17() -> dict:
     """The human reference and the four systems of the bundled sample, segment-aligned."""
-    systems = {system: read_lines(SAMPLE / f"sys_{system}.txt") for system in SYSTEMS}
-    reference = read_lines(SAMPLE / "ref0.txt")
-    assert sorted(path.stem[len("sys_") :] for path in SAMPLE.glob("sys_*.txt")) == sorted(SYSTEMS)
-    assert all(len(lines) == len(reference) == 300 for lines in systems.values())
-    return {"reference": reference, "systems": systems}
+    return wmt17_sample()
 
 
 def guide_block(name: str) -> str:

@@ -36,10 +36,11 @@ from lighteval.pipeline import ParallelismManager, Pipeline, PipelineParameters
 from lighteval.tasks.registry import Registry
 from lighteval.tasks.requests import Doc, SamplingMethod
 
-from conftest import GUIDE, MODEL_FILE, REPO, SYSTEMS, TASK, TASK_FILE, guide_block, guide_command
+from conftest import GUIDE, MODEL_FILE, REPO, TASK, TASK_FILE, guide_block, guide_command
 from google_bleu import GLEU
 from google_bleu.integrations import lighteval as adapter
 from google_bleu.integrations.lighteval import GleuCorpus, GleuPreparator, make_lighteval_metric, mean_sentence_gleu
+from tests.helpers.wmt17 import SYSTEMS
 
 
 def test_versions():

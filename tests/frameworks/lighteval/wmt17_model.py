@@ -9,16 +9,14 @@ path and instantiates the one ``LightevalModel`` subclass it defines with the co
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from lighteval.models.abstract_model import LightevalModel
 from lighteval.models.model_output import ModelResponse
 from lighteval.tasks.requests import Doc
 from lighteval.utils.cache_management import SampleCache
 
-import google_bleu
+from tests.helpers.wmt17 import SAMPLE
 
-SAMPLE = Path(google_bleu.__file__).resolve().parent / "samples" / "wmt17_en_de"
 PROMPT = re.compile(r"Translate segment (?P<segment>\d+) of newstest2017 into German\.")
 
 

@@ -21,7 +21,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 sys.path.insert(0, str(HERE))  # the taskset package, as verifiers imports it by id
 
-from wmt17_gleu import PROMPT, SAMPLE, SYSTEMS, read_lines  # noqa: E402
+from wmt17_gleu import PROMPT  # noqa: E402
+
+from tests.helpers.wmt17 import wmt17_sample  # noqa: E402
 
 GUIDE = REPO / "docs" / "rl-rewards.md"
 #: The environment variable holding the local model's key (verifiers reads the key by name).
@@ -31,11 +33,7 @@ KEY_VAR = "WMT17_MODEL_KEY"
 @pytest.fixture(scope="session")
 def wmt17() -> dict:
     """The human reference and the four systems of the bundled sample, segment-aligned."""
-    systems = {system: read_lines(SAMPLE / f"sys_{system}.txt") for system in SYSTEMS}
-    reference = read_lines(SAMPLE / "ref0.txt")
-    assert sorted(path.stem[len("sys_") :] for path in SAMPLE.glob("sys_*.txt")) == sorted(SYSTEMS)
-    assert all(len(lines) == len(reference) == 300 for lines in systems.values())
-    return {"reference": reference, "systems": systems}
+    return wmt17_sample()
 
 
 class WMT17Model(ThreadingHTTPServer):

@@ -13,20 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import verifiers.v1 as vf
 
-import google_bleu
+from tests.helpers.wmt17 import SAMPLE, SYSTEMS, read_lines
 
-SAMPLE = Path(google_bleu.__file__).resolve().parent / "samples" / "wmt17_en_de"
-SYSTEMS = ("online-A.0", "online-B.0", "PROMT-Rule-based.4735", "uedin-nmt.4722")
 _PROMPT = "Translate segment {segment} of newstest2017 into German, as {system}."
 PROMPT = re.compile(r"Translate segment (?P<segment>\d+) of newstest2017 into German, as (?P<system>\S+)\.")
-
-
-def read_lines(path: Path) -> list[str]:
-    return path.read_text("utf-8").splitlines()
 
 
 class TranslationData(vf.TaskData):
