@@ -169,11 +169,10 @@ def test_a_full_batch_is_scored_without_waiting_for_the_window():
     gatherer = GleuGatherer(max_batch_size=8, max_wait=3600)
 
     async def callers():
+        # A full batch does not wait out the hour-long window: wait_for raises TimeoutError if it did.
         return await asyncio.wait_for(asyncio.gather(*(gatherer.segment(h, r) for h, r in pairs)), timeout=30)
 
-    start = time.perf_counter()
     assert run(callers()) == [expected(h, r) for h, r in pairs]
-    assert time.perf_counter() - start < 30
     assert gatherer.counts() == {"calls": 16, "batches": 2, "largest_batch": 8, "waiting": 0}
 
 
