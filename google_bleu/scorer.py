@@ -76,6 +76,17 @@ def _check_scale(scale: Any) -> int:
     return int(scale)
 
 
+def scaled_text(value: float, width: int, scale: int) -> str:
+    """A 0-1 value as every surface prints a score: times ``scale`` (100 or 1), ``width``
+    decimals. ``width`` and ``scale`` are checked by the caller (see :meth:`GleuScore.figures`).
+
+    Example:
+        >>> scaled_text(0.3333333333333333, 2, 100), scaled_text(0.3333333333333333, 3, 1)
+        ('33.33', '0.333')
+    """
+    return f"{scale * value:.{width}f}"
+
+
 def scale_name(scale: int) -> str:
     """How a printed score states its scale: ``"scale 0-100"`` or ``"scale 0-1"``."""
     return f"scale 0-{scale}"
@@ -233,7 +244,7 @@ class GleuScore:
         values = {"score": self.score, "precision": self.precision, "recall": self.recall}
         if self.ci_low is not None:
             values["ci_low"], values["ci_high"] = self.ci_low, self.ci_high
-        out = {key: f"{factor * value:.{width}f}" for key, value in values.items()}
+        out = {key: scaled_text(value, width, factor) for key, value in values.items()}
         if self.p_value is not None:
             out["p_value"] = f"{self.p_value:.4f}"
         return out

@@ -41,7 +41,7 @@ from tqdm import tqdm
 
 from ..scale.lines import LineError
 from ..scale.parallel import FileError, WorkerError, WorkerPool, _NamedBytes, count_lines, files_stats, resolve_jobs
-from ..scorer import GLEU, GleuScore, scale_name
+from ..scorer import GLEU, GleuScore, scale_name, scaled_text
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
@@ -408,7 +408,7 @@ def _sentences(stats: GleuStats, args: argparse.Namespace) -> str:
     lines = []
     for row, score in zip(stats.rows.tolist(), stats.sentence_scores().tolist()):
         if args.score_only or args.format != "json":
-            lines.append(f"{args.scale * score:.{args.width}f}\n")
+            lines.append(scaled_text(score, args.width, args.scale) + "\n")
         else:
             counts = dict(zip(("n_match", "n_hyp", "n_ref", "n_all"), row))
             lines.append(json.dumps({"score": round(args.scale * score, args.width), **counts}) + "\n")

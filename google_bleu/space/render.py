@@ -14,6 +14,7 @@ import pandas as pd
 
 from google_bleu import GLEU, GleuScore, GleuStats
 from google_bleu.analysis import explain
+from google_bleu.scorer import scaled_text
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
 
@@ -33,7 +34,7 @@ def percent(value: float) -> str:
         >>> percent(0.3333333333333333), percent(1.0)
         ('33.33', '100.00')
     """
-    return f"{100 * value:.{WIDTH}f}"
+    return scaled_text(value, WIDTH, 100)
 
 
 def score_card(result: GleuScore, n_segments: int) -> str:
