@@ -139,30 +139,38 @@ def count_matches(
     position = backend.arange(n_pos)  # per entry, its position (entries stay in position order)
     n_hyp = n_hyp_pos
     n = n_pos  # entries, and the bound of their group labels
+    n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
     for order in range(1, max_len + 1):
         hyp_count = backend.count(group[:n_hyp], n)
         ref_group = group[n_hyp:]
         ref_count = backend.count(ref_group, n)
+        live = hyp_count > 0
+        live &= ref_count > 0
         if order >= min_len:
-            ref_sentence = sentence[n_hyp:]
             if one_ref:
-                # A group's reference occurrences all lie in its segment's one reference;
-                # groups that occur on one side only (and labels of no group) add min(h, 0) = 0.
-                sentence_at = backend.full(n, 0)
-                sentence_at[ref_group] = ref_sentence
-                matches += backend.index_sum(sentence_at, xp.minimum(hyp_count, ref_count), n_sentences)
+                # A group's reference occurrences all lie in its segment's one reference, the
+                # sentence after the hypotheses' whose index is its segment's: only live groups
+                # add min(h, r) > 0, each to the reference of its representative's segment.
+                found = backend.found(live)
+                ref_sentence = take(sentence, found)
+                ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
+                clipped = xp.minimum(take(hyp_count, found), take(ref_count, found))
+                matches += backend.index_sum(ref_sentence, clipped, n_sentences)
             else:
-                # Count each (n-gram, reference) pair: group its occurrences by their exact key.
-                pair_key = ref_group * n_sentences
+                # Count each (n-gram, reference) pair: group its occurrences by their exact
+                # key. Only occurrences of n-grams in the hypothesis can add to a match.
+                hyp_at = take(hyp_count, ref_group)
+                found = backend.found(hyp_at > 0)
+                pair_group = take(ref_group, found)
+                ref_sentence = take(sentence[n_hyp:], found)
+                pair_key = pair_group * n_sentences
                 pair_key += ref_sentence
                 pair = backend.group(pair_key)
                 pair_count = backend.count(pair, int(pair.shape[0]))  # nonzero at one entry per pair
-                clipped = xp.minimum(pair_count, take(hyp_count, ref_group))
+                clipped = xp.minimum(pair_count, take(hyp_at, found))
                 matches += backend.index_sum(ref_sentence, clipped, n_sentences)
         if order == max_len:
             break
-        live = hyp_count > 0
-        live &= ref_count > 0
         live_at = take(live, group)
         extends = live_at[:-1] & live_at[1:]
         if order == 1:
