@@ -274,43 +274,40 @@ def segment_rows(
     n_refs = np.fromiter(map(len, list_of_references), np.int64, n_segments)
     ref_lengths = np.fromiter(map(len, chain.from_iterable(list_of_references)), np.int64, int(n_refs.sum()))
     return _rows(
-        _sentence_groups(hypotheses, list_of_references, False), hyp_lengths, n_refs, ref_lengths, min_len, max_len
+        _sentence_groups(hypotheses, list_of_references), hyp_lengths, n_refs, ref_lengths, min_len, max_len
     )
 
 
-def spaced_segment_rows(
-    hypotheses: list[str],
-    references: list[str],
-    n_refs: np.ndarray,
-    hyp_lengths: np.ndarray,
-    ref_lengths: np.ndarray,
-    min_len: int,
-    max_len: int,
+def stored_segment_rows(
+    store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`segment_rows` for tokenized text kept as text.
+    """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`.
 
-    Each sentence is a ``str`` whose tokens are separated by ASCII spaces only, so that
-    ``sentence.split()`` gives them (as from :func:`google_bleu.tokenizers.spaced_13a_batch`).
-    ``references`` are every segment's references one after the other (``n_refs`` per
-    segment, at least one), so no list is made per segment; ``hyp_lengths`` and
-    ``ref_lengths`` are the token counts. No token objects are made.
+    ``hypotheses`` and ``references`` are line indices in the store: per segment its
+    hypothesis, and every segment's references one after the other (``n_refs`` per
+    segment, at least one). No text or token object is made.
     """
-    return _rows(_sentence_groups(hypotheses, references, True), hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    hyp_lengths = np.take(store.counts, hypotheses)
+    ref_lengths = np.take(store.counts, references)
+
+    def groups(
+        start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
+    ) -> np.ndarray:
+        lines = np.concatenate((hypotheses[start:stop], references[ref_start:ref_stop]))
+        return store.groups(lines, lengths, segment_of)
+
+    return _rows(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
 
-def _sentence_groups(hypotheses: list, references: list, spaced: bool) -> Any:
-    """Order-1 groups of a chunk of token sequences (or spaced lines), for :func:`_rows`.
-
-    ``references`` holds per segment its list of references, or with ``spaced`` every
-    reference one after the other.
-    """
+def _sentence_groups(hypotheses: list, list_of_references: list) -> Any:
+    """Order-1 groups of a chunk of token sequences, for :func:`_rows`."""
 
     def groups(
         start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
     ) -> np.ndarray:
         sentences = hypotheses[start:stop]
-        sentences += references[ref_start:ref_stop] if spaced else chain.from_iterable(references[start:stop])
-        return token_groups(sentences, lengths, spaced, segment_of)
+        sentences += chain.from_iterable(list_of_references[start:stop])
+        return token_groups(sentences, lengths, False, segment_of)
 
     return groups
 

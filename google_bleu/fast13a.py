@@ -7,7 +7,7 @@ instead of four regular-expression substitutions per line; tested against sacreb
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -17,6 +17,20 @@ class SpacedLines(NamedTuple):
     spaces only (``lines[i].split()`` gives them) and number ``counts[i]``."""
 
     lines: list[str]
+    counts: np.ndarray
+
+
+class TokenSpans(NamedTuple):
+    """Tokenized lines as spans of UTF-8 bytes, with no text object per line or token.
+
+    Token ``k`` is ``codes[starts[k]:starts[k] + lengths[k]]``; line ``i`` has ``counts[i]``
+    tokens, following the previous line's (so ``starts`` ascends). ``codes`` may hold other
+    bytes between tokens (spaces, and whatever separated the lines).
+    """
+
+    codes: np.ndarray
+    starts: np.ndarray
+    lengths: np.ndarray
     counts: np.ndarray
 
 
@@ -88,8 +102,9 @@ def _in_range(codes: np.ndarray, first: int, last: int) -> np.ndarray:
     return shifted <= np.uint8(last - first)
 
 
-def _space_13a_codes(codes: np.ndarray) -> np.ndarray:
-    """:func:`_space_13a` on UTF-8 bytes."""
+def _split_13a(codes: np.ndarray) -> np.ndarray:
+    """Per byte of ``codes`` (UTF-8 that starts and ends with a space), whether steps 1-4 of
+    13a put spaces around it: the one statement of 13a's token boundaries."""
     digit = _in_range(codes, ord("0"), ord("9"))
     split = _in_range(codes, *_13A_RANGES[0])
     for first, last in _13A_RANGES[1:]:
@@ -106,6 +121,12 @@ def _space_13a_codes(codes: np.ndarray) -> np.ndarray:
     dashes = np.flatnonzero(codes == _DASH)
     if dashes.size:
         split[dashes[digit[dashes - 1]]] = True
+    return split
+
+
+def _space_13a_codes(codes: np.ndarray) -> np.ndarray:
+    """:func:`_space_13a` on UTF-8 bytes."""
+    split = _split_13a(codes)
     n_split = int(np.count_nonzero(split))
     if n_split == 0:
         return codes
@@ -144,48 +165,111 @@ def _blank_whitespace(codes: np.ndarray) -> None:
                 codes[hit + k] = _SPACE
 
 
-def _batch_13a(texts: list[str]) -> SpacedLines:
+def _batch_13a(texts: list[str], between: Any = None) -> Any:
+    """13a of a batch with ``between(texts, separator)`` (default :func:`_batch_13a_between`),
+    cut into runs of lines that leave a separator free; the runs' results are joined."""
+    between = between or _batch_13a_between
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is not None:
-        return _batch_13a_between(texts, separator)
+        return between(texts, separator)
     # Every candidate occurs somewhere: runs of consecutive lines that leave one free, so
     # that lines holding many candidates do not send the whole batch down the one-line path.
-    parts: list[SpacedLines] = []
+    parts = []
     start, free = 0, set(_SEPARATORS)
     for stop, text in enumerate(texts):
         left = free.difference(text)
         if not left:
             if start < stop:
-                parts.append(_batch_13a_between(texts[start:stop], min(free)))
+                parts.append(between(texts[start:stop], min(free)))
             start, left = stop, set(_SEPARATORS).difference(text)
             if not left:  # this line holds every candidate: on its own
-                tokens = _space_13a(f" {_unescape_13a(text)} ").split()
-                parts.append(SpacedLines([" ".join(tokens)], np.array([len(tokens)], np.int64)))
+                parts.append(_one_line_13a(text, between))
                 start, left = stop + 1, set(_SEPARATORS)
         free = left
     if start < len(texts):
-        parts.append(_batch_13a_between(texts[start:], min(free)))
+        parts.append(between(texts[start:], min(free)))
+    return _joined(parts)
+
+
+def _one_line_13a(text: str, between: Any) -> Any:
+    if between is _spans_13a_between:
+        codes = _line_codes(text)
+        starts, ends = _token_bounds(codes)
+        return TokenSpans(codes, starts, ends - starts, np.array([starts.size], np.int64))
+    tokens = _space_13a(f" {_unescape_13a(text)} ").split()
+    return SpacedLines([" ".join(tokens)], np.array([len(tokens)], np.int64))
+
+
+def _joined(parts: list) -> Any:
+    if parts and isinstance(parts[0], TokenSpans):
+        offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]])
+        return TokenSpans(
+            np.concatenate([part.codes for part in parts]),
+            np.concatenate([part.starts + offset for part, offset in zip(parts, offsets.tolist())]),
+            np.concatenate([part.lengths for part in parts]),
+            np.concatenate([part.counts for part in parts]),
+        )
     return SpacedLines([line for part in parts for line in part.lines], np.concatenate([part.counts for part in parts]))
 
 
-def _batch_13a_between(texts: list[str], separator: str) -> SpacedLines:
-    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines."""
-    text = _unescape_13a(f" {separator} ".join(texts))
-    codes = np.frombuffer(f" {text} ".encode("utf-8", "surrogatepass"), np.uint8).copy()
+def _line_codes(text: str) -> np.ndarray:
+    """The UTF-8 bytes 13a works on: ``text`` unescaped, between spaces, other whitespace blanked."""
+    codes = np.frombuffer(f" {_unescape_13a(text)} ".encode("utf-8", "surrogatepass"), np.uint8).copy()
     _blank_whitespace(codes)
-    codes = _space_13a_codes(codes)
-    # Tokens start where a space is followed by anything else; the separators start too.
+    return codes
+
+
+def _token_starts(codes: np.ndarray) -> np.ndarray:
     is_space = codes == _SPACE
     starts = np.flatnonzero(is_space[:-1] & ~is_space[1:])
     starts += 1
+    return starts
+
+
+def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str) -> np.ndarray:
+    """Which of the tokens starting at ``starts`` are the separator between lines."""
     mark = separator.encode("utf-8")
     boundary = codes[starts] == mark[0]
     for k in range(1, len(mark)):  # a multi-byte separator: the following bytes too
         boundary &= codes[np.minimum(starts + k, codes.size - 1)] == mark[k]
+    return boundary
+
+
+def _batch_13a_between(texts: list[str], separator: str) -> SpacedLines:
+    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines."""
+    codes = _space_13a_codes(_line_codes(f" {separator} ".join(texts)))
+    # Tokens start where a space is followed by anything else; the separators start too.
+    boundary = _line_boundaries(codes, _token_starts(codes), separator)
     line_of_start = np.cumsum(boundary)
     counts = np.bincount(line_of_start[~boundary], minlength=len(texts))
     return SpacedLines(codes.tobytes().decode("utf-8", "surrogatepass").split(separator), counts)
+
+
+def _spans_13a_between(texts: list[str], separator: str) -> TokenSpans:
+    """:func:`_batch_13a_between` as :class:`TokenSpans`: the token boundaries are found in
+    the bytes as they are (no spaces inserted, nothing decoded)."""
+    codes = _line_codes(f" {separator} ".join(texts))
+    starts, ends = _token_bounds(codes)
+    boundary = _line_boundaries(codes, starts, separator)
+    counts = np.bincount(np.cumsum(boundary)[~boundary], minlength=len(texts))
+    keep = ~boundary
+    starts = starts[keep]
+    return TokenSpans(codes, starts, ends[keep] - starts, counts)
+
+
+def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each 13a token of ``codes`` (from :func:`_line_codes`) starts and ends: a split
+    character is a token of its own, other tokens are runs between spaces and split characters."""
+    is_token = codes != _SPACE
+    split = _split_13a(codes)
+    cut = split[1:] | ~is_token[1:]  # between bytes i and i + 1: a token ends at i
+    cut |= split[:-1]
+    starts = np.flatnonzero(is_token[1:] & (cut | ~is_token[:-1]))  # codes starts with a space
+    starts += 1
+    ends = np.flatnonzero(is_token[:-1] & cut)  # and ends with one
+    ends += 1
+    return starts, ends
 
 
 def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
@@ -198,6 +282,13 @@ def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
     return [line.split() for line in spaced_13a_batch(texts).lines]
 
 
+def _check_str_list(texts: list) -> None:
+    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
+        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
+        if bad is not None:
+            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
+
+
 def spaced_13a_batch(texts: list[str]) -> SpacedLines:
     """13a tokenization of many lines, kept as text: ``lines[i].split()`` is sacrebleu's
     ``Tokenizer13a`` split of ``texts[i]``, and ``counts[i]`` its length.
@@ -207,10 +298,7 @@ def spaced_13a_batch(texts: list[str]) -> SpacedLines:
         >>> [line.split() for line in spaced.lines], spaced.counts.tolist()
         ([['Hello', ',', 'world', '!'], ['3.5', '-', '4', 'days']], [4, 4])
     """
-    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
-        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
-        if bad is not None:
-            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
+    _check_str_list(texts)
     lines: list[str] = []
     counts: list[np.ndarray] = []
     start, size = 0, 0
@@ -226,6 +314,30 @@ def spaced_13a_batch(texts: list[str]) -> SpacedLines:
         lines += part.lines
         counts.append(part.counts)
     return SpacedLines(lines, np.concatenate(counts) if counts else np.zeros(0, np.int64))
+
+
+def token_spans_13a(texts: list[str]) -> TokenSpans:
+    """13a tokenization of many lines as :class:`TokenSpans` (UTF-8 byte spans): the tokens
+    of :func:`spaced_13a_batch`, with no text object made.
+
+    Example:
+        >>> spans = token_spans_13a(["Hello, world!", "3.5-4"])
+        >>> [spans.codes[s : s + n].tobytes().decode() for s, n in zip(spans.starts, spans.lengths)]
+        ['Hello', ',', 'world', '!', '3.5', '-', '4']
+        >>> spans.counts.tolist()
+        [4, 3]
+    """
+    _check_str_list(texts)
+    parts = []
+    start, size = 0, 0
+    for stop, text in enumerate(texts, 1):
+        size += len(text) + 3
+        if size >= _13A_CHUNK_CHARS:
+            parts.append(_batch_13a(texts[start:stop], _spans_13a_between))
+            start, size = stop, 0
+    if start < len(texts) or not parts:
+        parts.append(_batch_13a(texts[start:], _spans_13a_between))
+    return parts[0] if len(parts) == 1 else _joined(parts)
 
 
 def tokenize_13a(text: str) -> list[str]:

@@ -11,7 +11,8 @@ from itertools import chain
 
 import numpy as np
 
-from .engine import segment_rows, spaced_segment_rows
+from .engine import segment_rows, stored_segment_rows
+from .keys import LineStore
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .validation import check_orders, check_texts, check_tokens, unhashable_token
@@ -147,10 +148,17 @@ def text_stats(
     """
     min_len, max_len = check_orders(min_len, max_len)
     predictions, references = check_texts(predictions, references)
-    tokenize = get_tokenizer(tokenizer, lowercase)
-    seen: tuple[dict[str, str], dict[str, int]] = ({}, {})  # tokenized lines shared by chunks
+    return checked_text_stats(predictions, references, get_tokenizer(tokenizer, lowercase), min_len, max_len)
+
+
+def checked_text_stats(
+    predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int
+) -> GleuStats:
+    """:func:`text_stats` for input as :func:`~google_bleu.validation.check_texts` returns
+    it, with a built tokenizer and checked orders (callers that checked them already)."""
+    store = LineStore()  # tokenized lines shared by chunks
     parts = [
-        _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, seen)
+        _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, store)
         for start, stop in _text_chunks(predictions, references)
     ]
     if not parts:
@@ -178,9 +186,9 @@ def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tu
     return ranges
 
 
-#: Tokenized lines :func:`text_stats` keeps between chunks (a bound on that memory, as
-#: sacrebleu's tokenizers keep 65,536 lines): references shared by many systems are
-#: tokenized once.
+#: Distinct lines :func:`text_stats` keeps tokenized between chunks (a bound on that
+#: memory, as sacrebleu's tokenizers keep 65,536 lines): references shared by many
+#: systems are tokenized once.
 SEEN_LINES = 1 << 16
 
 
@@ -190,28 +198,20 @@ def _text_rows(
     references: list[list[str]],
     min_len: int,
     max_len: int,
-    seen: tuple[dict[str, str], dict[str, int]],
+    store: LineStore,
 ) -> tuple[np.ndarray, np.ndarray]:
-    line_of, count_of = seen  # tokenized lines (and their token counts) of earlier chunks
-    if len(line_of) > SEEN_LINES:
-        line_of.clear()
-        count_of.clear()
-    # Each distinct line is tokenized once (references shared by systems, repeated lines).
-    new = [line for line in dict.fromkeys(chain(predictions, chain.from_iterable(references))) if line not in line_of]
-    spaced = tokenize.spaced_all(new)
-    if spaced is None:
-        tokens_of = dict(zip(new, tokenize.tokenize_all(new)))
-        hypotheses = list(map(tokens_of.__getitem__, predictions))
-        list_of_references = [list(map(tokens_of.__getitem__, refs)) for refs in references]
-        return segment_rows(hypotheses, list_of_references, min_len, max_len)
-    # Tokens kept as text (no token objects): each line and its token count.
-    line_of.update(zip(new, spaced.lines))
-    count_of.update(zip(new, spaced.counts.tolist()))
-    hypotheses = list(map(line_of.__getitem__, predictions))
-    flat_references = list(map(line_of.__getitem__, chain.from_iterable(references)))  # no list per segment
+    if store.n_lines > SEEN_LINES:
+        store.clear()
     n_refs = np.fromiter(map(len, references), np.int64, len(references))
-    hyp_lengths = np.fromiter(map(count_of.__getitem__, predictions), np.int64, len(predictions))
-    ref_lengths = np.fromiter(
-        map(count_of.__getitem__, chain.from_iterable(references)), np.int64, len(flat_references)
-    )
-    return spaced_segment_rows(hypotheses, flat_references, n_refs, hyp_lengths, ref_lengths, min_len, max_len)
+    # Each distinct line is tokenized once (references shared by systems, repeated lines).
+    lines = [*predictions, *chain.from_iterable(references)]
+    ids = store.ids(lines, tokenize.spans_all)
+    if ids is not None:
+        n = len(predictions)
+        return stored_segment_rows(store, ids[:n], ids[n:], n_refs, min_len, max_len)
+    # A tokenizer without spans: token lists.
+    distinct = list(dict.fromkeys(lines))
+    tokens_of = dict(zip(distinct, tokenize.tokenize_all(distinct)))
+    hypotheses = list(map(tokens_of.__getitem__, predictions))
+    list_of_references = [list(map(tokens_of.__getitem__, refs)) for refs in references]
+    return segment_rows(hypotheses, list_of_references, min_len, max_len)

@@ -27,7 +27,7 @@ import evaluate
 # outside it. No comment may follow an import line (evaluate reads it as a download URL).
 from .engine import count_matches
 from .fast13a import tokenize_13a
-from .gleu import text_stats
+from .gleu import checked_text_stats, text_stats
 from .keys import group_keys
 from .scorer import GLEU, GleuScore
 from .signature import count_references
@@ -300,6 +300,6 @@ class GoogleBleu(evaluate.Metric):
 
     def _score(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
         scorer = options.scorer
-        stats = scorer.stats(predictions, references)
+        stats = checked_text_stats(predictions, references, scorer.tokenizer, scorer.min_len, scorer.max_len)
         score = scorer.score_stats(stats, count_references(references), options.n_bootstrap, options.seed)
         return score.metric_dict(stats.sentence_scores().tolist() if options.return_sentence_scores else None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from itertools import chain, compress, count
+from typing import Any
 
 import numpy as np
 
@@ -84,7 +85,7 @@ def token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of:
     """Per token position, a representative position holding the same token in the same segment.
 
     ``sentences`` are token sequences, or with ``spaced`` texts whose tokens are separated
-    by ASCII spaces (see :func:`spaced_segment_rows`); ``lengths`` are their token counts,
+    by ASCII spaces (pairwise GLEU's lines); ``lengths`` are their token counts,
     ``segment_of`` each position's segment. ``str`` tokens are read from their UTF-8 bytes
     (:func:`_str_token_words`); other tokens, and chunks that path declines, get exact ids
     from a dict, so any hashable token works and equal tokens (as Python compares them) match.
@@ -266,10 +267,9 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
         return False
     start_a, start_b = np.take(starts, a), np.take(starts, b)
     if length.size and int(length.max()) <= 2 * _WORD:  # at most two words each: compare both
+        rest = np.maximum(length - _WORD, 0)
         return np.array_equal(_words_at(aligned, start_a, length), _words_at(aligned, start_b, length)) and (
-            np.array_equal(
-                _words_at(aligned, start_a + _WORD, length - _WORD), _words_at(aligned, start_b + _WORD, length - _WORD)
-            )
+            np.array_equal(_words_at(aligned, start_a + _WORD, rest), _words_at(aligned, start_b + _WORD, rest))
         )
     token, offset, _ = _word_spans(length)
     rest = np.take(length, token) - offset
@@ -302,3 +302,159 @@ def next_order(
     key *= n_pos
     key += np.take(group_at, positions + 1)
     return positions, np.take(positions, group_keys(key))
+
+
+class LineStore:
+    """The tokens of distinct lines as UTF-8 byte spans, each with its 64-bit word.
+
+    Lines are added once (:meth:`ids`) and then named by their index; their tokens lie in
+    one growing byte buffer, a line's tokens one after the other, and each token carries
+    the word of :func:`_str_token_words` (its bytes when at most 8, else a hash whose
+    groups are checked byte for byte), computed once however often the line occurs.
+    :meth:`groups` then gives the order-1 groups of any sentences of stored lines, as
+    :func:`token_groups` does for token lists. :meth:`clear` empties it (capacity kept).
+    """
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []  # per line, its text
+        self.hashes = np.zeros(1 << 10, np.int64)  # per line, hash(text)
+        self.first = np.zeros(1 << 10, np.int64)  # per line, the index of its first token
+        self.counts = np.zeros(1 << 10, np.int64)  # per line, its tokens
+        self.n_lines = 0
+        self.codes = np.zeros(1 << 16, np.uint8)
+        self.n_codes = 0
+        self.starts = np.zeros(1 << 12, np.int64)
+        self.lengths = np.zeros(1 << 12, np.int64)
+        self.words = np.zeros(1 << 12, np.uint64)
+        self.n_tokens = 0
+
+    def clear(self) -> None:
+        self.texts = []
+        self.n_codes = self.n_tokens = self.n_lines = 0
+
+    def ids(self, lines: list[str], tokenize: Any) -> np.ndarray | None:
+        """Per line, its index in the store; lines not stored yet are tokenized and added.
+
+        Lines are matched by ``hash`` (cached by Python strings) and every match is checked
+        with ``==``. ``tokenize(texts)`` returns :class:`~google_bleu.fast13a.TokenSpans`
+        for the new texts, or None when it cannot (then nothing is added and None is returned).
+        """
+        n, stored = len(lines), self.n_lines
+        hashes = np.fromiter(map(hash, lines), np.int64, n)
+        # Per line, the first of its equal hashes: a stored line's, else its first in ``lines``.
+        group = group_keys(np.concatenate((self.hashes[:stored], hashes)))
+        first = np.full(group.size, group.size, np.int64)
+        np.minimum.at(first, group, np.arange(group.size))
+        rep = np.take(first, group[stored:])
+        own = np.arange(stored, stored + n)
+        same = np.flatnonzero(rep != own)
+        if same.size:
+            texts = self.texts + lines
+            equal = map(str.__eq__, map(lines.__getitem__, same.tolist()), map(texts.__getitem__, rep[same].tolist()))
+            if not all(equal):
+                # Equal hashes of unequal lines (Python salts str hashes: never by design):
+                # this chunk's lines alone, matched by a dictionary.
+                self.clear()
+                stored, own = 0, own - stored
+                rep = _exact_ids(lines)
+        new = np.flatnonzero(rep == own)
+        index = np.empty(stored + n, np.int64)
+        index[:stored] = np.arange(stored)
+        index[own[new]] = np.arange(stored, stored + new.size)
+        if new.size:
+            texts = list(map(lines.__getitem__, new.tolist()))
+            spans = tokenize(texts)
+            if spans is None:
+                return None
+            self._add(texts, np.take(hashes, new), spans, "\0" in "".join(texts))
+        return np.take(index, rep)
+
+    def _add(self, texts: list[str], hashes: np.ndarray, spans: Any, holds_nul: bool) -> None:
+        size = spans.codes.size
+        self.codes = _room(self.codes, self.n_codes + size + 2 * _WORD, self.n_codes)
+        self.codes[self.n_codes : self.n_codes + size] = spans.codes
+        self.codes[self.n_codes + size : self.n_codes + size + 2 * _WORD] = 0  # whole words past the end
+        n_new = spans.starts.size
+        end = self.n_tokens + n_new
+        for name in ("starts", "lengths", "words"):
+            setattr(self, name, _room(getattr(self, name), end, self.n_tokens))
+        starts = spans.starts + self.n_codes
+        self.starts[self.n_tokens : end] = starts
+        self.lengths[self.n_tokens : end] = spans.lengths
+        aligned = self._aligned()
+        words = _words_at(aligned, starts, spans.lengths)
+        checked = spans.lengths > _WORD
+        long = np.flatnonzero(checked)
+        if long.size:
+            words[long] = _hash_long(aligned, np.take(starts, long), np.take(spans.lengths, long), np.take(words, long))
+        if holds_nul:
+            # A token holding a zero byte would make zero-padding ambiguous: it is hashed
+            # from every word and its length, and checked as long tokens are.
+            nul = np.flatnonzero(spans.codes == 0)
+            at = np.searchsorted(spans.starts, nul, side="right") - 1
+            inside = (at >= 0) & (nul < np.take(spans.starts, at) + np.take(spans.lengths, at))
+            odd = np.unique(at[inside])
+            words[odd] = _hash_words(aligned, np.take(starts, odd), np.take(spans.lengths, odd))
+            checked[odd] = True
+        long = np.flatnonzero(checked)
+        words[long] &= ~np.uint64(0xFF)  # a low byte of zero: never a short token's word
+        words[long] |= np.uint64(0x100)
+        self.words[self.n_tokens : end] = words
+        self.n_codes += size
+        n_lines = spans.counts.size
+        stop = self.n_lines + n_lines
+        for name in ("hashes", "first", "counts"):
+            setattr(self, name, _room(getattr(self, name), stop, self.n_lines))
+        self.hashes[self.n_lines : stop] = hashes
+        first = np.cumsum(spans.counts)
+        first -= spans.counts
+        first += self.n_tokens
+        self.first[self.n_lines : stop] = first
+        self.counts[self.n_lines : stop] = spans.counts
+        self.texts += texts
+        self.n_lines = stop
+        self.n_tokens = end
+
+    def _aligned(self) -> np.ndarray:
+        return self.codes.view("<u8").astype(np.uint64, copy=False)
+
+    def groups(self, lines: np.ndarray, lengths: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
+        """:func:`token_groups` for sentences that are stored lines (``lengths``: their counts)."""
+        n = segment_of.size
+        # The store index of each position's token: a line's tokens are consecutive.
+        offsets = np.cumsum(lengths)
+        offsets -= lengths
+        token = np.repeat(np.take(self.first, lines) - offsets, lengths)
+        token += np.arange(n)
+        segment_hash = segment_of.astype(np.uint64)
+        segment_hash *= SEGMENT_MIX
+        words = np.take(self.words, token)
+        rep = group_in_segments(words, segment_of, segment_hash)
+        long = np.flatnonzero((words & np.uint64(0xFF)) == 0)  # hashes: checked byte for byte
+        other = np.take(rep, long)
+        moved = other != long
+        if _tokens_equal(
+            self._aligned(), self.starts, self.lengths, np.take(token, long[moved]), np.take(token, other[moved])
+        ):
+            return rep
+        # A hash collision: exact ids from the tokens' bytes.
+        codes, starts, lengths = self.codes, np.take(self.starts, token).tolist(), np.take(self.lengths, token)
+        ends = (np.take(self.starts, token) + lengths).tolist()
+        tokens = (codes[start:end].tobytes() for start, end in zip(starts, ends))
+        return group_in_segments(token_ids(tokens, n).view(np.uint64), segment_of, segment_hash)
+
+
+def _exact_ids(lines: list[str]) -> np.ndarray:
+    """Per line, the index of its first equal line (a dictionary: no hash is trusted)."""
+    first: dict[str, int] = {}
+    return np.fromiter(map(first.setdefault, lines, count()), np.int64, len(lines))
+
+
+def _room(array: np.ndarray, size: int, used: int) -> np.ndarray:
+    """``array``, or a copy of its first ``used`` items with room for at least ``size``
+    (and as much again as this growth needed, so that growing is rare)."""
+    if size <= array.size:
+        return array
+    grown = np.empty(max(2 * size - used, 2 * array.size) // _WORD * _WORD + _WORD, array.dtype)
+    grown[:used] = array[:used]
+    return grown

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-from .fast13a import SpacedLines, spaced_13a_batch, tokenize_13a, tokenize_13a_batch
+from .fast13a import SpacedLines, TokenSpans, spaced_13a_batch, token_spans_13a, tokenize_13a, tokenize_13a_batch
 from .validation import check_bool, describe
 
 #: Tokenizer names and the sacrebleu classes behind them.
@@ -60,7 +60,7 @@ class Tokenizer:
         ['hello', ',', 'world', '!']
     """
 
-    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spaced", "_named")
+    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spaced", "spans", "_named")
 
     def __init__(
         self,
@@ -70,6 +70,7 @@ class Tokenizer:
         lowercase: bool = False,
         batch: Callable[[list[str]], list[list[str]]] | None = None,
         spaced: Callable[[list[str]], SpacedLines] | None = None,
+        spans: Callable[[list[str]], TokenSpans] | None = None,
     ) -> None:
         self.name = name
         self.function = function
@@ -79,6 +80,8 @@ class Tokenizer:
         self.batch = batch
         #: Optional ``list[str] -> SpacedLines``: the same tokens, kept as text (no token objects).
         self.spaced = spaced
+        #: Optional ``list[str] -> TokenSpans``: the same tokens as spans of UTF-8 bytes.
+        self.spans = spans
         # Set by get_tokenizer for the tokenizers it builds from a name: only those are
         # values of their (name, lowercase) and rebuild themselves from them when unpickled.
         # A Tokenizer made by hand is its function, whatever its name says.
@@ -87,7 +90,7 @@ class Tokenizer:
     def _key(self) -> tuple:
         if self._named:
             return ("named", self.name, self.lowercase)
-        return ("custom", self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced)
+        return ("custom", self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced, self.spans)
 
     def __eq__(self, other: object) -> bool:
         """Tokenizers are equal when they tokenize alike: named ones by name and case, others by
@@ -106,7 +109,7 @@ class Tokenizer:
             return (get_tokenizer, (self.name, self.lowercase))
         return (
             _custom_tokenizer,
-            (self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced),
+            (self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced, self.spans),
         )
 
     def __call__(self, text: str) -> list[str]:
@@ -142,6 +145,20 @@ class Tokenizer:
         if self.lowercase:
             texts = [text.lower() for text in texts]
         return self.spaced(texts)
+
+    def spans_all(self, texts: list[str]) -> TokenSpans | None:
+        """Tokenizes many texts into :class:`TokenSpans`, or None if this tokenizer can't.
+
+        Example:
+            >>> spans = get_tokenizer("13a").spans_all(["Hi, you.", "3.5-4"])
+            >>> spans.counts.tolist(), spans.lengths.tolist()
+            ([4, 3], [2, 1, 3, 1, 3, 1, 1])
+        """
+        if self.spans is None:
+            return None
+        if self.lowercase:
+            texts = [text.lower() for text in texts]
+        return self.spans(texts)
 
     def __repr__(self) -> str:
         return f"Tokenizer({self.name!r}, lowercase={self.lowercase})"
@@ -215,7 +232,9 @@ def get_tokenizer(
             return tokenizer  # immutable in use: nothing to copy
         if tokenizer._named:
             return get_tokenizer(tokenizer.name, True)
-        return Tokenizer(tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.batch, tokenizer.spaced)
+        return Tokenizer(
+            tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.batch, tokenizer.spaced, tokenizer.spans
+        )
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
             names = ", ".join(sorted(SACREBLEU_TOKENIZERS))
@@ -230,6 +249,7 @@ def get_tokenizer(
                 lowercase=lowercase,
                 batch=tokenize_13a_batch,
                 spaced=spaced_13a_batch,
+                spans=token_spans_13a,
             )
         else:
             named = Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), checked=False, lowercase=lowercase)
@@ -241,6 +261,12 @@ def get_tokenizer(
 
 
 def _custom_tokenizer(
-    name: str, function: Callable, checked: bool, lowercase: bool, batch: Callable | None, spaced: Callable | None
+    name: str,
+    function: Callable,
+    checked: bool,
+    lowercase: bool,
+    batch: Callable | None,
+    spaced: Callable | None,
+    spans: Callable | None = None,
 ) -> Tokenizer:
-    return Tokenizer(name, function, checked, lowercase, batch, spaced)
+    return Tokenizer(name, function, checked, lowercase, batch, spaced, spans)

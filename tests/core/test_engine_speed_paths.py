@@ -12,7 +12,7 @@ import google_bleu.engine as engine
 import google_bleu.gleu as gleu
 import google_bleu.keys as keys
 from google_bleu import corpus_gleu, get_tokenizer, gleu_stats, text_stats
-from google_bleu.validation import check_texts, check_tokens
+from google_bleu.validation import check_texts, check_tokens, check_utf8
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
 
 tokens = st.one_of(st.sampled_from(["a", "b", "c"]), st.integers(0, 2))
@@ -122,6 +122,18 @@ def test_check_texts_normalises_the_same_on_both_paths(predictions, references, 
 def test_check_texts_messages(predictions, references, error, message):
     with pytest.raises(error, match=message):
         check_texts(predictions, references)
+
+
+@pytest.mark.parametrize("at", [0, 255, 256, 700])
+def test_utf8_check_in_batches_finds_a_surrogate_anywhere(at):
+    # Empty texts too: a batch of them is no end of the input.
+    predictions = [""] * 701
+    predictions[at] = "ok \udfff"
+    with pytest.raises(ValueError, match=f"prediction {at} holds a lone surrogate U\\+DFFF at character 3"):
+        check_utf8(predictions, [["r"]] * 701)
+    check_utf8([""] * 701, [[""]] * 700 + [["\U0001f600"]])
+    with pytest.raises(ValueError, match="reference 1 of prediction 700 holds a lone surrogate U\\+D83D"):
+        check_utf8([""] * 701, [[""]] * 700 + [["", "\ud83d\ude00"]])
 
 
 def test_text_chunks_and_dedupe_change_nothing(monkeypatch):
@@ -288,6 +300,86 @@ def test_long_token_hash_collisions_fall_back_to_the_dictionary(monkeypatch):
     assert not calls
     hyps, refs = [["abcdefghijk", "abcdefghijl", "x"]], [[["abcdefghijl", "x", "abcdefghijm"]]]
     assert corpus_gleu(refs, hyps) == nltk_corpus(refs, hyps)
+
+
+# -- text kept as UTF-8 byte spans: the line store ------------------------------------
+SPAN_LINES = [
+    "the cat sat on the mat",
+    "abcdefghij abcdefghik abcdefghij 日本語のテキスト",
+    "a\x00 a",  # a token holding NUL, the other not: different tokens
+    "a a\x00b",
+    "",
+    "the cat sat on the mat",
+]
+
+
+def _token_lists_stats(predictions, references):
+    tokenize = get_tokenizer("13a")
+    return gleu_stats(tokenize.tokenize_all(predictions), [tokenize.tokenize_all(refs) for refs in references])
+
+
+def _span_corpus():
+    predictions = SPAN_LINES + SPAN_LINES[::-1]
+    references = [[SPAN_LINES[(i + 1) % 6], SPAN_LINES[i % 6]] for i in range(12)]
+    return predictions, references
+
+
+def test_line_store_tokenizes_each_distinct_line_once_and_keeps_them_across_calls():
+    store = keys.LineStore()
+    calls = []
+
+    def spans(texts):
+        calls.append(list(texts))
+        return get_tokenizer("13a").spans_all(texts)
+
+    first = store.ids(["b c", "a", "b c"], spans)
+    again = store.ids(["a", "d", "d", "b c"], spans)
+    assert calls == [["b c", "a"], ["d"]]
+    assert first.tolist() == [0, 1, 0] and again.tolist() == [1, 2, 2, 0]
+    assert store.texts == ["b c", "a", "d"] and store.counts[:3].tolist() == [2, 1, 1]
+
+
+def test_lines_with_equal_hashes_are_told_apart(monkeypatch):
+    # Every line hashed alike: the == check finds the unequal ones, and the chunk's lines
+    # are matched by a dictionary instead.
+    predictions, references = _span_corpus()
+    expected = _token_lists_stats(predictions, references)
+    monkeypatch.setattr(keys, "hash", lambda text: 7, raising=False)
+    assert text_stats(predictions, references) == expected
+    store = keys.LineStore()
+    spans = get_tokenizer("13a").spans_all
+    assert store.ids(["a", "b", "a"], spans).tolist() == [0, 1, 0]
+    assert store.ids(["b", "c", "b"], spans).tolist() == [0, 1, 0] and store.texts == ["b", "c"]
+
+
+def test_stored_long_token_hash_collisions_fall_back_to_exact_ids(monkeypatch):
+    predictions, references = _span_corpus()
+    expected = _token_lists_stats(predictions, references)
+    calls = []
+    token_ids = keys.token_ids
+    monkeypatch.setattr(keys, "token_ids", lambda *args: calls.append(1) or token_ids(*args))
+    assert text_stats(predictions, references) == expected
+    assert not calls
+    monkeypatch.setattr(keys, "_hash_long", lambda aligned, starts, lengths, first: np.zeros(starts.size, np.uint64))
+    assert text_stats(predictions, references) == expected
+    assert calls
+
+
+def test_stored_tokens_holding_nul_are_exact():
+    # "a\x00" zero-padded would read as "a": such tokens are hashed from their bytes and length.
+    predictions, references = ["a\x00 a b\x00\x00"], [["a a b\x00 b\x00\x00\x00"]]
+    expected = _token_lists_stats(predictions, references)
+    assert expected.rows[0, 0] == 1  # only "a" matches: NUL is part of a token
+    assert text_stats(predictions, references) == expected
+
+
+def test_text_path_with_every_chunk_and_store_bound_equals_token_lists(monkeypatch):
+    predictions, references = _span_corpus()
+    expected = _token_lists_stats(predictions, references)
+    for chunk_chars, seen in ((1, 0), (40, 2), (1 << 21, 1 << 16)):
+        monkeypatch.setattr(gleu, "TEXT_CHUNK_CHARS", chunk_chars)
+        monkeypatch.setattr(gleu, "SEEN_LINES", seen)
+        assert text_stats(predictions, references) == expected
 
 
 @settings(max_examples=200, deadline=None)

@@ -18,7 +18,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 import google_bleu
 from google_bleu import fast13a as tokenizers_module
 from google_bleu import get_tokenizer
-from google_bleu.fast13a import spaced_13a_batch, tokenize_13a, tokenize_13a_batch
+from google_bleu.fast13a import spaced_13a_batch, token_spans_13a, tokenize_13a, tokenize_13a_batch
 from tests.helpers.oracles import nltk_corpus, nltk_sentence
 
 _ORACLE = Tokenizer13a()
@@ -93,6 +93,16 @@ def _check_spaced(spaced, expected):
     assert spaced.counts.tolist() == list(map(len, expected))
 
 
+def _check_spans(spans, expected):
+    """Byte spans whose UTF-8 text is the expected tokens, line after line, and their counts."""
+    assert spans.counts.dtype == np.int64 and spans.counts.tolist() == list(map(len, expected))
+    assert np.all(np.diff(spans.starts) > 0) and np.all(spans.lengths > 0)
+    codes = spans.codes.tobytes()
+    tokens = [codes[start : start + n].decode("utf-8", "surrogatepass") for start, n in zip(spans.starts, spans.lengths)]
+    ends = np.cumsum(spans.counts).tolist()
+    assert [tokens[end - n : end] for end, n in zip(ends, spans.counts.tolist())] == expected
+
+
 # -- the 13a tokenizer ------------------------------------------------------------
 
 
@@ -119,9 +129,11 @@ def test_batch_equals_sacrebleu(texts):
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
     _check_spaced(spaced_13a_batch(texts), expected)
+    _check_spans(token_spans_13a(texts), expected)
     tokenize = get_tokenizer("13a")
     assert tokenize.tokenize_all(texts) == expected
     _check_spaced(tokenize.spaced_all(texts), expected)
+    _check_spans(tokenize.spans_all(texts), expected)
 
 
 @_FUZZ
@@ -132,6 +144,7 @@ def test_lowercase_batch_equals_sacrebleu_on_lowercased_text(texts):
     tokenize = get_tokenizer("13a", lowercase=True)
     assert tokenize.tokenize_all(texts) == expected
     _check_spaced(tokenize.spaced_all(texts), expected)
+    _check_spans(tokenize.spans_all(texts), expected)
 
 
 @_FUZZ
@@ -147,6 +160,7 @@ def test_batch_whatever_separators_the_text_holds(texts, n_taken, at, data):
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
     _check_spaced(spaced_13a_batch(texts), expected)
+    _check_spans(token_spans_13a(texts), expected)
 
 
 @_FUZZ
@@ -157,6 +171,7 @@ def test_batch_across_chunks_equals_sacrebleu(texts, chunk_chars):
         patch.setattr(tokenizers_module, "_13A_CHUNK_CHARS", chunk_chars)
         assert tokenize_13a_batch(texts) == expected
         _check_spaced(spaced_13a_batch(texts), expected)
+        _check_spans(token_spans_13a(texts), expected)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
@@ -167,6 +182,7 @@ def test_long_runs_equal_sacrebleu(pattern):
     expected = oracle(text)
     assert tokenize_13a(text) == expected
     assert tokenize_13a_batch([text, text[::-1]]) == [expected, oracle(text[::-1])]
+    _check_spans(token_spans_13a([text, text[::-1]]), [expected, oracle(text[::-1])])
 
 
 # -- text scoring -----------------------------------------------------------------
