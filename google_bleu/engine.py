@@ -135,7 +135,6 @@ def count_matches(
         return matches
     take = backend.take
     xp = backend.xp
-    sentence = sentence_of
     position = backend.arange(n_pos)  # per entry, its position (entries stay in position order)
     n_hyp = n_hyp_pos
     n = n_pos  # entries, and the bound of their group labels
@@ -152,7 +151,7 @@ def count_matches(
                 # sentence after the hypotheses' whose index is its segment's: only live groups
                 # add min(h, r) > 0, each to the reference of its representative's segment.
                 found = backend.found(live)
-                ref_sentence = take(sentence, found)
+                ref_sentence = take(sentence_of, take(position, found))
                 ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
                 clipped = xp.minimum(take(hyp_count, found), take(ref_count, found))
                 matches += backend.index_sum(ref_sentence, clipped, n_sentences)
@@ -162,7 +161,7 @@ def count_matches(
                 hyp_at = take(hyp_count, ref_group)
                 found = backend.found(hyp_at > 0)
                 pair_group = take(ref_group, found)
-                ref_sentence = take(sentence[n_hyp:], found)
+                ref_sentence = take(sentence_of, take(position[n_hyp:], found))
                 pair_key = pair_group * n_sentences
                 pair_key += ref_sentence
                 pair = backend.group(pair_key)
@@ -174,7 +173,7 @@ def count_matches(
         live_at = take(live, group)
         extends = live_at[:-1] & live_at[1:]
         if order == 1:
-            extends &= sentence[1:] == sentence[:-1]
+            extends &= sentence_of[1:] == sentence_of[:-1]
         elif backend.compacts:
             # Live n-grams (n >= 2) at adjacent positions overlap, so they share a sentence.
             extends &= position[1:] == position[:-1] + 1
@@ -186,7 +185,6 @@ def count_matches(
             key *= n
             key += take(group, index + 1)
             position = take(position, index)
-            sentence = take(sentence, index)
             n_hyp = int(np.searchsorted(index, n_hyp))
             n = int(index.shape[0])
         else:
