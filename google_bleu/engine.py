@@ -305,7 +305,7 @@ def _sentence_groups(hypotheses: list, list_of_references: list) -> Any:
     ) -> np.ndarray:
         sentences = hypotheses[start:stop]
         sentences += chain.from_iterable(list_of_references[start:stop])
-        return token_groups(sentences, lengths, False, segment_of)
+        return token_groups(sentences, lengths, segment_of)
 
     return groups
 

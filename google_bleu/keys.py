@@ -26,7 +26,6 @@ _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) -
 #: Odd 64-bit multipliers for hashing (Fibonacci hashing, word mixing).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SEGMENT_MIX = np.uint64(0xBF58476D1CE4E5B9)
-_SPACE = ord(" ")
 
 
 def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -81,12 +80,11 @@ def group_in_segments(values: np.ndarray, segment_of: np.ndarray, segment_hash: 
     return _group(hashed, (values, segment_of))
 
 
-def token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of: np.ndarray) -> np.ndarray:
+def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
     """Per token position, a representative position holding the same token in the same segment.
 
-    ``sentences`` are token sequences, or with ``spaced`` texts whose tokens are separated
-    by ASCII spaces (pairwise GLEU's lines); ``lengths`` are their token counts,
-    ``segment_of`` each position's segment. ``str`` tokens are read from their UTF-8 bytes
+    ``sentences`` are token sequences; ``lengths`` are their token counts, ``segment_of``
+    each position's segment. ``str`` tokens are read from their UTF-8 bytes
     (:func:`_str_token_words`); other tokens, and chunks that path declines, get exact ids
     from a dict, so any hashable token works and equal tokens (as Python compares them) match.
     """
@@ -95,21 +93,17 @@ def token_groups(sentences: list, lengths: np.ndarray, spaced: bool, segment_of:
     segment_hash *= SEGMENT_MIX
     non_empty = compress(sentences, lengths.tolist())
     try:
-        text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
+        text = "\0".join(map("\0".join, non_empty))
     except TypeError:  # some token is not a str
         words = None
     else:
-        # A NUL inside a spaced line would read as a gap between tokens (it joins lines):
-        # such chunks take the dictionary path, which splits on whitespace only.
-        holds_nul = spaced and text.count("\0") != int(np.count_nonzero(lengths)) - 1
-        words = None if holds_nul else _str_token_words(text, spaced, n_tokens)
+        words = _str_token_words(text, n_tokens)
     if words is not None:
         words, check = words
         rep = group_in_segments(words, segment_of, segment_hash)
         if check(rep):
             return rep
-    tokens = chain.from_iterable(map(str.split, sentences) if spaced else sentences)
-    return group_in_segments(token_ids(tokens, n_tokens).view(np.uint64), segment_of, segment_hash)
+    return group_in_segments(token_ids(chain.from_iterable(sentences), n_tokens).view(np.uint64), segment_of, segment_hash)
 
 
 def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
@@ -127,14 +121,14 @@ def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
     return ids
 
 
-def _str_token_words(text: str, spaced: bool, n_tokens: int):
+def _str_token_words(text: str, n_tokens: int):
     """Per token of ``text``, a 64-bit word standing for its bytes, and a check of groups.
 
-    ``text`` holds the (non-empty) sentences joined with NUL: their tokens joined with NUL
-    too, or with ``spaced`` separated by runs of ASCII spaces. A token of at most 8 bytes
-    is its own word (zero-padded: exact, as no token here holds NUL, so its first byte is
-    not zero unless the token is empty); a longer one gets a hash of its length and words
-    whose low byte is zero and which is not zero, so it never equals a short token's word.
+    ``text`` holds the (non-empty) sentences joined with NUL, their tokens joined with NUL
+    too. A token of at most 8 bytes is its own word (zero-padded: exact, as no token here
+    holds NUL, so its first byte is not zero unless the token is empty); a longer one gets
+    a hash of its length and words whose low byte is zero and which is not zero, so it
+    never equals a short token's word.
     Returns ``(words, check)`` where ``check(rep)`` says whether every long token has the
     bytes of its representative (a hash collision makes it False, and the caller counts
     with exact ids instead), or None when a token holds NUL. ``str`` subclasses are read
@@ -145,22 +139,17 @@ def _str_token_words(text: str, spaced: bool, n_tokens: int):
     buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
     buffer[:size] = np.frombuffer(data, np.uint8)
     aligned = buffer.view("<u8").astype(np.uint64, copy=False)  # a view on little-endian hosts
-    if spaced:
-        starts, lengths = _spaced_tokens(buffer[: size + 1])
-        if starts.size != n_tokens:
-            return None  # some token holds a NUL character
-    else:
-        ends = np.flatnonzero(buffer[:size] == 0)
-        if ends.size != n_tokens - 1:
-            return None  # some token holds a NUL character
-        starts = np.empty(n_tokens, np.int64)
-        starts[0] = 0
-        starts[1:] = ends
-        starts[1:] += 1
-        lengths = np.empty(n_tokens, np.int64)
-        lengths[:-1] = ends
-        lengths[-1] = size
-        lengths -= starts
+    ends = np.flatnonzero(buffer[:size] == 0)
+    if ends.size != n_tokens - 1:
+        return None  # some token holds a NUL character
+    starts = np.empty(n_tokens, np.int64)
+    starts[0] = 0
+    starts[1:] = ends
+    starts[1:] += 1
+    lengths = np.empty(n_tokens, np.int64)
+    lengths[:-1] = ends
+    lengths[-1] = size
+    lengths -= starts
     words = _words_at(aligned, starts, lengths)
     long = np.flatnonzero(lengths > _WORD)
     if long.size:
@@ -175,19 +164,6 @@ def _str_token_words(text: str, spaced: bool, n_tokens: int):
         return _tokens_equal(aligned, starts, lengths, long[moved], other[moved])
 
     return words, check
-
-
-def _spaced_tokens(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the runs of bytes other than space and NUL (``codes`` ends with NUL)."""
-    gap = codes == _SPACE
-    gap |= codes == 0
-    edge = gap[1:] != gap[:-1]  # a token starts after a gap and ends before one
-    bounds = np.flatnonzero(edge)
-    bounds += 1
-    if not gap[0]:
-        bounds = np.concatenate(([0], bounds))
-    starts = bounds[0::2]
-    return starts, bounds[1::2] - starts
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

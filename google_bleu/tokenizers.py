@@ -14,7 +14,7 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-from .fast13a import SpacedLines, TokenSpans, spaced_13a_batch, token_spans_13a, tokenize_13a, tokenize_13a_batch
+from .fast13a import TokenSpans, token_spans_13a, tokenize_13a, tokenize_13a_batch
 from .validation import check_bool, describe
 
 #: Tokenizer names and the sacrebleu classes behind them.
@@ -60,7 +60,7 @@ class Tokenizer:
         ['hello', ',', 'world', '!']
     """
 
-    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spaced", "spans", "_named")
+    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spans", "_named")
 
     def __init__(
         self,
@@ -69,7 +69,6 @@ class Tokenizer:
         checked: bool,
         lowercase: bool = False,
         batch: Callable[[list[str]], list[list[str]]] | None = None,
-        spaced: Callable[[list[str]], SpacedLines] | None = None,
         spans: Callable[[list[str]], TokenSpans] | None = None,
     ) -> None:
         self.name = name
@@ -78,8 +77,6 @@ class Tokenizer:
         self.lowercase = lowercase
         #: Optional ``list[str] -> list[list[str]]`` doing the same as ``function`` on many texts at once.
         self.batch = batch
-        #: Optional ``list[str] -> SpacedLines``: the same tokens, kept as text (no token objects).
-        self.spaced = spaced
         #: Optional ``list[str] -> TokenSpans``: the same tokens as spans of UTF-8 bytes.
         self.spans = spans
         # Set by get_tokenizer for the tokenizers it builds from a name: only those are
@@ -90,7 +87,7 @@ class Tokenizer:
     def _key(self) -> tuple:
         if self._named:
             return ("named", self.name, self.lowercase)
-        return ("custom", self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced, self.spans)
+        return ("custom", self.name, self.function, self.checked, self.lowercase, self.batch, self.spans)
 
     def __eq__(self, other: object) -> bool:
         """Tokenizers are equal when they tokenize alike: named ones by name and case, others by
@@ -109,7 +106,7 @@ class Tokenizer:
             return (get_tokenizer, (self.name, self.lowercase))
         return (
             _custom_tokenizer,
-            (self.name, self.function, self.checked, self.lowercase, self.batch, self.spaced, self.spans),
+            (self.name, self.function, self.checked, self.lowercase, self.batch, self.spans),
         )
 
     def __call__(self, text: str) -> list[str]:
@@ -132,19 +129,6 @@ class Tokenizer:
         if self.lowercase:
             texts = [text.lower() for text in texts]
         return self.batch(texts)
-
-    def spaced_all(self, texts: list[str]) -> SpacedLines | None:
-        """Tokenizes many texts into :class:`SpacedLines`, or None if this tokenizer can't.
-
-        Example:
-            >>> get_tokenizer("13a").spaced_all(["Hi, you.", "3.5-4"]).lines[0].split()
-            ['Hi', ',', 'you', '.']
-        """
-        if self.spaced is None:
-            return None
-        if self.lowercase:
-            texts = [text.lower() for text in texts]
-        return self.spaced(texts)
 
     def spans_all(self, texts: list[str]) -> TokenSpans | None:
         """Tokenizes many texts into :class:`TokenSpans`, or None if this tokenizer can't.
@@ -233,7 +217,7 @@ def get_tokenizer(
         if tokenizer._named:
             return get_tokenizer(tokenizer.name, True)
         return Tokenizer(
-            tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.batch, tokenizer.spaced, tokenizer.spans
+            tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.batch, tokenizer.spans
         )
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
@@ -248,7 +232,6 @@ def get_tokenizer(
                 checked=False,
                 lowercase=lowercase,
                 batch=tokenize_13a_batch,
-                spaced=spaced_13a_batch,
                 spans=token_spans_13a,
             )
         else:
@@ -266,7 +249,6 @@ def _custom_tokenizer(
     checked: bool,
     lowercase: bool,
     batch: Callable | None,
-    spaced: Callable | None,
     spans: Callable | None = None,
 ) -> Tokenizer:
-    return Tokenizer(name, function, checked, lowercase, batch, spaced, spans)
+    return Tokenizer(name, function, checked, lowercase, batch, spans)

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from ..engine import ngram_counts
-from ..keys import group_in_segments, group_keys, next_order, token_groups
+from ..keys import LineStore, group_in_segments, group_keys, next_order, token_groups
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from ..validation import check_orders, describe, is_tensor
 from .batched import _flat_numpy
@@ -75,7 +75,7 @@ PAIR_CHUNK = 1 << 22
 class _Side(NamedTuple):
     """The distinct sentences of one side and where each input sentence went."""
 
-    sentences: list  # token sequences, or spaced texts (see ``spaced``)
+    sentences: Any  # token sequences, or (text) their lines' indices in the ``store``
     lengths: np.ndarray  # int64 token counts of ``sentences``
     inverse: np.ndarray  # int64: input sentence i is ``sentences[inverse[i]]``
 
@@ -84,7 +84,7 @@ class _Prepared(NamedTuple):
     kind: str  # "text", "tokens" or "tensor"
     hyp: _Side
     ref: _Side | None  # None: all pairs within the hypotheses
-    spaced: bool  # sentences are texts whose tokens are separated by ASCII spaces
+    store: LineStore | None  # text: the tokenized lines the sentences name
     ids: np.ndarray | None  # tensor input: flat int64 ids of hyp then ref distinct sentences
     device: Any  # tensor input: the tensors' device
 
@@ -127,23 +127,25 @@ def _distinct(keys: list) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(is_first), np.take(distinct, position)
 
 
-def _text_sides(sides: list[list[str]], tokenize: Tokenizer) -> tuple[list[_Side], bool]:
+def _text_sides(sides: list[list[str]], tokenize: Tokenizer) -> tuple[list[_Side], LineStore | None]:
     distinct = [_distinct(side) for side in sides]
     texts = [[side[i] for i in first.tolist()] for side, (first, _) in zip(sides, distinct)]
-    unique = list(dict.fromkeys(text for side in texts for text in side))
-    spaced = tokenize.spaced_all(unique)
-    if spaced is not None:
-        line_of = dict(zip(unique, spaced.lines))
-        count_of = dict(zip(unique, spaced.counts.tolist()))
-    else:
-        tokens = tokenize.tokenize_all(unique)
-        line_of = dict(zip(unique, tokens))
-        count_of = dict(zip(unique, map(len, tokens)))
+    store = LineStore()
+    ids = store.ids([text for side in texts for text in side], tokenize.spans_all)
     out = []
+    if ids is not None:  # the tokens as byte spans: no token objects
+        start = 0
+        for side, (_, inverse) in zip(texts, distinct):
+            lines = ids[start : start + len(side)]
+            out.append(_Side(lines, np.take(store.counts, lines), inverse))
+            start += len(side)
+        return out, store
+    unique = list(dict.fromkeys(text for side in texts for text in side))
+    tokens_of = dict(zip(unique, tokenize.tokenize_all(unique)))
     for side, (_, inverse) in zip(texts, distinct):
-        lengths = np.fromiter(map(count_of.__getitem__, side), np.int64, len(side))
-        out.append(_Side(list(map(line_of.__getitem__, side)), lengths, inverse))
-    return out, spaced is not None
+        tokens = list(map(tokens_of.__getitem__, side))
+        out.append(_Side(tokens, np.fromiter(map(len, tokens), np.int64, len(tokens)), inverse))
+    return out, None
 
 
 def _token_side(name: str, value: Sequence, pad_id: int | None) -> _Side:
@@ -219,12 +221,12 @@ def _prepare(
     if kind == "text":
         sides = [list(hypotheses)] + ([] if references is None else [list(references)])
         tokenize = get_tokenizer(tokenizer, lowercase)
-        prepared, spaced = _text_sides(sides, tokenize)
-        return _Prepared(kind, prepared[0], prepared[1] if references is not None else None, spaced, None, None)
+        prepared, store = _text_sides(sides, tokenize)
+        return _Prepared(kind, prepared[0], prepared[1] if references is not None else None, store, None, None)
     if kind == "tokens":
         hyp = _token_side(hyp_name, hypotheses, pad_id)
         ref = None if references is None else _token_side(ref_name, references, pad_id)
-        return _Prepared(kind, hyp, ref, False, None, None)
+        return _Prepared(kind, hyp, ref, None, None, None)
     import torch
 
     device = hypotheses.device
@@ -237,7 +239,7 @@ def _prepare(
             torch, ref_name, references, pad_id, reference_lengths, ref_lengths_name, device, hyp_name
         )
         ids = np.concatenate((hyp_ids, ref_ids))
-    return _Prepared(kind, hyp, ref, False, ids, device)
+    return _Prepared(kind, hyp, ref, None, ids, device)
 
 
 # -- counting ---------------------------------------------------------------------------
@@ -335,8 +337,11 @@ def _groups(prepared: _Prepared, lengths: np.ndarray) -> np.ndarray:
         return one_segment
     if prepared.ids is not None:
         return group_in_segments(prepared.ids.view(np.uint64), one_segment, np.zeros(n_tokens, np.uint64))
+    if prepared.store is not None:
+        lines = prepared.hyp.sentences if prepared.ref is None else np.concatenate((prepared.hyp.sentences, prepared.ref.sentences))
+        return prepared.store.groups(lines, lengths, one_segment)
     sentences = prepared.hyp.sentences + ([] if prepared.ref is None else prepared.ref.sentences)
-    return token_groups(sentences, lengths, prepared.spaced, one_segment)
+    return token_groups(sentences, lengths, one_segment)
 
 
 def _match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: int, n_right: int, within: bool, device):

@@ -219,18 +219,16 @@ def test_str_path_equals_nltk_on_tricky_tokens(segments, min_len, extra):
     assert stats.sentence_scores().tolist() == [nltk_sentence(r, h, min_len, min_len + extra) for h, r in segments]
 
 
-def _groups(sentences, spaced=False, segments=None):
+def _groups(sentences, segments=None):
     """The engine's order-1 groups of one chunk: a representative position per token."""
-    lengths = np.array([len(s.split()) if spaced else len(s) for s in sentences], np.int64)
+    lengths = np.array([len(s) for s in sentences], np.int64)
     segment_of = np.zeros(int(lengths.sum()), np.int64) if segments is None else np.repeat(segments, lengths)
-    return keys.token_groups(sentences, lengths, spaced, segment_of)
+    return keys.token_groups(sentences, lengths, segment_of)
 
 
-def _str_words(sentences, spaced=False):
-    n = sum(len(s.split()) if spaced else len(s) for s in sentences)
+def _str_words(sentences):
     non_empty = [s for s in sentences if s]
-    text = "\0".join(non_empty) if spaced else "\0".join(map("\0".join, non_empty))
-    return keys._str_token_words(text, spaced, n)
+    return keys._str_token_words("\0".join(map("\0".join, non_empty)), sum(map(len, sentences)))
 
 
 def _no_dictionary(monkeypatch):
@@ -262,12 +260,33 @@ def test_equal_tokens_in_other_segments_are_other_groups(monkeypatch):
     assert rep[4] == 4  # "a" of segment 1 is alone in its group
 
 
-def test_spaced_text_gives_the_groups_of_its_tokens(monkeypatch):
+def test_stored_lines_give_the_groups_of_their_tokens(monkeypatch):
     tokens = [[t for t in TRICKY if t], ["abcdefghi", "x"], [], ["日本語のテキスト", "a"]]
-    spaced = ["  ".join(tokens[0]) + " ", " abcdefghi x", "", "日本語のテキスト a"]
-    assert [s.split() for s in spaced] == tokens
+    lines = ["  ".join(tokens[0]) + " ", " abcdefghi x", "", "日本語のテキスト a"]
+    store = keys.LineStore()
+    ids = store.ids(lines, get_tokenizer("none").spans_all)
+    assert ids is None  # sacrebleu's "none" tokenizer has no spans: nothing stored
+    ids = store.ids(lines, lambda texts: _whitespace_spans(texts))
+    lengths = np.take(store.counts, ids)
+    assert lengths.tolist() == list(map(len, tokens))
     _no_dictionary(monkeypatch)
-    assert np.array_equal(_groups(spaced, spaced=True), _groups(tokens))
+    assert np.array_equal(store.groups(ids, lengths, np.zeros(int(lengths.sum()), np.int64)), _groups(tokens))
+
+
+def _whitespace_spans(texts):
+    """Spans of the tokens of ``text.split(" ")`` (no other whitespace in these texts)."""
+    codes, starts, lengths, counts = bytearray(), [], [], []
+    for text in texts:
+        tokens = [token.encode("utf-8", "surrogatepass") for token in text.split(" ") if token]
+        for token in tokens:
+            starts.append(len(codes) + 1)
+            lengths.append(len(token))
+            codes += b" " + token
+        counts.append(len(tokens))
+    from google_bleu.fast13a import TokenSpans
+
+    as_array = lambda values: np.array(values, np.int64)  # noqa: E731
+    return TokenSpans(np.frombuffer(bytes(codes + b" "), np.uint8), as_array(starts), as_array(lengths), as_array(counts))
 
 
 def test_long_token_words_never_equal_short_ones():
@@ -279,7 +298,6 @@ def test_long_token_words_never_equal_short_ones():
 def test_str_path_declines_tokens_holding_nul():
     # A NUL inside a token would split it: the dictionary path counts such chunks.
     assert _str_words([["a", "b\x00c"]]) is None
-    assert _str_words(["a b\x00c"], spaced=True) is None
     hyps, refs = [["a", "b\x00c"]], [[["b\x00c", "a"]]]
     assert corpus_gleu(refs, hyps) == nltk_corpus(refs, hyps)
 

@@ -8,7 +8,7 @@ from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from google_bleu import get_tokenizer
-from tests.helpers.oracles import SAMPLES, read_lines
+from tests.helpers.oracles import SAMPLES, read_lines, span_tokens
 
 TRICKY = [
     "",
@@ -57,7 +57,7 @@ def test_13a_refuses_what_is_not_text(bad):
     tokenize = get_tokenizer("13a")
     with pytest.raises(TypeError, match=rf"^text must be a str, got {type(bad).__name__} "):
         tokenize(bad)
-    for call in (tokenize.tokenize_all, tokenize.spaced_all):
+    for call in (tokenize.tokenize_all, tokenize.spans_all):
         with pytest.raises(TypeError, match=rf"^texts\[2\] must be a str, got {type(bad).__name__} "):
             call(["a", "b", bad, "c"])
 
@@ -68,4 +68,4 @@ def test_13a_takes_str_subclasses_as_their_text():
     tokenize = get_tokenizer("13a")
     assert tokenize.tokenize_all(texts) == tokenize.tokenize_all(list(texts)) == expected
     assert [tokenize(text) for text in texts] == expected
-    assert [line.split() for line in tokenize.spaced_all(texts).lines] == expected
+    assert span_tokens(tokenize.spans_all(texts)) == expected

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from nltk.translate import gleu_score
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
@@ -60,3 +61,11 @@ def nltk_sentence(references, hypothesis, min_len=1, max_len=4) -> float:
 def read_lines(path: Path) -> list[str]:
     """One segment a line, as sacrebleu reads files (newline stripped, nothing else)."""
     return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def span_tokens(spans) -> list[list[str]]:
+    """The tokens of :class:`google_bleu.fast13a.TokenSpans`, line by line, as text."""
+    codes = spans.codes.tobytes()
+    tokens = [codes[start : start + n].decode("utf-8", "surrogatepass") for start, n in zip(spans.starts, spans.lengths)]
+    ends = np.cumsum(spans.counts).tolist()
+    return [tokens[end - n : end] for end, n in zip(ends, spans.counts.tolist())]
