@@ -176,14 +176,14 @@ def count_matches(
             extends &= sentence_of[1:] == sentence_of[:-1]
         elif backend.compacts:
             # Live n-grams (n >= 2) at adjacent positions overlap, so they share a sentence.
-            extends &= position[1:] == position[:-1] + 1
+            extends &= xp.diff(position) == 1
         if backend.compacts:
             index = backend.found(extends)
             if int(index.shape[0]) == 0:
                 break
             key = take(group, index)
             key *= n
-            key += take(group, index + 1)
+            key += take(group[1:], index)  # the group at index + 1
             position = take(position, index)
             n_hyp = int(np.searchsorted(index, n_hyp))
             n = int(index.shape[0])

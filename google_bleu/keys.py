@@ -28,6 +28,10 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SEGMENT_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
+#: ``0, 1, 2, ...`` kept for :func:`_group` (read only): a chunk's worth, not made at every call.
+_INDEX = np.arange(1 << 17)
+
+
 def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
     """For each element, the index of an element equal to it in every array of ``exact``.
 
@@ -44,7 +48,7 @@ def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
     shift = np.uint64(64 - bits)
     table = np.empty(1 << bits, np.int64)  # only slots written in a round are read back in it
     slot = (hashed >> shift).view(np.int64)
-    table[slot] = np.arange(n)
+    table[slot] = _INDEX[:n] if n <= _INDEX.size else np.arange(n)
     rep = np.take(table, slot)
     lost = np.take(exact[0], rep) != exact[0]
     for values in exact[1:]:
