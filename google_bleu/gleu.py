@@ -156,15 +156,15 @@ def checked_text_stats(
 ) -> GleuStats:
     """:func:`text_stats` for input as :func:`~google_bleu.validation.check_texts` returns
     it, with a built tokenizer and checked orders (callers that checked them already)."""
-    store = LineStore()  # tokenized lines shared by chunks
-    parts = [
-        _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, store)
-        for start, stop in _text_chunks(predictions, references)
-    ]
-    if not parts:
+    if not predictions:
         return GleuStats.empty(min_len, max_len)
-    rows = np.concatenate([rows for rows, _ in parts])
-    return GleuStats._trusted(rows, min_len, max_len, np.concatenate([chosen for _, chosen in parts]))
+    store = LineStore()  # tokenized lines shared by chunks
+    rows = np.empty((len(predictions), 4), np.int64)
+    chosen = np.empty(len(predictions), np.int64)
+    for start, stop in _text_chunks(predictions, references):
+        part = _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, store)
+        rows[start:stop], chosen[start:stop] = part
+    return GleuStats._trusted(rows, min_len, max_len, chosen)
 
 
 def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tuple[int, int]]:
@@ -186,10 +186,11 @@ def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tu
     return ranges
 
 
-#: Distinct lines :func:`text_stats` keeps tokenized between chunks (a bound on that
-#: memory, as sacrebleu's tokenizers keep 65,536 lines): references shared by many
-#: systems are tokenized once.
+#: Distinct lines, and their tokens, that :func:`text_stats` keeps tokenized between
+#: chunks (bounds on that memory, about 25 bytes a token; sacrebleu's tokenizers keep
+#: 65,536 lines): references shared by many systems are tokenized once.
 SEEN_LINES = 1 << 16
+SEEN_TOKENS = 1 << 18
 
 
 def _text_rows(
@@ -200,7 +201,7 @@ def _text_rows(
     max_len: int,
     store: LineStore,
 ) -> tuple[np.ndarray, np.ndarray]:
-    if store.n_lines > SEEN_LINES:
+    if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
         store.clear()
     n_refs = np.fromiter(map(len, references), np.int64, len(references))
     # Each distinct line is tokenized once (references shared by systems, repeated lines).

@@ -432,9 +432,9 @@ def _exact_ids(lines: list[str]) -> np.ndarray:
 
 def _room(array: np.ndarray, size: int, used: int) -> np.ndarray:
     """``array``, or a copy of its first ``used`` items with room for at least ``size``
-    (and as much again as this growth needed, so that growing is rare)."""
+    (and half as much again, so that growing is rare)."""
     if size <= array.size:
         return array
-    grown = np.empty(max(2 * size - used, 2 * array.size) // _WORD * _WORD + _WORD, array.dtype)
+    grown = np.empty(max(size + (size - used) // 2, array.size + array.size // 2) // _WORD * _WORD + _WORD, array.dtype)
     grown[:used] = array[:used]
     return grown

@@ -394,9 +394,10 @@ def test_stored_tokens_holding_nul_are_exact():
 def test_text_path_with_every_chunk_and_store_bound_equals_token_lists(monkeypatch):
     predictions, references = _span_corpus()
     expected = _token_lists_stats(predictions, references)
-    for chunk_chars, seen in ((1, 0), (40, 2), (1 << 21, 1 << 16)):
+    for chunk_chars, seen_lines, seen_tokens in ((1, 0, 1 << 18), (40, 2, 1 << 18), (40, 1 << 16, 3), (1 << 21, 1 << 16, 1 << 18)):
         monkeypatch.setattr(gleu, "TEXT_CHUNK_CHARS", chunk_chars)
-        monkeypatch.setattr(gleu, "SEEN_LINES", seen)
+        monkeypatch.setattr(gleu, "SEEN_LINES", seen_lines)
+        monkeypatch.setattr(gleu, "SEEN_TOKENS", seen_tokens)
         assert text_stats(predictions, references) == expected
 
 
