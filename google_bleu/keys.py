@@ -28,6 +28,8 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 SEGMENT_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
+#: Tokens whose words :class:`LineStore` computes at a time (bounds the temporaries).
+_WORDS_AT_ONCE = 1 << 16
 #: ``0, 1, 2, ...`` kept for :func:`_group` (read only): a chunk's worth, not made at every call.
 _INDEX = np.arange(1 << 17)
 
@@ -358,15 +360,24 @@ class LineStore:
         end = self.n_tokens + n_new
         for name in ("starts", "lengths", "words"):
             setattr(self, name, _room(getattr(self, name), end, self.n_tokens))
-        starts = spans.starts + self.n_codes
-        self.starts[self.n_tokens : end] = starts
+        starts = self.starts[self.n_tokens : end]
+        np.add(spans.starts, self.n_codes, out=starts)
         self.lengths[self.n_tokens : end] = spans.lengths
         aligned = self._aligned()
-        words = _words_at(aligned, starts, spans.lengths)
-        checked = spans.lengths > _WORD
-        long = np.flatnonzero(checked)
-        if long.size:
-            words[long] = _hash_long(aligned, np.take(starts, long), np.take(spans.lengths, long), np.take(words, long))
+        words = self.words[self.n_tokens : end]
+        for low in range(0, n_new, _WORDS_AT_ONCE):  # bounded temporaries
+            block = slice(low, low + _WORDS_AT_ONCE)
+            block_starts, block_lengths = starts[block], spans.lengths[block]
+            block_words = _words_at(aligned, block_starts, block_lengths)
+            long = np.flatnonzero(block_lengths > _WORD)
+            if long.size:
+                hashed = _hash_long(
+                    aligned, np.take(block_starts, long), np.take(block_lengths, long), np.take(block_words, long)
+                )
+                hashed &= ~np.uint64(0xFF)  # a low byte of zero: never a short token's word
+                hashed |= np.uint64(0x100)
+                block_words[long] = hashed
+            words[block] = block_words
         if holds_nul:
             # A token holding a zero byte would make zero-padding ambiguous: it is hashed
             # from every word and its length, and checked as long tokens are.
@@ -374,12 +385,10 @@ class LineStore:
             at = np.searchsorted(spans.starts, nul, side="right") - 1
             inside = (at >= 0) & (nul < np.take(spans.starts, at) + np.take(spans.lengths, at))
             odd = np.unique(at[inside])
-            words[odd] = _hash_words(aligned, np.take(starts, odd), np.take(spans.lengths, odd))
-            checked[odd] = True
-        long = np.flatnonzero(checked)
-        words[long] &= ~np.uint64(0xFF)  # a low byte of zero: never a short token's word
-        words[long] |= np.uint64(0x100)
-        self.words[self.n_tokens : end] = words
+            hashed = _hash_words(aligned, np.take(starts, odd), np.take(spans.lengths, odd))
+            hashed &= ~np.uint64(0xFF)
+            hashed |= np.uint64(0x100)
+            words[odd] = hashed
         self.n_codes += size
         n_lines = spans.counts.size
         stop = self.n_lines + n_lines
@@ -432,9 +441,11 @@ def _exact_ids(lines: list[str]) -> np.ndarray:
 
 def _room(array: np.ndarray, size: int, used: int) -> np.ndarray:
     """``array``, or a copy of its first ``used`` items with room for at least ``size``
-    (and half as much again, so that growing is rare)."""
+    (when something is kept, half as much again, so that growing is rare)."""
     if size <= array.size:
         return array
-    grown = np.empty(max(size + (size - used) // 2, array.size + array.size // 2) // _WORD * _WORD + _WORD, array.dtype)
+    if used:
+        size = max(size + (size - used) // 2, array.size + array.size // 2)
+    grown = np.empty(size // _WORD * _WORD + _WORD, array.dtype)
     grown[:used] = array[:used]
     return grown
