@@ -165,10 +165,10 @@ def _blank_whitespace(codes: np.ndarray) -> None:
                 codes[hit + k] = _SPACE
 
 
-def _batch_13a(texts: list[str], between: Any = None) -> Any:
-    """13a of a batch with ``between(texts, separator)`` (default :func:`_batch_13a_between`),
-    cut into runs of lines that leave a separator free; the runs' results are joined."""
-    between = between or _batch_13a_between
+def _batch_13a(texts: list[str], between: Any) -> Any:
+    """13a of a batch with ``between(texts, separator)`` (:func:`_batch_13a_between` or
+    :func:`_spans_13a_between`), cut into runs of lines that leave a separator free; a line
+    that holds every candidate is done on its own (``separator`` None)."""
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is not None:
@@ -184,7 +184,7 @@ def _batch_13a(texts: list[str], between: Any = None) -> Any:
                 parts.append(between(texts[start:stop], min(free)))
             start, left = stop, set(_SEPARATORS).difference(text)
             if not left:  # this line holds every candidate: on its own
-                parts.append(_one_line_13a(text, between))
+                parts.append(between([text], None))
                 start, left = stop + 1, set(_SEPARATORS)
         free = left
     if start < len(texts):
@@ -192,17 +192,11 @@ def _batch_13a(texts: list[str], between: Any = None) -> Any:
     return _joined(parts)
 
 
-def _one_line_13a(text: str, between: Any) -> Any:
-    if between is _spans_13a_between:
-        codes = _line_codes(text)
-        starts, ends = _token_bounds(codes)
-        return TokenSpans(codes, starts, ends - starts, np.array([starts.size], np.int64))
-    tokens = _space_13a(f" {_unescape_13a(text)} ").split()
-    return SpacedLines([" ".join(tokens)], np.array([len(tokens)], np.int64))
-
-
 def _joined(parts: list) -> Any:
-    if parts and isinstance(parts[0], TokenSpans):
+    """One result of consecutive parts (:class:`SpacedLines` or :class:`TokenSpans`)."""
+    if len(parts) == 1:
+        return parts[0]
+    if isinstance(parts[0], TokenSpans):
         offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]])
         return TokenSpans(
             np.concatenate([part.codes for part in parts]),
@@ -211,6 +205,25 @@ def _joined(parts: list) -> Any:
             np.concatenate([part.counts for part in parts]),
         )
     return SpacedLines([line for part in parts for line in part.lines], np.concatenate([part.counts for part in parts]))
+
+
+def _chunked_13a(texts: list[str], between: Any) -> Any:
+    """:func:`_batch_13a` about :data:`_13A_CHUNK_CHARS` characters at a time (always at
+    least one batch, so that no input gives an empty result of the right kind)."""
+    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
+        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
+        if bad is not None:
+            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
+    parts = []
+    start, size = 0, 0
+    for stop, text in enumerate(texts, 1):
+        size += len(text) + 3
+        if size >= _13A_CHUNK_CHARS:
+            parts.append(_batch_13a(texts[start:stop], between))
+            start, size = stop, 0
+    if start < len(texts) or not parts:
+        parts.append(_batch_13a(texts[start:], between))
+    return _joined(parts)
 
 
 def _line_codes(text: str) -> np.ndarray:
@@ -227,8 +240,11 @@ def _token_starts(codes: np.ndarray) -> np.ndarray:
     return starts
 
 
-def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str) -> np.ndarray:
-    """Which of the tokens starting at ``starts`` are the separator between lines."""
+def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | None) -> np.ndarray:
+    """Which of the tokens starting at ``starts`` are the separator between lines (none
+    when ``separator`` is None: one line)."""
+    if separator is None:
+        return np.zeros(starts.size, bool)
     mark = separator.encode("utf-8")
     boundary = codes[starts] == mark[0]
     for k in range(1, len(mark)):  # a multi-byte separator: the following bytes too
@@ -236,17 +252,21 @@ def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str) -> n
     return boundary
 
 
-def _batch_13a_between(texts: list[str], separator: str) -> SpacedLines:
-    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines."""
+def _batch_13a_between(texts: list[str], separator: str | None) -> SpacedLines:
+    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines;
+    None: ``texts`` is one line."""
     codes = _space_13a_codes(_line_codes(f" {separator} ".join(texts)))
     # Tokens start where a space is followed by anything else; the separators start too.
     boundary = _line_boundaries(codes, _token_starts(codes), separator)
     line_of_start = np.cumsum(boundary)
     counts = np.bincount(line_of_start[~boundary], minlength=len(texts))
-    return SpacedLines(codes.tobytes().decode("utf-8", "surrogatepass").split(separator), counts)
+    text = codes.tobytes().decode("utf-8", "surrogatepass")
+    if not len(texts):
+        return SpacedLines([], counts)
+    return SpacedLines(text.split(separator) if separator is not None else [text], counts)
 
 
-def _spans_13a_between(texts: list[str], separator: str) -> TokenSpans:
+def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
     """:func:`_batch_13a_between` as :class:`TokenSpans`: the token boundaries are found in
     the bytes as they are (no spaces inserted, nothing decoded)."""
     codes = _line_codes(f" {separator} ".join(texts))
@@ -282,13 +302,6 @@ def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
     return [line.split() for line in spaced_13a_batch(texts).lines]
 
 
-def _check_str_list(texts: list) -> None:
-    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
-        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
-        if bad is not None:
-            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
-
-
 def spaced_13a_batch(texts: list[str]) -> SpacedLines:
     """13a tokenization of many lines, kept as text: ``lines[i].split()`` is sacrebleu's
     ``Tokenizer13a`` split of ``texts[i]``, and ``counts[i]`` its length.
@@ -298,22 +311,7 @@ def spaced_13a_batch(texts: list[str]) -> SpacedLines:
         >>> [line.split() for line in spaced.lines], spaced.counts.tolist()
         ([['Hello', ',', 'world', '!'], ['3.5', '-', '4', 'days']], [4, 4])
     """
-    _check_str_list(texts)
-    lines: list[str] = []
-    counts: list[np.ndarray] = []
-    start, size = 0, 0
-    for stop, text in enumerate(texts, 1):
-        size += len(text) + 3
-        if size >= _13A_CHUNK_CHARS:
-            part = _batch_13a(texts[start:stop])
-            lines += part.lines
-            counts.append(part.counts)
-            start, size = stop, 0
-    if start < len(texts):
-        part = _batch_13a(texts[start:])
-        lines += part.lines
-        counts.append(part.counts)
-    return SpacedLines(lines, np.concatenate(counts) if counts else np.zeros(0, np.int64))
+    return _chunked_13a(texts, _batch_13a_between)
 
 
 def token_spans_13a(texts: list[str]) -> TokenSpans:
@@ -327,17 +325,7 @@ def token_spans_13a(texts: list[str]) -> TokenSpans:
         >>> spans.counts.tolist()
         [4, 3]
     """
-    _check_str_list(texts)
-    parts = []
-    start, size = 0, 0
-    for stop, text in enumerate(texts, 1):
-        size += len(text) + 3
-        if size >= _13A_CHUNK_CHARS:
-            parts.append(_batch_13a(texts[start:stop], _spans_13a_between))
-            start, size = stop, 0
-    if start < len(texts) or not parts:
-        parts.append(_batch_13a(texts[start:], _spans_13a_between))
-    return parts[0] if len(parts) == 1 else _joined(parts)
+    return _chunked_13a(texts, _spans_13a_between)
 
 
 def tokenize_13a(text: str) -> list[str]:
