@@ -203,11 +203,11 @@ def _text_rows(
 ) -> tuple[np.ndarray, np.ndarray]:
     if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
         store.clear()
-    n_refs = np.fromiter(map(len, references), np.int64, len(references))
     # Each distinct line is tokenized once (references shared by systems, repeated lines).
     lines = [*predictions, *chain.from_iterable(references)]
-    ids = store.ids(lines, tokenize.spans_all)
-    if ids is not None:
+    if tokenize.spans is not None:
+        ids = store.ids(lines, tokenize.spans_all)
+        n_refs = np.fromiter(map(len, references), np.int64, len(references))
         n = len(predictions)
         return stored_segment_rows(store, ids[:n], ids[n:], n_refs, min_len, max_len)
     # A tokenizer without spans: token lists.

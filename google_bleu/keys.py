@@ -156,13 +156,8 @@ def _str_token_words(text: str, n_tokens: int):
     lengths[:-1] = ends
     lengths[-1] = size
     lengths -= starts
-    words = _words_at(aligned, starts, lengths)
+    words = _token_words(aligned, starts, lengths)
     long = np.flatnonzero(lengths > _WORD)
-    if long.size:
-        hashed = _hash_long(aligned, np.take(starts, long), np.take(lengths, long), np.take(words, long))
-        hashed &= ~np.uint64(0xFF)
-        hashed |= np.uint64(0x100)
-        words[long] = hashed
 
     def check(rep: np.ndarray) -> bool:
         other = np.take(rep, long)
@@ -170,6 +165,24 @@ def _str_token_words(text: str, n_tokens: int):
         return _tokens_equal(aligned, starts, lengths, long[moved], other[moved])
 
     return words, check
+
+
+def _token_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per token (``starts``, ``lengths`` > 0, no NUL byte), its word: its bytes when at most
+    8, else a hash of them marked by :func:`_hashed_word`."""
+    words = _words_at(aligned, starts, lengths)
+    long = np.flatnonzero(lengths > _WORD)
+    if long.size:
+        words[long] = _hashed_word(_hash_long(aligned, np.take(starts, long), np.take(lengths, long), np.take(words, long)))
+    return words
+
+
+def _hashed_word(hashed: np.ndarray) -> np.ndarray:
+    """``hashed`` with a low byte of zero and bit 8 set: never a short token's word (whose
+    first byte is not zero) and never zero. In place; returned."""
+    hashed &= ~np.uint64(0xFF)
+    hashed |= np.uint64(0x100)
+    return hashed
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -314,12 +327,12 @@ class LineStore:
         self.texts = []
         self.n_codes = self.n_tokens = self.n_lines = 0
 
-    def ids(self, lines: list[str], tokenize: Any) -> np.ndarray | None:
+    def ids(self, lines: list[str], tokenize: Any) -> np.ndarray:
         """Per line, its index in the store; lines not stored yet are tokenized and added.
 
         Lines are matched by ``hash`` (cached by Python strings) and every match is checked
         with ``==``. ``tokenize(texts)`` returns :class:`~google_bleu.fast13a.TokenSpans`
-        for the new texts, or None when it cannot (then nothing is added and None is returned).
+        for the new texts (a tokenizer's ``spans``, lowercasing included: ``spans_all``).
         """
         n, stored = len(lines), self.n_lines
         hashes = np.fromiter(map(hash, lines), np.int64, n)
@@ -338,17 +351,14 @@ class LineStore:
                 # this chunk's lines alone, matched by a dictionary.
                 self.clear()
                 stored, own = 0, own - stored
-                rep = _exact_ids(lines)
+                rep = first_positions(lines)
         new = np.flatnonzero(rep == own)
         index = np.empty(stored + n, np.int64)
         index[:stored] = np.arange(stored)
         index[own[new]] = np.arange(stored, stored + new.size)
         if new.size:
             texts = list(map(lines.__getitem__, new.tolist()))
-            spans = tokenize(texts)
-            if spans is None:
-                return None
-            self._add(texts, np.take(hashes, new), spans, "\0" in "".join(texts))
+            self._add(texts, np.take(hashes, new), tokenize(texts), "\0" in "".join(texts))
         return np.take(index, rep)
 
     def _add(self, texts: list[str], hashes: np.ndarray, spans: Any, holds_nul: bool) -> None:
@@ -367,17 +377,7 @@ class LineStore:
         words = self.words[self.n_tokens : end]
         for low in range(0, n_new, _WORDS_AT_ONCE):  # bounded temporaries
             block = slice(low, low + _WORDS_AT_ONCE)
-            block_starts, block_lengths = starts[block], spans.lengths[block]
-            block_words = _words_at(aligned, block_starts, block_lengths)
-            long = np.flatnonzero(block_lengths > _WORD)
-            if long.size:
-                hashed = _hash_long(
-                    aligned, np.take(block_starts, long), np.take(block_lengths, long), np.take(block_words, long)
-                )
-                hashed &= ~np.uint64(0xFF)  # a low byte of zero: never a short token's word
-                hashed |= np.uint64(0x100)
-                block_words[long] = hashed
-            words[block] = block_words
+            words[block] = _token_words(aligned, starts[block], spans.lengths[block])
         if holds_nul:
             # A token holding a zero byte would make zero-padding ambiguous: it is hashed
             # from every word and its length, and checked as long tokens are.
@@ -385,10 +385,7 @@ class LineStore:
             at = np.searchsorted(spans.starts, nul, side="right") - 1
             inside = (at >= 0) & (nul < np.take(spans.starts, at) + np.take(spans.lengths, at))
             odd = np.unique(at[inside])
-            hashed = _hash_words(aligned, np.take(starts, odd), np.take(spans.lengths, odd))
-            hashed &= ~np.uint64(0xFF)
-            hashed |= np.uint64(0x100)
-            words[odd] = hashed
+            words[odd] = _hashed_word(_hash_words(aligned, np.take(starts, odd), np.take(spans.lengths, odd)))
         self.n_codes += size
         n_lines = spans.counts.size
         stop = self.n_lines + n_lines
@@ -427,16 +424,21 @@ class LineStore:
         ):
             return rep
         # A hash collision: exact ids from the tokens' bytes.
-        codes, starts, lengths = self.codes, np.take(self.starts, token).tolist(), np.take(self.lengths, token)
-        ends = (np.take(self.starts, token) + lengths).tolist()
-        tokens = (codes[start:end].tobytes() for start, end in zip(starts, ends))
+        starts = np.take(self.starts, token)
+        ends = starts + np.take(self.lengths, token)
+        tokens = (self.codes[start:end].tobytes() for start, end in zip(starts.tolist(), ends.tolist()))
         return group_in_segments(token_ids(tokens, n).view(np.uint64), segment_of, segment_hash)
 
 
-def _exact_ids(lines: list[str]) -> np.ndarray:
-    """Per line, the index of its first equal line (a dictionary: no hash is trusted)."""
-    first: dict[str, int] = {}
-    return np.fromiter(map(first.setdefault, lines, count()), np.int64, len(lines))
+def first_positions(values: list) -> np.ndarray:
+    """Per value, the position of the first value equal to it (a dictionary: exact).
+
+    Example:
+        >>> first_positions(["b", "a", "b"]).tolist()
+        [0, 1, 0]
+    """
+    first: dict = {}
+    return np.fromiter(map(first.setdefault, values, count()), np.int64, len(values))
 
 
 def _room(array: np.ndarray, size: int, used: int) -> np.ndarray:

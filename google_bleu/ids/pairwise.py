@@ -43,13 +43,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from itertools import count
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from ..engine import ngram_counts
-from ..keys import LineStore, group_in_segments, group_keys, next_order, token_groups
+from ..keys import LineStore, first_positions, group_in_segments, group_keys, next_order, token_groups
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from ..validation import check_orders, describe, is_tensor
 from .batched import _flat_numpy
@@ -118,10 +117,8 @@ def _kind_of(name: str, value: Any) -> str | None:
 
 def _distinct(keys: list) -> tuple[np.ndarray, np.ndarray]:
     """Where each distinct key first occurs, and per key the index of its distinct key."""
-    n = len(keys)
-    first_seen: dict = {}
-    position = np.fromiter(map(first_seen.setdefault, keys, count()), np.int64, n)
-    is_first = position == np.arange(n)
+    position = first_positions(keys)
+    is_first = position == np.arange(len(keys))
     distinct = np.cumsum(is_first)
     distinct -= 1
     return np.flatnonzero(is_first), np.take(distinct, position)
@@ -130,10 +127,10 @@ def _distinct(keys: list) -> tuple[np.ndarray, np.ndarray]:
 def _text_sides(sides: list[list[str]], tokenize: Tokenizer) -> tuple[list[_Side], LineStore | None]:
     distinct = [_distinct(side) for side in sides]
     texts = [[side[i] for i in first.tolist()] for side, (first, _) in zip(sides, distinct)]
-    store = LineStore()
-    ids = store.ids([text for side in texts for text in side], tokenize.spans_all)
     out = []
-    if ids is not None:  # the tokens as byte spans: no token objects
+    if tokenize.spans is not None:  # the tokens as byte spans: no token objects
+        store = LineStore()
+        ids = store.ids([text for side in texts for text in side], tokenize.spans_all)
         start = 0
         for side, (_, inverse) in zip(texts, distinct):
             lines = ids[start : start + len(side)]
