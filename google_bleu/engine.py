@@ -1,55 +1,132 @@
-"""The counting engine: per-segment GLEU statistics, one algorithm over two backends.
+"""The counting engine: per-segment GLEU statistics, by one of two strategies.
 
-:func:`count_matches` and :func:`choose_references` are written once against a small
-backend interface: :class:`NumpyBackend` (CPU: a verified hash table groups exact keys,
-and positions that cannot extend to a match are dropped) and :class:`TorchBackend` (any
-torch device: sorts group the keys, and every size is fixed by the input's shape, so a
-call reads nothing back to the host and can be replayed as a CUDA graph; it lives with
-the token-id path, :mod:`google_bleu.ids.torch_backend`).
+Small inputs (up to :data:`SMALL_TOKENS` tokens, :func:`small_input` decides) are counted in
+plain Python, nltk's algorithm over the same tokens (:func:`python_rows`): a numpy call
+costs a few microseconds whatever its size, more than a short pair's whole count. Larger
+inputs go through :func:`count_matches` and :func:`choose_references`, written once over a
+small backend interface: :class:`NumpyBackend` (CPU: a verified hash table groups exact
+keys, and positions that cannot extend to a match are dropped) and the torch backend of
+:mod:`google_bleu.ids.torch_backend` (every size fixed by the input's shape, so a call reads
+nothing back to the host and can be replayed as a CUDA graph). Both strategies give the
+same rows (``tests/core/test_strategies.py``).
 
-A chunk of segments is one array of positions: the hypotheses' tokens, then the
-references' (segment by segment). Order 1 groups each position with the equal tokens of
-its segment (token keys and the hash table: :mod:`google_bleu.keys`; integer ids are
-their own keys). Order n+1 keys position p by the pair (group of the n-gram at p, group
-of the n-gram at p + 1). Counting
-group labels gives each n-gram's count in the hypothesis and in each reference; clipped
-matches are summed per reference, and the reference kept for a segment is the first with
-the highest ``n_match / max(n_hyp, n_ref)``, as nltk's ``max`` keeps it. N-gram totals
-follow from lengths alone. ``docs/design.md`` explains the choices.
+N-grams are walked order by order (:func:`extend`): the (n+1)-gram at position p is the
+n-gram at p followed by the n-gram at p + 1, so its exact key is the pair of their groups,
+and only n-grams found on both sides can extend. :func:`pair_counts` counts (n-gram,
+sentence) pairs. ``explain`` and pairwise GLEU walk with the same two functions.
+``docs/design.md`` explains the choices.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
 from .keys import group_keys, token_groups
+from .stats import ratio
+from .validation import check_token_kinds
 
 #: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
 #: temporaries stay near the CPU caches and extra memory stays bounded whatever the
 #: corpus size; a single segment longer than this is one chunk of its own.
 CHUNK_TOKENS = 1 << 16
+#: Inputs of at most this many tokens (all sides together) are counted in plain Python:
+#: below it a numpy call's fixed cost outweighs its speed (``benchmarks/bench_small.py``
+#: measures the crossover).
+SMALL_TOKENS = 1024
+#: Characters per token assumed when text is sized before it is tokenized (13a on WMT
+#: news gives 5 to 6; a language without spaces fewer tokens, so fewer is safe).
+CHARS_PER_TOKEN = 5
+
+
+def small_input(n_tokens: int) -> bool:
+    """Whether an input of ``n_tokens`` tokens is counted in plain Python: the one place the
+    strategy is chosen (text sizes itself as ``n_chars // CHARS_PER_TOKEN``)."""
+    return n_tokens <= SMALL_TOKENS
 
 
 def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
-    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths
-    (a numpy array or a torch tensor of integers).
+    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths: an
+    ``int``, or a numpy array or torch tensor of integers.
 
     Example:
-        >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist()
-        [0, 1, 10, 18]
+        >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist(), ngram_counts(6, 1, 4)
+        ([0, 1, 10, 18], 18)
     """
-    if isinstance(lengths, (list, tuple)):
-        lengths = np.asarray(lengths, np.int64)
-    top = lengths.clip(max=max_len)
-    terms = (top - min_len + 1).clip(min=0)
+    if isinstance(lengths, int):
+        top = min(lengths, max_len)
+        terms = max(top - min_len + 1, 0)
+    else:
+        top = lengths.clip(max=max_len)
+        terms = (top - min_len + 1).clip(min=0)
     # Arithmetic series from (L - min_len + 1) down to (L - top + 1).
     return (terms * (2 * lengths - min_len - top + 2)) // 2
 
 
-# -- the counting core, written once over a small backend interface -------------------
+# -- plain Python: nltk's algorithm, for small inputs ---------------------------------------
+
+
+def _higher_grams(tokens: Any, low: int, high: int) -> list:
+    """Every n-gram of orders ``low..high`` (``low >= 2``) as a tuple of tokens."""
+    shifted = [tokens[k:] for k in range(high)]
+    grams: list = []
+    for order in range(low, high + 1):
+        grams += zip(*shifted[:order])
+    return grams
+
+
+def _clipped(a: Any, b: Any) -> int:
+    """``sum_g min(count of g in a, count of g in b)``. Where one side holds no n-gram twice
+    (the common case), that is the size of a set intersection."""
+    a_set = set(a)
+    if len(a_set) == len(a):
+        return len(a_set.intersection(b))
+    b_set = set(b)
+    if len(b_set) == len(b):
+        return len(a_set.intersection(b_set))
+    a_counts, b_counts = Counter(a), Counter(b)
+    return sum(min(a_counts[gram], b_counts[gram]) for gram in a_set.intersection(b_set))
+
+
+def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[list, list]:
+    """Rows and chosen references as :func:`segment_rows` gives them, in plain Python (lists).
+
+    nltk's ``corpus_gleu`` counts n-gram tuples with ``Counter``; here order 1 is
+    counted over the tokens themselves and orders 2 and up over tuples (an order's n-grams
+    never equal another's), each with a set intersection where one side holds no n-gram
+    twice. A hypothesis and a reference that share no token share no n-gram.
+    """
+    rows, chosen = [], []
+    low = max(min_len, 2)
+    for hypothesis, references in zip(hypotheses, list_of_references):
+        n_hyp = ngram_counts(len(hypothesis), min_len, max_len)
+        hyp_grams = None
+        best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
+        for j, reference in enumerate(references):
+            n_ref = ngram_counts(len(reference), min_len, max_len)
+            n_all = max(n_hyp, n_ref)
+            if not n_all:
+                continue  # not a candidate (nltk skips it)
+            n_match = 0
+            if not set(hypothesis).isdisjoint(reference):
+                if min_len == 1:
+                    n_match = _clipped(hypothesis, reference)
+                if max_len >= low:
+                    if hyp_grams is None:
+                        hyp_grams = _higher_grams(hypothesis, low, max_len)
+                    n_match += _clipped(hyp_grams, _higher_grams(reference, low, max_len))
+            ratio = n_match / n_all
+            if ratio > best_ratio:  # the first best, as nltk's max keeps it
+                best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), ratio, j
+        rows.append(best)
+        chosen.append(index)
+    return rows, chosen
+
+
+# -- the vectorised core, written once over a small backend interface ------------------------
 
 
 class NumpyBackend:
@@ -57,7 +134,7 @@ class NumpyBackend:
 
     Dropping every position whose n-gram cannot extend to a match (``compacts``) makes
     later orders see ever fewer positions; sizes that depend on the data cost nothing on
-    a CPU. ``xp`` is the array module (``where``, ``minimum``, ``maximum``).
+    a CPU. ``xp`` is the array module (``where``, ``minimum``, ``maximum``, ``diff``).
     """
 
     compacts = True
@@ -79,11 +156,6 @@ class NumpyBackend:
         # float64 sums of counts this small are exact
         return np.bincount(index, weights=values.astype(np.float64), minlength=n).astype(np.int64)
 
-    def ratio(self, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-        # One correctly rounded float64 division, as Python's int / int; -1.0 where 0 / 0.
-        out = np.full(numerator.shape, -1.0)
-        return np.divide(numerator, denominator, out=out, where=denominator > 0)
-
     def per_segment(self, reduce: str, values: np.ndarray, segment: np.ndarray, first: np.ndarray) -> np.ndarray:
         # A segment's values are contiguous from ``first`` (at least one each).
         return (np.maximum if reduce == "max" else np.minimum).reduceat(values, first)
@@ -93,6 +165,53 @@ class NumpyBackend:
 
 
 NUMPY = NumpyBackend()
+
+
+def extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sentence: Any = None) -> tuple:
+    """The n-grams of order n + 1 from those of order n.
+
+    Args:
+        backend: :class:`NumpyBackend` or a torch backend.
+        group: Per entry (an n-gram occurrence), its group label in ``0..n-1``: equal
+            labels, equal n-grams.
+        position: Per entry, the position it starts at (ascending).
+        live: Per label, whether its n-gram may extend (it occurs where a match can be).
+        n: The number of labels (and, compacted, of entries).
+        same_sentence: At order 1 (every position an entry), per position p whether p and
+            p + 1 lie in one sentence; ``None`` later: two live n-grams (n >= 2) at adjacent
+            positions overlap, so they share a sentence.
+
+    Returns:
+        ``(group, position, kept)``: the labels (representative entries) and positions of
+        order n + 1, and the indices of the entries of order n they start at (``None`` for
+        a backend that does not compact: it keeps every entry and gives a dead one a key
+        of its own, above every live key, so that it never matches).
+    """
+    take, xp = backend.take, backend.xp
+    live_at = take(live, group)
+    extends = live_at[:-1] & live_at[1:]
+    if same_sentence is not None:
+        extends &= same_sentence
+    elif backend.compacts:
+        extends &= xp.diff(position) == 1
+    if not backend.compacts:
+        key = position + n * n
+        key[:-1] = xp.where(extends, group[:-1] * n + group[1:], key[:-1])
+        return backend.group(key), position, None
+    kept = backend.found(extends)
+    key = take(group, kept)
+    key *= n
+    key += take(group[1:], kept)  # the group at kept + 1
+    return backend.group(key), take(position, kept), kept
+
+
+def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tuple[Any, Any]:
+    """Occurrences of each (n-gram, sentence) pair: per entry, a representative entry of its
+    pair, and per entry how many entries it represents (0 unless it is a representative)."""
+    key = group * n_sentences
+    key += sentence
+    pair = backend.group(key)
+    return pair, backend.count(pair, int(pair.shape[0]))
 
 
 def count_matches(
@@ -108,7 +227,7 @@ def count_matches(
     """Clipped n-gram matches of every reference sentence (0 for hypotheses).
 
     Args:
-        backend: :class:`NumpyBackend` or a :class:`TorchBackend`.
+        backend: :class:`NumpyBackend` or a torch backend.
         group: Per position, the order-1 group: the position of a representative holding
             the same token in the same segment (positions that hold no token, such as
             padding, each in a group of their own).
@@ -122,22 +241,15 @@ def count_matches(
         max_len: Highest n-gram order.
 
     A group is "live" when it occurs in the hypothesis and in some reference of its
-    segment: only live n-grams can extend to longer matches. The (n+1)-gram at position p
-    is the n-gram at p followed by the n-gram at p + 1, so its exact key is the pair of
-    their groups. A backend that ``compacts`` keeps only the positions whose n-gram can
-    still match, and labels groups by their index among those, so every array of an order
-    is as long as its live positions; one that does not gives every dead position a key of
-    its own, so it never matches, and keeps every size fixed.
+    segment: only live n-grams can extend to longer matches (:func:`extend`).
     """
     n_pos = int(sentence_of.shape[0])
     matches = backend.full(n_sentences, 0)
     if n_pos == 0:
         return matches
-    take = backend.take
-    xp = backend.xp
-    position = backend.arange(n_pos)  # per entry, its position (entries stay in position order)
-    n_hyp = n_hyp_pos
-    n = n_pos  # entries, and the bound of their group labels
+    take, xp = backend.take, backend.xp
+    position = backend.arange(n_pos)  # per entry, its position
+    n_hyp, n = n_hyp_pos, n_pos  # hypothesis entries; entries and the bound of their labels
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
     for order in range(1, max_len + 1):
         hyp_count = backend.count(group[:n_hyp], n)
@@ -154,44 +266,23 @@ def count_matches(
                 ref_sentence = take(sentence_of, take(position, found))
                 ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
                 clipped = xp.minimum(take(hyp_count, found), take(ref_count, found))
-                matches += backend.index_sum(ref_sentence, clipped, n_sentences)
             else:
-                # Count each (n-gram, reference) pair: group its occurrences by their exact
-                # key. Only occurrences of n-grams in the hypothesis can add to a match.
+                # Each (n-gram, reference) pair, over the reference occurrences of n-grams
+                # the hypothesis holds (only they can add to a match).
                 hyp_at = take(hyp_count, ref_group)
                 found = backend.found(hyp_at > 0)
-                pair_group = take(ref_group, found)
                 ref_sentence = take(sentence_of, take(position[n_hyp:], found))
-                pair_key = pair_group * n_sentences
-                pair_key += ref_sentence
-                pair = backend.group(pair_key)
-                pair_count = backend.count(pair, int(pair.shape[0]))  # nonzero at one entry per pair
-                clipped = xp.minimum(pair_count, take(hyp_at, found))
-                matches += backend.index_sum(ref_sentence, clipped, n_sentences)
+                pair, pair_count = pair_counts(backend, take(ref_group, found), ref_sentence, n_sentences)
+                clipped = xp.minimum(pair_count, take(hyp_at, found))  # nonzero at one entry per pair
+            matches += backend.index_sum(ref_sentence, clipped, n_sentences)
         if order == max_len:
             break
-        live_at = take(live, group)
-        extends = live_at[:-1] & live_at[1:]
-        if order == 1:
-            extends &= sentence_of[1:] == sentence_of[:-1]
-        elif backend.compacts:
-            # Live n-grams (n >= 2) at adjacent positions overlap, so they share a sentence.
-            extends &= xp.diff(position) == 1
-        if backend.compacts:
-            index = backend.found(extends)
-            if int(index.shape[0]) == 0:
+        same_sentence = sentence_of[1:] == sentence_of[:-1] if order == 1 else None
+        group, position, kept = extend(backend, group, position, live, n, same_sentence)
+        if kept is not None:
+            n, n_hyp = int(kept.shape[0]), int(np.searchsorted(kept, n_hyp))
+            if n == 0:
                 break
-            key = take(group, index)
-            key *= n
-            key += take(group[1:], index)  # the group at index + 1
-            position = take(position, index)
-            n_hyp = int(np.searchsorted(index, n_hyp))
-            n = int(index.shape[0])
-        else:
-            # Dead positions (and the last one) get keys of their own, above every live key.
-            key = position + n * n
-            key[:-1] = xp.where(extends, group[:-1] * n + group[1:], key[:-1])
-        group = backend.group(key)
     return matches
 
 
@@ -228,31 +319,29 @@ def choose_references(
         ``(rows, chosen)``: int64 ``[n_segments, 4]`` rows ``(n_match, n_hyp, n_ref, n_all)``
         and, per segment, the index of the chosen reference among its own (-1: none).
     """
+    xp = backend.xp
     counts = ngram_counts(lengths, min_len, max_len)
     n_hyp = counts[:n_segments]
     ref_match = matches[n_segments:]
     ref_count = counts[n_segments:]
-    ref_all = backend.xp.maximum(n_hyp[ref_segment], ref_count)
-    ratio = backend.ratio(ref_match, ref_all)  # -1.0: not a candidate, below every ratio
-    if present is not None:
-        ratio = backend.xp.where(present, ratio, -1.0)
-    best_ratio = backend.per_segment("max", ratio, ref_segment, first_ref)
+    ref_all = xp.maximum(n_hyp[ref_segment], ref_count)
+    candidate = ref_all > 0 if present is None else (ref_all > 0) & present
+    ratios = xp.where(candidate, ratio(ref_match, ref_all), -1.0)  # below every ratio
+    best_ratio = backend.per_segment("max", ratios, ref_segment, first_ref)
     n_refs = int(ref_segment.shape[0])
-    first_best = backend.xp.where(ratio == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
+    first_best = xp.where(ratios == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
     best = backend.per_segment("min", first_best, ref_segment, first_ref)
     scored = best_ratio >= 0
     rows = backend.columns(ref_match[best], n_hyp, ref_count[best], ref_all[best])
-    rows = backend.xp.where(scored[:, None], rows, 0)
-    chosen = backend.xp.where(scored, best - first_ref, -1)
+    rows = xp.where(scored[:, None], rows, 0)
+    chosen = xp.where(scored, best - first_ref, -1)
     return rows, chosen
 
 
-# -- CPU drivers: chunks of segments through the core -------------------------------
+# -- drivers: segments, as token lists, stored lines or ids, to rows ------------------------
 
 
-def segment_rows(
-    hypotheses: list, list_of_references: list, min_len: int, max_len: int
-) -> tuple[np.ndarray, np.ndarray]:
+def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[Any, Any]:
     """Per-segment ``(n_match, n_hyp, n_ref, n_all)`` rows for validated token input.
 
     Args:
@@ -260,20 +349,27 @@ def segment_rows(
         list_of_references: Per segment, a non-empty list of token sequences.
         min_len: Lowest n-gram order.
         max_len: Highest n-gram order.
-        present: Optionally, per reference, whether it exists (an absent slot of a padded
-            batch is no candidate).
 
     Returns:
-        ``(rows, chosen)``: ``int64`` rows of shape ``(len(hypotheses), 4)`` and, per
-        segment, the index of the reference nltk keeps (-1 when none is a candidate).
+        ``(rows, chosen)``: per segment its row and the index of the reference nltk keeps
+        (-1 when none is a candidate); lists for a small input (:func:`small_input`), else
+        an ``int64`` array of shape ``(len(hypotheses), 4)`` and one of indices.
     """
+    all_references = list(chain.from_iterable(list_of_references))
+    n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
+    if small_input(n_tokens):
+        check_token_kinds(chain(chain.from_iterable(hypotheses), *all_references))
+        return python_rows(hypotheses, list_of_references, min_len, max_len)
     n_segments = len(hypotheses)
     hyp_lengths = np.fromiter(map(len, hypotheses), np.int64, n_segments)
     n_refs = np.fromiter(map(len, list_of_references), np.int64, n_segments)
-    ref_lengths = np.fromiter(map(len, chain.from_iterable(list_of_references)), np.int64, int(n_refs.sum()))
-    return _rows(
-        _sentence_groups(hypotheses, list_of_references), hyp_lengths, n_refs, ref_lengths, min_len, max_len
-    )
+    ref_lengths = np.fromiter(map(len, all_references), np.int64, len(all_references))
+
+    def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
+        sentences = hypotheses[start:stop] + all_references[ref_start:ref_stop]
+        return token_groups(sentences, lengths, segment_of)
+
+    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
 
 def stored_segment_rows(
@@ -285,32 +381,16 @@ def stored_segment_rows(
     hypothesis, and every segment's references one after the other (``n_refs`` per
     segment, at least one). No text or token object is made.
     """
-    hyp_lengths = np.take(store.counts, hypotheses)
-    ref_lengths = np.take(store.counts, references)
 
-    def groups(
-        start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
-    ) -> np.ndarray:
+    def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         lines = np.concatenate((hypotheses[start:stop], references[ref_start:ref_stop]))
         return store.groups(lines, lengths, segment_of)
 
-    return _rows(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    hyp_lengths, ref_lengths = np.take(store.counts, hypotheses), np.take(store.counts, references)
+    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
 
-def _sentence_groups(hypotheses: list, list_of_references: list) -> Any:
-    """Order-1 groups of a chunk of token sequences, for :func:`_rows`."""
-
-    def groups(
-        start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
-    ) -> np.ndarray:
-        sentences = hypotheses[start:stop]
-        sentences += chain.from_iterable(list_of_references[start:stop])
-        return token_groups(sentences, lengths, segment_of)
-
-    return groups
-
-
-def _rows(
+def rows_by_chunk(
     groups: Any,
     hyp_lengths: np.ndarray,
     n_refs: np.ndarray,
@@ -318,7 +398,8 @@ def _rows(
     min_len: int,
     max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and chosen references, a chunk of about :data:`CHUNK_TOKENS` tokens at a time.
+    """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a
+    time.
 
     ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1
     groups of segments ``start:stop`` (references ``ref_start:ref_stop``), laid out as
@@ -333,7 +414,6 @@ def _rows(
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     ends = np.cumsum(segment_tokens)
-    backend = NUMPY
     start = 0
     while start < n_segments:
         offset = int(ends[start - 1]) if start else 0
@@ -350,12 +430,11 @@ def _rows(
         sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
         group = groups(start, stop, ref_start, ref_stop, lengths, np.take(segment_of_sentence, sentence_of))
         n_hyp_pos = int(lengths[:n_chunk].sum())
-        matches = count_matches(
-            backend, group, sentence_of, n_hyp_pos, n_sentences, bool((chunk_refs == 1).all()), min_len, max_len
-        )
+        one_ref = bool((chunk_refs == 1).all())
+        matches = count_matches(NUMPY, group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len)
         chunk_first = first_ref[start:stop] - ref_start
         rows[start:stop], chosen[start:stop] = choose_references(
-            backend, matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, min_len, max_len
+            NUMPY, matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, min_len, max_len
         )
         start = stop
     return rows, chosen

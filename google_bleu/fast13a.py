@@ -1,23 +1,20 @@
 """sacrebleu's 13a tokenizer (mteval-v13a), token-identical and several times faster.
 
-It tokenizes a whole batch of lines in a few vectorised passes over their UTF-8 bytes
-instead of four regular-expression substitutions per line; tested against sacrebleu's
-``Tokenizer13a`` on real WMT data, on every code point and under a property-based fuzz.
+Two ways to the same tokens, tested against sacrebleu's ``Tokenizer13a`` on real WMT data,
+on every code point and under a property-based fuzz: :func:`token_spans_13a` tokenizes a
+whole batch of lines in a few vectorised passes over their UTF-8 bytes, and
+:func:`tokenize_13a` one line with a few string operations (no numpy call, whose fixed
+cost would dominate a single line). ``docs/design.md`` derives the rules both apply.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 import numpy as np
 
-
-class SpacedLines(NamedTuple):
-    """Tokenized lines kept as text: the tokens of ``lines[i]`` are separated by ASCII
-    spaces only (``lines[i].split()`` gives them) and number ``counts[i]``."""
-
-    lines: list[str]
-    counts: np.ndarray
+from .validation import check_strings
 
 
 class TokenSpans(NamedTuple):
@@ -34,24 +31,7 @@ class TokenSpans(NamedTuple):
     counts: np.ndarray
 
 
-# -- 13a ------------------------------------------------------------------------
-# sacrebleu's Tokenizer13a (mteval-v13a) does, per line: remove "<skipped>" and "-\n",
-# turn "\n" into " ", unescape four entities, then on " line " apply four regexes:
-#   1. ([\{-\~\[-\` -\&\(-\+\:-\@\/])  -> " \1 "   (ASCII punctuation except ' , - .)
-#   2. ([^0-9])([\.,])                    -> "\1 \2 " (period/comma not after a digit)
-#   3. ([\.,])([^0-9])                    -> " \1 \2" (period/comma not before a digit)
-#   4. ([0-9])(-)                         -> "\1 \2 " (dash after a digit)
-# and finally splits on whitespace. Only token boundaries matter, so every step is "put
-# spaces around this character". Regex 2 scans left to right without overlap: in a run
-# of periods/commas the matched ones alternate, starting at the run's first character
-# when the character before the run is not a digit, else at its second. Every character
-# of a run then has a matched neighbour, so after step 2 no two periods/commas touch and
-# regex 3 matches each one whose next character is not a digit. A period or comma is
-# therefore split off iff it was matched by regex 2 or is not followed by a digit.
-# Regex 4 sees the original neighbours of a dash (steps 1-3 never separate a digit from a
-# following dash). Each of these tests needs only the byte classes of a character and
-# its neighbours, so a whole batch of lines is done with a few numpy passes over UTF-8
-# bytes (multi-byte characters have bytes >= 0x80: never digits or punctuation).
+# -- 13a: the rules and their derivation are in docs/design.md ("The 13a tokenizer") --------
 _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
 #: The punctuation above but the space (spaces around a space change no token), as byte
 #: ranges (first, last): range tests beat a table lookup.
@@ -91,12 +71,6 @@ def _unescape_13a(text: str) -> str:
     return text
 
 
-def _space_13a(text: str) -> str:
-    """Steps 1-4 of 13a on ``text`` (which starts and ends with a space), as spaces inserted."""
-    codes = np.frombuffer(text.encode("utf-8", "surrogatepass"), np.uint8)
-    return _space_13a_codes(codes).tobytes().decode("utf-8", "surrogatepass")
-
-
 def _in_range(codes: np.ndarray, first: int, last: int) -> np.ndarray:
     shifted = codes - np.uint8(first)  # wraps around below ``first``
     return shifted <= np.uint8(last - first)
@@ -124,26 +98,6 @@ def _split_13a(codes: np.ndarray) -> np.ndarray:
     return split
 
 
-def _space_13a_codes(codes: np.ndarray) -> np.ndarray:
-    """:func:`_space_13a` on UTF-8 bytes."""
-    split = _split_13a(codes)
-    n_split = int(np.count_nonzero(split))
-    if n_split == 0:
-        return codes
-    # Each split character is written three times, the outer copies then become spaces;
-    # the first copy lands two bytes further right per earlier split character.
-    copies = split.astype(np.intp)
-    copies *= 2
-    copies += 1
-    out = np.repeat(codes, copies)
-    first = np.flatnonzero(split)
-    first += np.arange(0, 2 * n_split, 2)
-    out[first] = _SPACE
-    first += 2
-    out[first] = _SPACE
-    return out
-
-
 def _blank_whitespace(codes: np.ndarray) -> None:
     """Overwrites every byte of each whitespace character other than the space with spaces.
 
@@ -166,9 +120,8 @@ def _blank_whitespace(codes: np.ndarray) -> None:
 
 
 def _batch_13a(texts: list[str], between: Any) -> Any:
-    """13a of a batch with ``between(texts, separator)`` (:func:`_batch_13a_between` or
-    :func:`_spans_13a_between`), cut into runs of lines that leave a separator free; a line
-    that holds every candidate is done on its own (``separator`` None)."""
+    """13a of a batch with ``between(texts, separator)``, cut into runs of lines that leave a
+    separator free; a line that holds every candidate is done on its own (``separator`` None)."""
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is not None:
@@ -192,28 +145,23 @@ def _batch_13a(texts: list[str], between: Any) -> Any:
     return _joined(parts)
 
 
-def _joined(parts: list) -> Any:
-    """One result of consecutive parts (:class:`SpacedLines` or :class:`TokenSpans`)."""
+def _joined(parts: list[TokenSpans]) -> TokenSpans:
+    """One :class:`TokenSpans` of consecutive parts."""
     if len(parts) == 1:
         return parts[0]
-    if isinstance(parts[0], TokenSpans):
-        offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]])
-        return TokenSpans(
-            np.concatenate([part.codes for part in parts]),
-            np.concatenate([part.starts + offset for part, offset in zip(parts, offsets.tolist())]),
-            np.concatenate([part.lengths for part in parts]),
-            np.concatenate([part.counts for part in parts]),
-        )
-    return SpacedLines([line for part in parts for line in part.lines], np.concatenate([part.counts for part in parts]))
+    offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]])
+    return TokenSpans(
+        np.concatenate([part.codes for part in parts]),
+        np.concatenate([part.starts + offset for part, offset in zip(parts, offsets.tolist())]),
+        np.concatenate([part.lengths for part in parts]),
+        np.concatenate([part.counts for part in parts]),
+    )
 
 
 def _chunked_13a(texts: list[str], between: Any) -> Any:
     """:func:`_batch_13a` about :data:`_13A_CHUNK_CHARS` characters at a time (always at
     least one batch, so that no input gives an empty result of the right kind)."""
-    if set(map(type, texts)) - {str}:  # str subclasses (numpy strings) are fine
-        bad = next((i for i, text in enumerate(texts) if not isinstance(text, str)), None)
-        if bad is not None:
-            raise TypeError(f"texts[{bad}] must be a str, got {type(texts[bad]).__name__} {texts[bad]!r:.40}")
+    check_strings(texts, "texts")
     parts = []
     start, size = 0, 0
     for stop, text in enumerate(texts, 1):
@@ -233,13 +181,6 @@ def _line_codes(text: str) -> np.ndarray:
     return codes
 
 
-def _token_starts(codes: np.ndarray) -> np.ndarray:
-    is_space = codes == _SPACE
-    starts = np.flatnonzero(is_space[:-1] & ~is_space[1:])
-    starts += 1
-    return starts
-
-
 def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | None) -> np.ndarray:
     """Which of the tokens starting at ``starts`` are the separator between lines (none
     when ``separator`` is None: one line)."""
@@ -252,23 +193,10 @@ def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | Non
     return boundary
 
 
-def _batch_13a_between(texts: list[str], separator: str | None) -> SpacedLines:
-    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines;
-    None: ``texts`` is one line."""
-    codes = _space_13a_codes(_line_codes(f" {separator} ".join(texts)))
-    # Tokens start where a space is followed by anything else; the separators start too.
-    boundary = _line_boundaries(codes, _token_starts(codes), separator)
-    line_of_start = np.cumsum(boundary)
-    counts = np.bincount(line_of_start[~boundary], minlength=len(texts))
-    text = codes.tobytes().decode("utf-8", "surrogatepass")
-    if not len(texts):
-        return SpacedLines([], counts)
-    return SpacedLines(text.split(separator) if separator is not None else [text], counts)
-
-
 def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
-    """:func:`_batch_13a_between` as :class:`TokenSpans`: the token boundaries are found in
-    the bytes as they are (no spaces inserted, nothing decoded)."""
+    """13a of ``texts`` in one pass as :class:`TokenSpans`, ``separator`` (which none of them
+    holds) between lines (None: ``texts`` is one line). The token boundaries are found in the
+    bytes as they are: no spaces inserted, nothing decoded."""
     codes = _line_codes(f" {separator} ".join(texts))
     starts, ends = _token_bounds(codes)
     boundary = _line_boundaries(codes, starts, separator)
@@ -292,31 +220,9 @@ def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, ends
 
 
-def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
-    """13a tokens of many lines at once, identical to sacrebleu's ``Tokenizer13a`` split.
-
-    Example:
-        >>> tokenize_13a_batch(["Hello, world!", "It costs 1,000.50 &amp; 5-6 days."])
-        [['Hello', ',', 'world', '!'], ['It', 'costs', '1,000.50', '&', '5', '-', '6', 'days', '.']]
-    """
-    return [line.split() for line in spaced_13a_batch(texts).lines]
-
-
-def spaced_13a_batch(texts: list[str]) -> SpacedLines:
-    """13a tokenization of many lines, kept as text: ``lines[i].split()`` is sacrebleu's
-    ``Tokenizer13a`` split of ``texts[i]``, and ``counts[i]`` its length.
-
-    Example:
-        >>> spaced = spaced_13a_batch(["Hello, world!", "3.5-4\tdays"])
-        >>> [line.split() for line in spaced.lines], spaced.counts.tolist()
-        ([['Hello', ',', 'world', '!'], ['3.5', '-', '4', 'days']], [4, 4])
-    """
-    return _chunked_13a(texts, _batch_13a_between)
-
-
 def token_spans_13a(texts: list[str]) -> TokenSpans:
-    """13a tokenization of many lines as :class:`TokenSpans` (UTF-8 byte spans): the tokens
-    of :func:`spaced_13a_batch`, with no text object made.
+    """13a tokenization of many lines as :class:`TokenSpans` (UTF-8 byte spans), with no text
+    object made.
 
     Example:
         >>> spans = token_spans_13a(["Hello, world!", "3.5-4"])
@@ -328,6 +234,48 @@ def token_spans_13a(texts: list[str]) -> TokenSpans:
     return _chunked_13a(texts, _spans_13a_between)
 
 
+def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
+    """13a tokens of many lines at once (:func:`token_spans_13a`, decoded), identical to
+    sacrebleu's ``Tokenizer13a`` split.
+
+    Example:
+        >>> tokenize_13a_batch(["Hello, world!", "It costs 1,000.50 &amp; 5-6 days."])
+        [['Hello', ',', 'world', '!'], ['It', 'costs', '1,000.50', '&', '5', '-', '6', 'days', '.']]
+    """
+    spans = token_spans_13a(texts)
+    data = spans.codes.tobytes()
+    tokens = [data[start : start + size].decode("utf-8", "surrogatepass") for start, size in zip(spans.starts.tolist(), spans.lengths.tolist())]
+    ends = np.cumsum(spans.counts).tolist()
+    return [tokens[end - count : end] for end, count in zip(ends, spans.counts.tolist())]
+
+
+# -- one line, without numpy ------------------------------------------------------------
+# The rule of _split_13a, read off UTF-8 bytes mapped to classes: a digit becomes "0", a
+# period or comma ".", and a line where neither touches a digit (nor a dash follows one)
+# splits off every period, comma and regex-1 character, and nothing else: "put spaces
+# around these" is a few str.replace calls, and str.split does the rest.
+#: Each digit, period, comma and dash as its class; other bytes are left as they are.
+_CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")
+#: Every byte that is not split off in a line where no digit touches a period, comma or dash.
+_KEPT = bytes(code for code in range(256) if chr(code) not in _13A_PUNCTUATION + ".,")
+_SPACED = {code: f" {chr(code)} " for code in range(128)}
+#: 13a's tokens where a digit touches a period, comma or dash (no run of periods and commas):
+#: a split character alone, or a run of other characters, periods and commas between
+#: digits, and dashes not after a digit.
+_TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
+#: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line
+#: where a run of periods and commas touches a digit.
+_MTEVAL = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
+        (r"([^0-9])([\.,])", r"\1 \2 "),
+        (r"([\.,])([^0-9])", r" \1 \2"),
+        (r"([0-9])(-)", r"\1 \2 "),
+    )
+)
+
+
 def tokenize_13a(text: str) -> list[str]:
     """13a tokens of one line, identical to sacrebleu's ``Tokenizer13a`` split.
 
@@ -337,4 +285,16 @@ def tokenize_13a(text: str) -> list[str]:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__} {text!r:.40}")
-    return _space_13a(f" {_unescape_13a(text)} ").split()
+    text = _unescape_13a(text)
+    codes = text.encode("utf-8", "surrogatepass")
+    classes = codes.translate(_CLASSES)
+    if b"0." in classes or b".0" in classes or b"0-" in classes:
+        if b".." in classes:
+            text = f" {text} "
+            for pattern, replacement in _MTEVAL:
+                text = pattern.sub(replacement, text)
+            return text.split()
+        return _TOKEN.findall(text)
+    for code in set(codes.translate(None, _KEPT)):
+        text = text.replace(chr(code), _SPACED[code])
+    return text.split()

@@ -11,7 +11,7 @@ from itertools import chain
 
 import numpy as np
 
-from .engine import segment_rows, stored_segment_rows
+from .engine import CHARS_PER_TOKEN, python_rows, segment_rows, small_input, stored_segment_rows
 from .keys import LineStore
 from .stats import GleuStats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -62,7 +62,7 @@ def gleu_stats(
         if where is None:
             raise
         raise TypeError(f"tokens must be hashable (e.g. str or int): {where}") from None
-    return GleuStats._trusted(rows, min_len, max_len, chosen)
+    return GleuStats.trusted(rows, min_len, max_len, chosen)
 
 
 def corpus_gleu(
@@ -158,13 +158,17 @@ def checked_text_stats(
     it, with a built tokenizer and checked orders (callers that checked them already)."""
     if not predictions:
         return GleuStats.empty(min_len, max_len)
+    n_chars = sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))
+    if small_input(n_chars // CHARS_PER_TOKEN):
+        rows, chosen = python_rows(*token_lists(tokenize, predictions, references), min_len, max_len)
+        return GleuStats.trusted(rows, min_len, max_len, chosen)
     store = LineStore()  # tokenized lines shared by chunks
     rows = np.empty((len(predictions), 4), np.int64)
     chosen = np.empty(len(predictions), np.int64)
     for start, stop in _text_chunks(predictions, references):
         part = _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, store)
         rows[start:stop], chosen[start:stop] = part
-    return GleuStats._trusted(rows, min_len, max_len, chosen)
+    return GleuStats.trusted(rows, min_len, max_len, chosen)
 
 
 def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tuple[int, int]]:
@@ -204,15 +208,16 @@ def _text_rows(
     if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
         store.clear()
     # Each distinct line is tokenized once (references shared by systems, repeated lines).
-    lines = [*predictions, *chain.from_iterable(references)]
     if tokenize.spans is not None:
-        ids = store.ids(lines, tokenize.spans_all)
+        ids = store.ids([*predictions, *chain.from_iterable(references)], tokenize.spans_all)
         n_refs = np.fromiter(map(len, references), np.int64, len(references))
         n = len(predictions)
         return stored_segment_rows(store, ids[:n], ids[n:], n_refs, min_len, max_len)
-    # A tokenizer without spans: token lists.
-    distinct = list(dict.fromkeys(lines))
-    tokens_of = dict(zip(distinct, tokenize.tokenize_all(distinct)))
-    hypotheses = list(map(tokens_of.__getitem__, predictions))
-    list_of_references = [list(map(tokens_of.__getitem__, refs)) for refs in references]
-    return segment_rows(hypotheses, list_of_references, min_len, max_len)
+    return segment_rows(*token_lists(tokenize, predictions, references), min_len, max_len)
+
+
+def token_lists(tokenize: Tokenizer, predictions: list[str], references: list[list[str]]) -> tuple[list, list]:
+    """The tokens of each prediction and reference, each distinct line tokenized once."""
+    distinct = list(dict.fromkeys(chain(predictions, chain.from_iterable(references))))
+    tokens_of = dict(zip(distinct, map(tokenize, distinct)))
+    return list(map(tokens_of.__getitem__, predictions)), [list(map(tokens_of.__getitem__, refs)) for refs in references]

@@ -17,15 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from .validation import tensor_token
+from .validation import check_token_kinds
 
 #: Bytes of a token that its first word holds exactly; longer tokens are hashed.
 _WORD = 8
 #: ``_WORD_MASKS[k]`` keeps the low ``k`` bytes of a little-endian word (k = 0..8).
 _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1], np.uint64)
-#: Odd 64-bit multipliers for hashing (Fibonacci hashing, word mixing).
+#: Odd 64-bit multipliers for hashing (Fibonacci hashing; mixing words, segments and rounds).
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-SEGMENT_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_MIX = np.uint64(0xBF58476D1CE4E5B9)
 
 
 #: Tokens whose words :class:`LineStore` computes at a time (bounds the temporaries).
@@ -60,7 +60,7 @@ def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
     while todo.size:
         rehashed = np.take(rehashed, todo) if rehashed.size != todo.size else rehashed
         rehashed = rehashed ^ (rehashed >> np.uint64(29))
-        rehashed *= SEGMENT_MIX
+        rehashed *= _MIX
         slot = (rehashed >> shift).view(np.int64)
         table[slot] = todo
         winner = np.take(table, slot)
@@ -79,9 +79,12 @@ def group_keys(keys: np.ndarray) -> np.ndarray:
     return _group(keys.view(np.uint64) * _GOLDEN, (keys,))
 
 
-def group_in_segments(values: np.ndarray, segment_of: np.ndarray, segment_hash: np.ndarray) -> np.ndarray:
-    """:func:`_group` for exact ``uint64`` values that are equal only within one segment."""
-    hashed = values ^ segment_hash
+def group_in_segments(values: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
+    """:func:`_group` for exact ``uint64`` values that are equal only within one segment
+    (``segment_of``: per value, its segment)."""
+    hashed = segment_of.astype(np.uint64)
+    hashed *= _MIX
+    hashed ^= values
     hashed *= _GOLDEN
     return _group(hashed, (values, segment_of))
 
@@ -95,8 +98,6 @@ def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -
     from a dict, so any hashable token works and equal tokens (as Python compares them) match.
     """
     n_tokens = segment_of.size
-    segment_hash = segment_of.astype(np.uint64)
-    segment_hash *= SEGMENT_MIX
     non_empty = compress(sentences, lengths.tolist())
     try:
         text = "\0".join(map("\0".join, non_empty))
@@ -106,10 +107,10 @@ def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -
         words = _str_token_words(text, n_tokens)
     if words is not None:
         words, check = words
-        rep = group_in_segments(words, segment_of, segment_hash)
+        rep = group_in_segments(words, segment_of)
         if check(rep):
             return rep
-    return group_in_segments(token_ids(chain.from_iterable(sentences), n_tokens).view(np.uint64), segment_of, segment_hash)
+    return group_in_segments(token_ids(chain.from_iterable(sentences), n_tokens).view(np.uint64), segment_of)
 
 
 def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
@@ -119,11 +120,7 @@ def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
         ids = np.fromiter(map(vocabulary.setdefault, tokens, count()), np.int64, n_tokens)
     except TypeError as error:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
-    if tensor_token(vocabulary):
-        raise TypeError(
-            "tokens are torch tensors, which hash by identity (equal ids would never match): "
-            "pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids"
-        )
+    check_token_kinds(vocabulary)
     return ids
 
 
@@ -228,7 +225,7 @@ def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fir
     """
     hashed = _words_at(aligned, starts + _WORD, lengths - _WORD)  # the second words
     hashed ^= first * _GOLDEN
-    hashed *= SEGMENT_MIX
+    hashed *= _MIX
     hashed ^= hashed >> np.uint64(32)
     more = np.flatnonzero(lengths > 2 * _WORD)
     if more.size:
@@ -243,12 +240,12 @@ def _hash_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
     mixed = offset.astype(np.uint64)
     mixed *= _GOLDEN
     mixed ^= words
-    mixed *= SEGMENT_MIX
+    mixed *= _MIX
     mixed ^= mixed >> np.uint64(29)
     mixed *= _GOLDEN
     hashed = np.add.reduceat(mixed, first_word) if mixed.size else np.zeros(0, np.uint64)
     length_hash = lengths.astype(np.uint64)
-    length_hash *= SEGMENT_MIX
+    length_hash *= _MIX
     hashed ^= length_hash
     hashed *= _GOLDEN
     hashed ^= hashed >> np.uint64(32)
@@ -412,10 +409,8 @@ class LineStore:
         offsets -= lengths
         token = np.repeat(np.take(self.first, lines) - offsets, lengths)
         token += np.arange(n)
-        segment_hash = segment_of.astype(np.uint64)
-        segment_hash *= SEGMENT_MIX
         words = np.take(self.words, token)
-        rep = group_in_segments(words, segment_of, segment_hash)
+        rep = group_in_segments(words, segment_of)
         long = np.flatnonzero((words & np.uint64(0xFF)) == 0)  # hashes: checked byte for byte
         other = np.take(rep, long)
         moved = other != long
@@ -427,7 +422,7 @@ class LineStore:
         starts = np.take(self.starts, token)
         ends = starts + np.take(self.lengths, token)
         tokens = (self.codes[start:end].tobytes() for start, end in zip(starts.tolist(), ends.tolist()))
-        return group_in_segments(token_ids(tokens, n).view(np.uint64), segment_of, segment_hash)
+        return group_in_segments(token_ids(tokens, n).view(np.uint64), segment_of)
 
 
 def first_positions(values: list) -> np.ndarray:

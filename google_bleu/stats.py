@@ -25,10 +25,24 @@ from .validation import check_orders
 COLUMNS = ("n_match", "n_hyp", "n_ref", "n_all")
 
 
-def ratio(numerator: int, denominator: int) -> float:
-    """``numerator / denominator``, 0.0 when the denominator is 0: the one zero guard of every
-    score, precision and recall (Python int division: correctly rounded, as nltk's)."""
-    return numerator / denominator if denominator else 0.0
+def ratio(numerator: Any, denominator: Any) -> Any:
+    """``numerator / denominator`` of integers, 0.0 where the denominator is 0: the one zero
+    guard of every score, precision and recall, for ints, numpy arrays and torch tensors
+    alike. Each quotient is one correctly rounded division, as Python's
+    ``int / int`` (nltk's): integers below 2**53 are exact in float64.
+
+    Example:
+        >>> ratio(1, 3), ratio(0, 0), ratio(np.array([1, 0]), np.array([4, 0])).tolist()
+        (0.3333333333333333, 0.0, [0.25, 0.0])
+    """
+    if isinstance(denominator, (int, np.integer)):
+        return numerator / denominator if denominator else 0.0
+    if isinstance(denominator, np.ndarray):
+        out = np.zeros(np.broadcast(numerator, denominator).shape, np.float64)
+        return np.divide(numerator, denominator, out=out, where=denominator > 0)
+    # A torch tensor (torch is not imported here): float64, 0.0 where the denominator is 0.
+    quotient = numerator.double() / denominator.clamp(min=1).double()
+    return quotient.where(denominator > 0, quotient.new_zeros(()))
 
 
 class GleuStats:
@@ -54,28 +68,45 @@ class GleuStats:
         True
     """
 
-    __slots__ = ("rows", "min_len", "max_len", "reference_index")
+    __slots__ = ("_rows", "_index", "min_len", "max_len")
 
     def __init__(self, rows: Any, min_len: int = 1, max_len: int = 4, reference_index: Any = None) -> None:
         self.min_len, self.max_len = check_orders(min_len, max_len)
-        self.rows = _check_rows(rows)
-        self.rows.setflags(write=False)
-        #: Per segment, the index of the chosen reference among its own (nltk's rule: best
-        #: ratio, the first on a tie), -1 where no reference is a candidate; ``None`` when
-        #: not known (statistics summed, or built from outside the engine).
-        self.reference_index = None if reference_index is None else _check_reference_index(reference_index, len(self))
+        self._rows = _check_rows(rows)
+        self._rows.setflags(write=False)
+        self._index = None if reference_index is None else _check_reference_index(reference_index, len(self))
 
     @classmethod
-    def _trusted(cls, rows: np.ndarray, min_len: int, max_len: int, reference_index: Any = None) -> GleuStats:
-        # Rows from the engine or from already checked statistics: no second check.
+    def trusted(cls, rows: Any, min_len: int, max_len: int, reference_index: Any = None) -> GleuStats:
+        """Statistics from the engine, or from already checked statistics: no second check.
+
+        ``rows`` and ``reference_index`` may be lists (the engine's plain-Python strategy
+        gives them): they become arrays only when :attr:`rows` or :attr:`reference_index`
+        is read, so a short segment's score needs no numpy call.
+        """
         stats = cls.__new__(cls)
         stats.min_len, stats.max_len = min_len, max_len
-        stats.rows = rows
-        stats.rows.setflags(write=False)
-        stats.reference_index = reference_index
-        if reference_index is not None:
-            reference_index.setflags(write=False)
+        stats._rows, stats._index = rows, reference_index
         return stats
+
+    @property
+    def rows(self) -> np.ndarray:
+        """The ``int64`` rows, shape ``(n_segments, 4)``, columns :data:`COLUMNS` (read only)."""
+        if type(self._rows) is not np.ndarray:
+            self._rows = np.array(self._rows, np.int64).reshape(-1, len(COLUMNS))
+        self._rows.setflags(write=False)
+        return self._rows
+
+    @property
+    def reference_index(self) -> np.ndarray | None:
+        """Per segment, the index of the chosen reference among its own (nltk's rule: best
+        ratio, the first on a tie), -1 where no reference is a candidate; ``None`` when not
+        known (statistics summed, or built from outside the engine)."""
+        if self._index is not None and type(self._index) is not np.ndarray:
+            self._index = np.array(self._index, np.int64)
+        if self._index is not None:
+            self._index.setflags(write=False)
+        return self._index
 
     # -- construction ---------------------------------------------------------
     @classmethod
@@ -125,10 +156,10 @@ class GleuStats:
         _check_totals(rows)
         indices = [part.reference_index for part in parts]
         index = None if any(i is None for i in indices) else np.concatenate(indices)
-        return cls._trusted(rows, parts[0].min_len, parts[0].max_len, index)
+        return cls.trusted(rows, parts[0].min_len, parts[0].max_len, index)
 
     def __len__(self) -> int:
-        return int(self.rows.shape[0])
+        return len(self._rows)
 
     def __getitem__(self, index: Any) -> GleuStats:
         if isinstance(index, tuple):
@@ -138,7 +169,7 @@ class GleuStats:
         if rows.ndim == 1:
             rows = rows[None, :]
             chosen = None if chosen is None else np.atleast_1d(chosen)
-        return GleuStats._trusted(rows, self.min_len, self.max_len, chosen)
+        return GleuStats.trusted(rows, self.min_len, self.max_len, chosen)
 
     def __eq__(self, other: object) -> bool:
         # Equal orders and rows; and equal chosen references where both sides know them.
@@ -156,12 +187,14 @@ class GleuStats:
     # -- reduction and scores -------------------------------------------------
     def totals(self) -> tuple[int, int, int, int]:
         """Column sums as Python ints: ``(n_match, n_hyp, n_ref, n_all)``."""
-        sums = self.rows.sum(axis=0, dtype=np.int64)  # the constructor checked that they fit
+        if type(self._rows) is not np.ndarray:
+            return tuple(map(sum, zip(*self._rows))) if self._rows else (0, 0, 0, 0)  # type: ignore[return-value]
+        sums = self._rows.sum(axis=0, dtype=np.int64)  # the constructor checked that they fit
         return tuple(int(value) for value in sums)  # type: ignore[return-value]
 
     def total(self) -> GleuStats:
         """The corpus reduced to one row of sums."""
-        return GleuStats._trusted(np.asarray([self.totals()], np.int64), self.min_len, self.max_len)
+        return GleuStats.trusted(np.asarray([self.totals()], np.int64), self.min_len, self.max_len)
 
     def score(self) -> float:
         """Corpus GLEU: ``sum(n_match) / sum(n_all)``; 0.0 when nothing was counted."""
@@ -180,11 +213,7 @@ class GleuStats:
 
     def sentence_scores(self) -> np.ndarray:
         """GLEU of each segment (``n_match / n_all``, 0.0 where ``n_all == 0``)."""
-        n_match = self.rows[:, 0].astype(np.float64)
-        n_all = self.rows[:, 3].astype(np.float64)
-        out = np.zeros(len(self), np.float64)
-        np.divide(n_match, n_all, out=out, where=n_all > 0)
-        return out
+        return ratio(self.rows[:, 0], self.rows[:, 3])
 
     def segment_scores(self) -> list[tuple[float, float, float]]:
         """``(gleu, precision, recall)`` of each segment, as Python floats (:func:`ratio`).
@@ -193,10 +222,8 @@ class GleuStats:
             >>> GleuStats([[1, 2, 4, 4]]).segment_scores()
             [(0.25, 0.5, 0.25)]
         """
-        return [
-            (ratio(n_match, n_all), ratio(n_match, n_hyp), ratio(n_match, n_ref))
-            for n_match, n_hyp, n_ref, n_all in self.rows.tolist()
-        ]
+        rows = self._rows.tolist() if type(self._rows) is np.ndarray else self._rows
+        return [(ratio(m, a), ratio(m, h), ratio(m, r)) for m, h, r, a in rows]
 
     # -- serialisation --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from importlib import import_module
 from typing import Any
 
-from .fast13a import TokenSpans, token_spans_13a, tokenize_13a, tokenize_13a_batch
-from .validation import check_bool, describe
+from .fast13a import TokenSpans, token_spans_13a, tokenize_13a
+from .validation import check_bool, check_strings, describe
 
 #: Tokenizer names and the sacrebleu classes behind them.
 SACREBLEU_TOKENIZERS = {
@@ -44,13 +44,16 @@ DEFAULT_TOKENIZER = "13a"
 
 
 class Tokenizer:
-    """A text-to-tokens function with a name for signatures.
+    """A text-to-tokens function with a name for signatures; immutable (a scorer's settings
+    hold it and hash it).
 
     Args:
         name: The tokenizer's name, or ``"custom"`` for a user callable.
         function: ``str -> list[str]``.
         checked: Whether each output is checked to be a list of strings.
         lowercase: Lowercase the text before tokenizing (as sacrebleu's ``-lc``).
+        spans: Optional ``list[str] -> TokenSpans``: the same tokens of many texts as spans
+            of UTF-8 bytes (13a's vectorised form).
 
     Example:
         >>> tokenize = get_tokenizer("13a")
@@ -60,7 +63,7 @@ class Tokenizer:
         ['hello', ',', 'world', '!']
     """
 
-    __slots__ = ("name", "function", "checked", "lowercase", "batch", "spans", "_named")
+    __slots__ = ("name", "function", "checked", "lowercase", "spans", "_named")
 
     def __init__(
         self,
@@ -68,26 +71,24 @@ class Tokenizer:
         function: Callable[[str], Any],
         checked: bool,
         lowercase: bool = False,
-        batch: Callable[[list[str]], list[list[str]]] | None = None,
         spans: Callable[[list[str]], TokenSpans] | None = None,
+        _named: bool = False,
     ) -> None:
-        self.name = name
-        self.function = function
-        self.checked = checked
-        self.lowercase = lowercase
-        #: Optional ``list[str] -> list[list[str]]`` doing the same as ``function`` on many texts at once.
-        self.batch = batch
-        #: Optional ``list[str] -> TokenSpans``: the same tokens as spans of UTF-8 bytes.
-        self.spans = spans
-        # Set by get_tokenizer for the tokenizers it builds from a name: only those are
-        # values of their (name, lowercase) and rebuild themselves from them when unpickled.
-        # A Tokenizer made by hand is its function, whatever its name says.
-        self._named = False
+        # Only the tokenizers get_tokenizer builds from a name are values of their (name,
+        # lowercase) and rebuild themselves from them when unpickled; a Tokenizer made by
+        # hand is its function, whatever its name says.
+        for key, value in zip(self.__slots__, (name, function, checked, lowercase, spans, _named)):
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Tokenizer is immutable: cannot set {name}")
+
+    __delattr__ = __setattr__
 
     def _key(self) -> tuple:
         if self._named:
             return ("named", self.name, self.lowercase)
-        return ("custom", self.name, self.function, self.checked, self.lowercase, self.batch, self.spans)
+        return ("custom", self.name, self.function, self.checked, self.lowercase, self.spans)
 
     def __eq__(self, other: object) -> bool:
         """Tokenizers are equal when they tokenize alike: named ones by name and case, others by
@@ -104,10 +105,7 @@ class Tokenizer:
         # pickle their functions (which must themselves pickle).
         if self._named:
             return (get_tokenizer, (self.name, self.lowercase))
-        return (
-            _custom_tokenizer,
-            (self.name, self.function, self.checked, self.lowercase, self.batch, self.spans),
-        )
+        return (Tokenizer, (self.name, self.function, self.checked, self.lowercase, self.spans))
 
     def __call__(self, text: str) -> list[str]:
         if self.lowercase:
@@ -124,11 +122,8 @@ class Tokenizer:
             >>> get_tokenizer("13a").tokenize_all(["Hi, you.", "3.5-4"])
             [['Hi', ',', 'you', '.'], ['3.5', '-', '4']]
         """
-        if self.batch is None:
-            return [self(text) for text in texts]
-        if self.lowercase:
-            texts = [text.lower() for text in texts]
-        return self.batch(texts)
+        check_strings(texts, "texts")
+        return list(map(self, texts))
 
     def spans_all(self, texts: list[str]) -> TokenSpans | None:
         """Tokenizes many texts into :class:`TokenSpans`, or None if this tokenizer can't.
@@ -216,9 +211,7 @@ def get_tokenizer(
             return tokenizer  # immutable in use: nothing to copy
         if tokenizer._named:
             return get_tokenizer(tokenizer.name, True)
-        return Tokenizer(
-            tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.batch, tokenizer.spans
-        )
+        return Tokenizer(tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.spans)
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
             names = ", ".join(sorted(SACREBLEU_TOKENIZERS))
@@ -226,29 +219,8 @@ def get_tokenizer(
                 f"unknown tokenizer {tokenizer!r}; choose one of {names}, or pass a callable str -> list[str]"
             )
         if tokenizer == "13a":
-            named = Tokenizer(
-                "13a",
-                tokenize_13a,
-                checked=False,
-                lowercase=lowercase,
-                batch=tokenize_13a_batch,
-                spans=token_spans_13a,
-            )
-        else:
-            named = Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), checked=False, lowercase=lowercase)
-        named._named = True
-        return named
+            return Tokenizer("13a", tokenize_13a, False, lowercase, token_spans_13a, _named=True)
+        return Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), False, lowercase, _named=True)
     if callable(tokenizer):
         return Tokenizer("custom", tokenizer, checked=True, lowercase=lowercase)
     raise TypeError(f"tokenizer must be a name or a callable str -> list[str], got {describe(tokenizer)}")
-
-
-def _custom_tokenizer(
-    name: str,
-    function: Callable,
-    checked: bool,
-    lowercase: bool,
-    batch: Callable | None,
-    spans: Callable | None = None,
-) -> Tokenizer:
-    return Tokenizer(name, function, checked, lowercase, batch, spans)

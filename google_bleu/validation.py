@@ -270,10 +270,30 @@ def _tensor_ids(tokens: Any, name: str) -> Any:
     return tokens.tolist()
 
 
-def tensor_token(tokens: Any) -> bool:
-    """Whether a collection of distinct tokens holds torch tensors (hashed by identity, so
-    equal ids in separate tensors would never match)."""
-    return any(kind.__module__.startswith("torch") and hasattr(kind, "dim") for kind in set(map(type, tokens)))
+def check_strings(values: list, name: str) -> None:
+    """Refuses a list of texts holding anything but ``str`` (subclasses such as ``numpy.str_``
+    are fine), naming the first such item.
+
+    Example:
+        >>> check_strings(["a", 5], "texts")
+        Traceback (most recent call last):
+        ...
+        TypeError: texts[1] must be a str, got int 5
+    """
+    if not set(map(type, values)) <= _STR:
+        for i, value in enumerate(values):
+            if not isinstance(value, str):
+                raise TypeError(f"{name}[{i}] must be a str, got {type(value).__name__} {value!r:.40}")
+
+
+def check_token_kinds(tokens: Any) -> None:
+    """Refuses tokens that are torch tensors (hashed by identity, so equal ids in separate
+    tensors would never match); ``tokens`` is any iterable of them (a set is quickest)."""
+    if any(kind.__module__.startswith("torch") and hasattr(kind, "dim") for kind in set(map(type, tokens))):
+        raise TypeError(
+            "tokens are torch tensors, which hash by identity (equal ids would never match): "
+            "pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids"
+        )
 
 
 def reference_texts(refs: Any, where: str, item: str = "prediction") -> list[str]:

@@ -3,6 +3,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.helpers.oracles import SHARED_DATA
 
@@ -79,3 +80,27 @@ def pytest_collection_modifyitems(config, items):
         relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
         if relative in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+
+
+# -- the engine's two strategies (plain Python for small inputs, numpy above) ------------
+# Oracle tests of the counting run under both (`both_strategies`); tests of the vectorised
+# engine's own paths force numpy (`numpy_strategy`), whatever their inputs' size.
+settings.register_profile("google_bleu", suppress_health_check=[HealthCheck.function_scoped_fixture])
+settings.load_profile("google_bleu")
+
+
+def _force(monkeypatch, strategy: str) -> None:
+    import google_bleu.engine as engine
+
+    monkeypatch.setattr(engine, "SMALL_TOKENS", 1 << 62 if strategy == "python" else -1)
+
+
+@pytest.fixture(params=["python", "numpy"])
+def both_strategies(request, monkeypatch):
+    _force(monkeypatch, request.param)
+    return request.param
+
+
+@pytest.fixture
+def numpy_strategy(monkeypatch):
+    _force(monkeypatch, "numpy")

@@ -29,15 +29,16 @@ torch is imported when these functions are called, never by ``import google_bleu
 from __future__ import annotations
 
 from collections import OrderedDict
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine import _rows, choose_references, count_matches
-from ..keys import SEGMENT_MIX, group_in_segments
-from ..stats import COLUMNS, GleuStats
+from ..engine import choose_references, count_matches, python_rows, rows_by_chunk, small_input
+from ..keys import group_in_segments
+from ..stats import COLUMNS, GleuStats, ratio
 from ..validation import check_orders, check_sequence, describe, is_tensor
-from .checks import check_device, check_id_tensor, check_lengths, check_pad_id, id_arrays, id_references
+from .checks import check_device, check_id_tensor, check_lengths, check_pad_id, id_lists, id_references
 from .torch_backend import TorchBackend
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def id_rows(
     min_len: int,
     max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`segment_rows` for integer token ids laid out flat.
+    """:func:`~google_bleu.engine.segment_rows` for integer token ids laid out flat, with numpy.
 
     Args:
         hyp_ids: ``int64`` ids of every hypothesis, one after the other.
@@ -75,20 +76,17 @@ def id_rows(
         ids = np.concatenate(
             (hyp_ids[first : int(hyp_ends[stop - 1])], ref_ids[ref_first : int(ref_ends[ref_stop - 1])])
         )
-        segment_hash = segment_of.astype(np.uint64)
-        segment_hash *= SEGMENT_MIX
-        return group_in_segments(ids.view(np.uint64), segment_of, segment_hash)
+        return group_in_segments(ids.view(np.uint64), segment_of)
 
-    return _rows(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
-
+    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
 
 class _Input:
     """A validated batch: each side either padded tensors (with optional lengths) or id lists.
 
-    ``hyp``: ``("padded", [B, L] tensor, [B] lengths or None)`` or ``("ragged", [arrays])``;
+    ``hyp``: ``("padded", [B, L] tensor, [B] lengths or None)`` or ``("ragged", [id lists])``;
     ``ref``: ``("padded", [B, R, L] tensor, [B, R] lengths or None)`` or
-    ``("ragged", [[arrays] per row])``.
+    ``("ragged", [[id lists] per row])``.
     """
 
     __slots__ = ("hyp", "ref", "n_rows", "device")
@@ -139,9 +137,9 @@ def _read_input(
             raise ValueError(
                 "hypothesis_lengths applies to a padded tensor; a list of id lists carries its own lengths"
             )
-        arrays = id_arrays("hypotheses", hypotheses, pad_id)
-        n_rows = len(arrays)
-        hyp = ("ragged", arrays)
+        rows = id_lists("hypotheses", hypotheses, pad_id)
+        n_rows = len(rows)
+        hyp = ("ragged", rows)
 
     if ref_is_tensor:
         check_id_tensor(torch, "references", references)
@@ -193,26 +191,45 @@ def _flat_numpy(matrix: Any, lengths: Any, pad_id: int | None) -> tuple[np.ndarr
     return ids[keep], keep.sum(axis=1, dtype=np.int64)
 
 
-def _concat(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
-    return (np.concatenate(arrays) if arrays else np.zeros(0, np.int64)), lengths
+def _flat(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    lengths = np.fromiter(map(len, rows), np.int64, len(rows))
+    return np.fromiter(chain.from_iterable(rows), np.int64, int(lengths.sum())), lengths
 
 
-def _cpu_rows(batch: _Input, pad_id: int | None, min_len: int, max_len: int) -> tuple[np.ndarray, np.ndarray]:
-    if batch.hyp[0] == "padded":
-        hyp_ids, hyp_lengths = _flat_numpy(batch.hyp[1], batch.hyp[2], pad_id)
-    else:
-        hyp_ids, hyp_lengths = _concat(batch.hyp[1])
-    if batch.ref[0] == "padded":
-        ref3, lengths = batch.ref[1], batch.ref[2]
-        n_slots = int(ref3.shape[1])
+def _lists(ids: np.ndarray, lengths: np.ndarray) -> list[list[int]]:
+    flat, ends = ids.tolist(), np.cumsum(lengths).tolist()
+    return [flat[end - length : end] for end, length in zip(ends, lengths.tolist())]
+
+
+def _cpu_rows(batch: _Input, pad_id: int | None, min_len: int, max_len: int) -> tuple[Any, Any]:
+    """Rows and chosen references of a batch on the CPU: plain Python for a small batch,
+    else flat numpy arrays through the engine (:func:`~google_bleu.engine.small_input`)."""
+    hyp, ref = batch.hyp, batch.ref
+    if hyp[0] == "padded":
+        hyp_ids, hyp_lengths = _flat_numpy(hyp[1], hyp[2], pad_id)
+    if ref[0] == "padded":
+        ref3, lengths, n_slots = ref[1], ref[2], int(ref[1].shape[1])
         flat_lengths = None if lengths is None else lengths.reshape(-1)
         ref_ids, ref_lengths = _flat_numpy(ref3.reshape(batch.n_rows * n_slots, ref3.shape[2]), flat_lengths, pad_id)
-        n_refs = np.full(batch.n_rows, n_slots, np.int64)
+        n_tokens = ref_ids.size
     else:
-        rows = batch.ref[1]
-        n_refs = np.fromiter(map(len, rows), np.int64, batch.n_rows)
-        ref_ids, ref_lengths = _concat([array for row in rows for array in row])
+        n_tokens = sum(len(ids) for refs in ref[1] for ids in refs)
+    n_tokens += hyp_ids.size if hyp[0] == "padded" else sum(map(len, hyp[1]))
+    if small_input(n_tokens):
+        hyps = _lists(hyp_ids, hyp_lengths) if hyp[0] == "padded" else hyp[1]
+        if ref[0] == "padded":
+            flat = _lists(ref_ids, ref_lengths)
+            refs = [flat[row * n_slots : (row + 1) * n_slots] for row in range(batch.n_rows)]
+        else:
+            refs = ref[1]
+        return python_rows(hyps, refs, min_len, max_len)
+    if hyp[0] == "ragged":
+        hyp_ids, hyp_lengths = _flat(hyp[1])
+    if ref[0] == "ragged":
+        n_refs = np.fromiter(map(len, ref[1]), np.int64, batch.n_rows)
+        ref_ids, ref_lengths = _flat([ids for refs in ref[1] for ids in refs])
+    else:
+        n_refs = np.full(batch.n_rows, n_slots, np.int64)
     return id_rows(hyp_ids, hyp_lengths, ref_ids, n_refs, ref_lengths, min_len, max_len)
 
 
@@ -237,12 +254,12 @@ def _compact_rows(torch: Any, matrix: Any, lengths: Any, pad_id: int | None) -> 
     return matrix, keep.sum(dim=-1)
 
 
-def _pad_host(torch: Any, arrays: list[np.ndarray], device: Any) -> tuple[Any, Any]:
-    lengths = np.fromiter(map(len, arrays), np.int64, len(arrays))
+def _pad_host(torch: Any, rows: list[list[int]], device: Any) -> tuple[Any, Any]:
+    ids, lengths = _flat(rows)
     width = int(lengths.max()) if lengths.size else 0
-    matrix = np.zeros((len(arrays), width), np.int64)
+    matrix = np.zeros((len(rows), width), np.int64)
     if width:
-        matrix[np.arange(width)[None, :] < lengths[:, None]] = np.concatenate(arrays)
+        matrix[np.arange(width)[None, :] < lengths[:, None]] = ids
     return torch.from_numpy(matrix).to(device), torch.from_numpy(lengths).to(device)
 
 
@@ -353,16 +370,38 @@ def batch_gleu_stats(
         >>> batch_gleu_stats(hyp, ref, pad_id=-1).tolist()
         [[3, 6, 6, 6], [6, 10, 6, 10]]
     """
+    torch, rows = _batch_rows(hypotheses, references, pad_id, hypothesis_lengths, reference_lengths, min_len, max_len, device)
+    return _rows_tensor(torch, rows)
+
+
+def _batch_rows(
+    hypotheses: Any,
+    references: Any,
+    pad_id: Any,
+    hypothesis_lengths: Any,
+    reference_lengths: Any,
+    min_len: Any,
+    max_len: Any,
+    device: Any,
+) -> tuple[Any, Any]:
+    """``(torch, rows)``: the rows as the engine gives them on the CPU (a list of rows for a
+    small batch, else an array), or an ``int64`` tensor on another device."""
     import torch
 
     min_len, max_len = check_orders(min_len, max_len)
     pad_id = check_pad_id(pad_id)
     batch = _read_input(torch, hypotheses, references, pad_id, hypothesis_lengths, reference_lengths, device)
     if batch.device.type == "cpu":
-        rows, _ = _cpu_rows(batch, pad_id, min_len, max_len)
+        return torch, _cpu_rows(batch, pad_id, min_len, max_len)[0]
+    return torch, _static_rows(torch, *_device_tensors(torch, batch, pad_id), min_len, max_len)
+
+
+def _rows_tensor(torch: Any, rows: Any) -> Any:
+    if isinstance(rows, list):
+        return torch.tensor(rows, dtype=torch.int64).reshape(-1, len(COLUMNS))
+    if isinstance(rows, np.ndarray):
         return torch.from_numpy(np.ascontiguousarray(rows))
-    tensors = _device_tensors(torch, batch, pad_id)
-    return _static_rows(torch, *tensors, min_len, max_len)
+    return rows
 
 
 def batch_sentence_gleu(
@@ -397,17 +436,10 @@ def batch_sentence_gleu(
         >>> batch_sentence_gleu([[1, 2, 3]], [[[1, 2], [3]]]).tolist()  # lists of any lengths
         [0.5]
     """
-    rows = batch_gleu_stats(
-        hypotheses,
-        references,
-        pad_id=pad_id,
-        hypothesis_lengths=hypothesis_lengths,
-        reference_lengths=reference_lengths,
-        min_len=min_len,
-        max_len=max_len,
-        device=device,
-    )
-    return stats_scores(rows)
+    torch, rows = _batch_rows(hypotheses, references, pad_id, hypothesis_lengths, reference_lengths, min_len, max_len, device)
+    if isinstance(rows, list):  # a small batch: no array made before the result
+        return torch.tensor([ratio(n_match, n_all) for n_match, _, _, n_all in rows], dtype=torch.float64)
+    return stats_scores(_rows_tensor(torch, rows))
 
 
 def stats_scores(rows: torch.Tensor) -> torch.Tensor:
@@ -418,10 +450,7 @@ def stats_scores(rows: torch.Tensor) -> torch.Tensor:
         >>> stats_scores(torch.tensor([[1, 3, 2, 3], [0, 0, 0, 0]])).tolist()
         [0.3333333333333333, 0.0]
     """
-    import torch
-
-    n_match, n_all = rows[:, 0].double(), rows[:, 3]
-    return torch.where(n_all > 0, n_match / n_all.clamp(min=1).double(), torch.zeros_like(n_match))
+    return ratio(rows[:, 0], rows[:, 3])
 
 
 def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> GleuStats:
@@ -522,7 +551,7 @@ class BatchScorer:
         torch, batch = self._inputs(hypotheses, references, hypothesis_lengths, reference_lengths)
         args = (batch.hyp[1], batch.hyp[2], batch.ref[1], batch.ref[2])
         if batch.device.type == "cpu":  # nothing to capture: numpy counts CPU tensors fastest
-            return torch.from_numpy(np.ascontiguousarray(_cpu_rows(batch, self.pad_id, self.min_len, self.max_len)[0]))
+            return _rows_tensor(torch, _cpu_rows(batch, self.pad_id, self.min_len, self.max_len)[0])
         if not (self.cuda_graphs and batch.device.type == "cuda"):
             return self._compute(torch, *args)
         key = tuple(None if value is None else (tuple(value.shape), value.dtype, value.device) for value in args)

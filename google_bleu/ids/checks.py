@@ -91,16 +91,25 @@ def id_array(name: str, sequence: Any) -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
-def id_arrays(name: str, rows: Sequence, pad_id: int | None) -> list[np.ndarray]:
-    """Each of ``rows`` as int64 ids (:func:`id_array`), without the padding id."""
-    arrays = [id_array(f"{name}[{i}]", row) for i, row in enumerate(rows)]
-    if pad_id is not None:
-        arrays = [array[array != pad_id] for array in arrays]
-    return arrays
+def id_list(name: str, sequence: Any, pad_id: int | None) -> list[int]:
+    """One id sequence as a list of Python ints, without the padding id: a list or tuple of
+    ints is checked as it is (no array is made), anything else through :func:`id_array`."""
+    if type(sequence) in (list, tuple) and set(map(type, sequence)) <= {int}:
+        if sequence and not (_INT64_MIN <= min(sequence) and max(sequence) <= _INT64_MAX):
+            raise ValueError(f"{name} holds ids outside the int64 range")
+        ids = list(sequence)
+    else:
+        ids = id_array(name, sequence).tolist()
+    return ids if pad_id is None else [token for token in ids if token != pad_id]
 
 
-def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list[np.ndarray]]:
-    """Per row, its references as int64 id arrays: at least one each, ``n_rows`` rows."""
+def id_lists(name: str, rows: Sequence, pad_id: int | None) -> list[list[int]]:
+    """Each of ``rows`` as a list of ids (:func:`id_list`), without the padding id."""
+    return [id_list(f"{name}[{i}]", row, pad_id) for i, row in enumerate(rows)]
+
+
+def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list[list[int]]]:
+    """Per row, its references as id lists: at least one each, ``n_rows`` rows."""
     check_sequence(references, "references", "a sequence of reference lists")
     if len(references) != n_rows:
         raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
@@ -118,5 +127,5 @@ def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list
                 f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
                 f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
             )
-        rows.append(id_arrays(f"references[{i}]", refs, pad_id))
+        rows.append(id_lists(f"references[{i}]", refs, pad_id))
     return rows

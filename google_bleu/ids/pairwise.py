@@ -333,7 +333,7 @@ def _groups(prepared: _Prepared, lengths: np.ndarray) -> np.ndarray:
     if n_tokens == 0:
         return one_segment
     if prepared.ids is not None:
-        return group_in_segments(prepared.ids.view(np.uint64), one_segment, np.zeros(n_tokens, np.uint64))
+        return group_in_segments(prepared.ids.view(np.uint64), one_segment)
     if prepared.store is not None:
         lines = prepared.hyp.sentences if prepared.ref is None else np.concatenate((prepared.hyp.sentences, prepared.ref.sentences))
         return prepared.store.groups(lines, lengths, one_segment)

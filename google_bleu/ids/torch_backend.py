@@ -70,10 +70,6 @@ class TorchBackend:
     def index_sum(self, index: Any, values: Any, n: int) -> Any:
         return self.full(n, 0).scatter_add_(0, index, values)
 
-    def ratio(self, numerator: Any, denominator: Any) -> Any:
-        quotient = numerator.double() / denominator.clamp(min=1).double()
-        return self.xp.where(denominator > 0, quotient, -1.0)
-
     def per_segment(self, reduce: str, values: Any, segment: Any, first: Any) -> Any:
         n = first.numel()
         if values.is_floating_point():

@@ -9,6 +9,8 @@ import google_bleu
 from google_bleu import GleuStats, corpus_gleu, gleu_stats, sentence_gleu
 from google_bleu.engine import ngram_counts
 
+pytestmark = pytest.mark.usefixtures("both_strategies")
+
 CAT = "the cat sat on the mat".split()
 CAT_REF = "the cat ate the mat".split()
 

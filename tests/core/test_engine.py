@@ -10,6 +10,8 @@ from google_bleu import GleuStats, gleu_stats, text_stats
 from google_bleu.engine import ngram_counts
 from tests.helpers.oracles import nltk_corpus, nltk_sentence, tokenize_13a
 
+pytestmark = pytest.mark.usefixtures("both_strategies")
+
 tokens = st.lists(st.sampled_from(["a", "b", "c", 0, 1]), max_size=7)
 segment = st.tuples(tokens, st.lists(tokens, min_size=1, max_size=5))
 

@@ -15,6 +15,9 @@ from google_bleu import corpus_gleu, get_tokenizer, gleu_stats, text_stats
 from google_bleu.validation import check_texts, check_tokens, check_utf8
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
 
+# The vectorised engine's own paths, whatever the inputs' size.
+pytestmark = pytest.mark.usefixtures("numpy_strategy")
+
 tokens = st.one_of(st.sampled_from(["a", "b", "c"]), st.integers(0, 2))
 sentence = st.lists(tokens, max_size=12)
 segment = st.tuples(sentence, st.lists(sentence, min_size=1, max_size=4))

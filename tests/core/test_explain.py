@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from google_bleu import explain, get_tokenizer, gleu_stats, text_stats
 from tests.helpers.oracles import SAMPLES, read_lines
 
+pytestmark = pytest.mark.usefixtures("both_strategies")
+
 
 def _check(hypothesis, references, min_len, max_len, engine_row=None):
     e = explain(hypothesis, references, min_len, max_len)

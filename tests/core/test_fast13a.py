@@ -8,7 +8,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from google_bleu import fast13a as tokenizers_module
 from google_bleu import get_tokenizer
-from google_bleu.fast13a import spaced_13a_batch, tokenize_13a, tokenize_13a_batch
+from google_bleu.fast13a import token_spans_13a, tokenize_13a, tokenize_13a_batch
 from tests.helpers.oracles import SAMPLES, read_lines
 
 _ORACLE = Tokenizer13a()
@@ -68,10 +68,7 @@ def test_fuzz_one_line_equals_sacrebleu(text):
 def test_fuzz_batch_equals_sacrebleu(texts):
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
-    # Kept as text: the same tokens, separated by ASCII spaces only, and their counts.
-    spaced = spaced_13a_batch(texts)
-    assert [[token for token in line.split(" ") if token] for line in spaced.lines] == expected
-    assert spaced.counts.tolist() == list(map(len, expected))
+    assert token_spans_13a(texts).counts.tolist() == list(map(len, expected))
 
 
 @settings(max_examples=200, deadline=None)
@@ -85,9 +82,7 @@ def test_a_line_holding_every_separator_is_done_on_its_own():
     texts = [crowded, "plain, text.", "3-4"]
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
-    spaced = spaced_13a_batch(texts)
-    assert [line.split() for line in spaced.lines] == expected
-    assert spaced.counts.tolist() == list(map(len, expected))
+    assert token_spans_13a(texts).counts.tolist() == list(map(len, expected))
 
 
 def test_small_chunks_give_the_same_tokens(monkeypatch):
@@ -143,9 +138,7 @@ def test_every_code_point_in_every_13a_context_equals_sacrebleu():
     # the batch could put between lines (U+0000..U+0008, U+E000..U+E0FF).
     lines = ["1".join(f"{c},{c}-" for c in map(chr, range(block, block + 256))) for block in range(0, 0x110000, 256)]
     expected = [oracle(line) for line in lines]
-    spaced = spaced_13a_batch(lines)
-    assert [line.split() for line in spaced.lines] == expected
-    assert spaced.counts.tolist() == list(map(len, expected))
+    assert tokenize_13a_batch(lines) == expected
     assert [tokenize_13a(line) for line in lines] == expected
 
 
@@ -155,18 +148,16 @@ def test_a_line_holding_every_separator_among_ordinary_lines(where):
     texts.insert(where, "".join(tokenizers_module._SEPARATORS) + " 1.5-2, a.b")
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
-    spaced = spaced_13a_batch(texts)
-    assert [line.split() for line in spaced.lines] == expected
-    assert spaced.counts.tolist() == list(map(len, expected))
+    assert token_spans_13a(texts).counts.tolist() == list(map(len, expected))
 
 
 def test_empty_and_blank_batches():
     assert tokenize_13a_batch([]) == []
-    spaced = spaced_13a_batch([])
-    assert spaced.lines == [] and spaced.counts.dtype == np.int64 and spaced.counts.size == 0
+    spans = token_spans_13a([])
+    assert spans.counts.dtype == np.int64 and spans.counts.size == 0 and spans.starts.size == 0
     texts = ["", " ", "\t\x1c\u3000", "<skipped>", "-\n", "\n\n"]
-    assert tokenize_13a_batch(texts) == [oracle(text) for text in texts] == [[]] * len(texts)
-    assert spaced_13a_batch(texts).counts.tolist() == [0] * len(texts)
+    assert tokenize_13a_batch(texts) == [tokenize_13a(text) for text in texts] == [oracle(text) for text in texts] == [[]] * len(texts)
+    assert token_spans_13a(texts).counts.tolist() == [0] * len(texts)
 
 
 @pytest.mark.parametrize("n_parts", [2, 3, 7])
@@ -177,6 +168,4 @@ def test_lines_sharing_out_every_separator_equal_sacrebleu(n_parts):
     texts[17:17] = ["", "".join(separators), "-\n", "".join(separators) + " x"]
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
-    spaced = spaced_13a_batch(texts)
-    assert [line.split() for line in spaced.lines] == expected
-    assert spaced.counts.tolist() == list(map(len, expected))
+    assert token_spans_13a(texts).counts.tolist() == list(map(len, expected))

@@ -18,7 +18,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 import google_bleu
 from google_bleu import fast13a as tokenizers_module
 from google_bleu import get_tokenizer
-from google_bleu.fast13a import spaced_13a_batch, token_spans_13a, tokenize_13a, tokenize_13a_batch
+from google_bleu.fast13a import token_spans_13a, tokenize_13a, tokenize_13a_batch
 from tests.helpers.oracles import nltk_corpus, nltk_sentence, span_tokens
 
 _ORACLE = Tokenizer13a()
@@ -84,15 +84,6 @@ _line = st.one_of(_adversarial_line, _any_line, st.sampled_from(["", " ", "\t\n"
 _batch = st.lists(_line, max_size=10)
 
 
-def _check_spaced(spaced, expected):
-    """Lines whose ASCII-space split is the expected tokens, with no other whitespace, and their counts."""
-    assert [[token for token in line.split(" ") if token] for line in spaced.lines] == expected
-    assert [line.split() for line in spaced.lines] == expected
-    assert not any(set(line) & set(_WHITESPACE.replace(" ", "")) for line in spaced.lines)
-    assert spaced.counts.dtype == np.int64
-    assert spaced.counts.tolist() == list(map(len, expected))
-
-
 def _check_spans(spans, expected):
     """Byte spans whose UTF-8 text is the expected tokens, line after line, and their counts."""
     assert spans.counts.dtype == np.int64 and spans.counts.tolist() == list(map(len, expected))
@@ -125,7 +116,6 @@ def test_one_line_equals_sacrebleu(text):
 def test_batch_equals_sacrebleu(texts):
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
-    _check_spaced(spaced_13a_batch(texts), expected)
     _check_spans(token_spans_13a(texts), expected)
     tokenize = get_tokenizer("13a")
     assert tokenize.tokenize_all(texts) == expected
@@ -154,7 +144,6 @@ def test_batch_whatever_separators_the_text_holds(texts, n_taken, at, data):
         texts = texts + [taken[i::3] for i in range(3)]
     expected = [oracle(text) for text in texts]
     assert tokenize_13a_batch(texts) == expected
-    _check_spaced(spaced_13a_batch(texts), expected)
     _check_spans(token_spans_13a(texts), expected)
 
 
@@ -165,7 +154,6 @@ def test_batch_across_chunks_equals_sacrebleu(texts, chunk_chars):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(tokenizers_module, "_13A_CHUNK_CHARS", chunk_chars)
         assert tokenize_13a_batch(texts) == expected
-        _check_spaced(spaced_13a_batch(texts), expected)
         _check_spans(token_spans_13a(texts), expected)
 
 

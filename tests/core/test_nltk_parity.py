@@ -2,11 +2,14 @@
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from google_bleu import corpus_gleu, gleu_stats, sentence_gleu
 from tests.helpers.oracles import nltk_corpus, nltk_sentence
+
+pytestmark = pytest.mark.usefixtures("both_strategies")
 
 # Tiny vocabularies make repeats, clipping and tied references common.
 tokens = st.one_of(st.sampled_from(["a", "b", "c"]), st.integers(0, 3))

@@ -5,6 +5,8 @@ import pytest
 from google_bleu import gleu_stats, text_stats
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
 
+pytestmark = pytest.mark.usefixtures("both_strategies")
+
 
 def _check_system(ref_path, sys_path):
     refs = read_lines(ref_path)
