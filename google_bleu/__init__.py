@@ -81,9 +81,6 @@ _MOVED = {
     "make_lighteval_metric": ("google_bleu.integrations.lighteval", "make_lighteval_metric"),
     "bootstrap_ci": ("google_bleu.significance", "bootstrap_ci"),
     "bootstrap_scores": ("google_bleu.significance", "bootstrap_scores"),
-    "paired_test": ("google_bleu.significance", "paired_test"),
-    "paired_test_stats": ("google_bleu.significance", "paired_test_stats"),
-    "PairedResult": ("google_bleu.significance", "PairedResult"),
 }
 
 

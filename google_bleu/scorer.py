@@ -23,16 +23,20 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json as json_module
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .gleu import gleu_stats, text_stats
+from .gleu import checked_text_stats, gleu_stats
 from .signature import count_references, signature
-from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, TESTS, bootstrap_ci, paired_intervals
-from .stats import GleuStats
+from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, bootstrap_ci, check_bootstrap, paired_intervals
+from .stats import GleuStats, check_stats, ratio
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_n_samples, check_orders, check_seed, check_texts, describe
+from .validation import check_orders, check_references, check_text, check_texts, check_type, describe
+
+#: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.
+SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
 
 #: The keys of the evaluate module's dict, in order (``sentence_scores`` only when asked,
 #: ``ci_low``/``ci_high`` only with an interval).
@@ -137,9 +141,9 @@ class GleuScore:
         n_match, n_hyp, n_ref, n_all = stats.totals()
         low, high = (None, None) if interval is None else interval
         return cls(
-            stats.score(),
-            stats.precision(),
-            stats.recall(),
+            ratio(n_match, n_all),
+            ratio(n_match, n_hyp),
+            ratio(n_match, n_ref),
             n_match,
             n_hyp,
             n_ref,
@@ -300,6 +304,9 @@ class GleuScore:
 class GLEU:
     """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders.
 
+    A value: immutable (assigning a setting raises; :meth:`replace` makes a new scorer),
+    equal and hashable by its settings, and picklable. Its settings are checked once, here.
+
     Args:
         tokenizer: A tokenizer name (``"13a"``, the default, or another of sacrebleu's:
             ``none``, ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab``, ``spm``,
@@ -323,13 +330,17 @@ class GLEU:
         0.16666666666666666
         >>> scorer.sentence_scores(["a b c", "x"], [["a b c"], ["y", "x"]])
         [1.0, 0.0]
+        >>> scorer.max_len = 9
+        Traceback (most recent call last):
+        ...
+        AttributeError: GLEU is immutable: use scorer.replace(max_len=...) for other settings
         >>> GLEU(tokenizer="nonsense")
         Traceback (most recent call last):
         ...
         ValueError: unknown tokenizer 'nonsense'; choose one of ...
     """
 
-    __slots__ = ("min_len", "max_len", "tokenizer")
+    __slots__ = ("tokenizer", "min_len", "max_len")
 
     def __init__(
         self,
@@ -338,9 +349,33 @@ class GLEU:
         min_len: int = 1,
         max_len: int = 4,
     ) -> None:
-        self.min_len, self.max_len = check_orders(min_len, max_len)
+        min_len, max_len = check_orders(min_len, max_len)
         #: The :class:`~google_bleu.tokenizers.Tokenizer`; it applies and reports ``lowercase``.
-        self.tokenizer = get_tokenizer(tokenizer, lowercase)
+        object.__setattr__(self, "tokenizer", get_tokenizer(tokenizer, lowercase))
+        object.__setattr__(self, "min_len", min_len)
+        object.__setattr__(self, "max_len", max_len)
+
+    def __setattr__(self, name: str, value: Any = None) -> None:
+        raise AttributeError(f"GLEU is immutable: use scorer.replace({name}=...) for other settings")
+
+    __delattr__ = __setattr__
+
+    def replace(self, **settings: Any) -> GLEU:
+        """A scorer with some settings changed (``tokenizer``, ``lowercase``, ``min_len``,
+        ``max_len``), checked as the constructor checks them.
+
+        Example:
+            >>> GLEU(lowercase=True).replace(max_len=2)
+            GLEU(tokenizer='13a', lowercase=True, min_len=1, max_len=2)
+        """
+        unknown = sorted(set(settings) - set(SETTINGS))
+        if unknown:
+            raise TypeError(f"replace() takes the settings {', '.join(SETTINGS)}, got {unknown}")
+        tokenizer = settings.get("tokenizer", self.tokenizer)
+        lowercase = settings.get("lowercase", self.lowercase if "tokenizer" not in settings else False)
+        if isinstance(tokenizer, Tokenizer):
+            tokenizer = tokenizer.cased(lowercase)
+        return GLEU(tokenizer, lowercase, settings.get("min_len", self.min_len), settings.get("max_len", self.max_len))
 
     @property
     def lowercase(self) -> bool:
@@ -365,11 +400,8 @@ class GLEU:
     def __hash__(self) -> int:
         return hash(self._key())
 
-    def __getstate__(self) -> tuple:
-        return self._key()
-
-    def __setstate__(self, state: tuple) -> None:
-        self.tokenizer, self.min_len, self.max_len = state
+    def __reduce__(self) -> tuple:
+        return (GLEU, (self.tokenizer, False, self.min_len, self.max_len))
 
     def __repr__(self) -> str:
         return (
@@ -387,7 +419,8 @@ class GLEU:
 
         Worker processes count the same rows with :func:`google_bleu.scale.parallel_stats`.
         """
-        return text_stats(predictions, references, self.tokenizer, min_len=self.min_len, max_len=self.max_len)
+        predictions, references = check_texts(predictions, references)
+        return checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
 
     def token_stats(self, hypotheses: Sequence[Sequence[Any]], list_of_references: Sequence[Any]) -> GleuStats:
         """Per-segment statistics of token sequences (no tokenizer, no lowercasing)."""
@@ -413,26 +446,10 @@ class GLEU:
             >>> GLEU(lowercase=True).signature("var").rsplit("|", 1)[0]
             'nrefs:var|case:lc|tok:13a|ngram:1-4'
         """
+        tokenizer = self.tokenizer
         return signature(
-            str(nrefs),
-            self.tokenizer.name,
-            self.lowercase,
-            self.min_len,
-            self.max_len,
-            n_bootstrap,
-            seed,
-            n_randomization,
+            str(nrefs), tokenizer.name, tokenizer.lowercase, self.min_len, self.max_len, n_bootstrap, seed, n_randomization
         )
-
-    def _check_stats(self, stats: Any, name: str = "stats") -> GleuStats:
-        if not isinstance(stats, GleuStats):
-            raise TypeError(f"{name} must be a GleuStats, got {describe(stats)}")
-        if (stats.min_len, stats.max_len) != (self.min_len, self.max_len):
-            raise ValueError(
-                f"{name} were counted with orders {stats.min_len}-{stats.max_len}, "
-                f"this scorer uses {self.min_len}-{self.max_len}"
-            )
-        return stats
 
     def score_stats(
         self,
@@ -450,9 +467,11 @@ class GLEU:
                 (at most ``MAX_SAMPLES``).
             seed: Seed of the bootstrap's local generator (``None``: fresh entropy).
         """
-        stats = self._check_stats(stats)
-        n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
-        seed = check_seed(seed)
+        check_stats(stats, "stats", (self.min_len, self.max_len))
+        n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
+        return self._score(stats, nrefs, n_bootstrap, seed)
+
+    def _score(self, stats: GleuStats, nrefs: str | int, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED) -> GleuScore:
         interval = None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, seed)
         return GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
 
@@ -473,14 +492,13 @@ class GLEU:
             seed: Seed of the bootstrap (default 12345; ``None``: fresh entropy).
         """
         # Every argument is checked before the text is tokenized.
-        n_bootstrap = None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")
-        seed = check_seed(seed)
+        n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
         try:
             predictions, references = check_texts(predictions, references)
         except ValueError as error:
             raise ValueError(_orientation_hint(str(error), predictions, references)) from None
-        stats = self.stats(predictions, references)
-        return self.score_stats(stats, count_references(references), n_bootstrap, seed)
+        stats = checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
+        return self._score(stats, count_references(references), n_bootstrap, seed)
 
     def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:
         """GLEU of one hypothesis against its references, as sacrebleu's ``sentence_score``.
@@ -489,9 +507,10 @@ class GLEU:
             >>> GLEU().sentence_score("the cat sat on the mat", ["the cat ate the mat"]).score
             0.3333333333333333
         """
-        if not isinstance(hypothesis, str):
-            raise TypeError(f"hypothesis must be a str, got {describe(hypothesis)}")
-        return self.corpus_score([hypothesis], [references])
+        hypothesis = check_text(hypothesis, "hypothesis")
+        references = check_references(references, "references")
+        stats = checked_text_stats([hypothesis], [references], self.tokenizer, self.min_len, self.max_len)
+        return self._score(stats, len(references))
 
     def corpus_score_streams(
         self,
@@ -527,7 +546,7 @@ class GLEU:
 
     def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:
         """Sentence GLEU of each prediction (``== nltk.sentence_gleu`` on the same tokens)."""
-        return self.stats(predictions, references).sentence_scores().tolist()
+        return [score for score, _, _ in self.stats(predictions, references).segment_scores()]
 
     def paired_scores(
         self,
@@ -559,10 +578,8 @@ class GLEU:
             >>> [(s.p_value, s.signature.split("|")[4]) for s in scorer.paired_scores([base, base], n_samples=99)]
             [(None, 'bs:99'), (1.0, 'bs:99')]
         """
-        if test not in TESTS:
-            raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}")
-        systems = [self._check_stats(stats, f"systems[{i}]") for i, stats in enumerate(systems)]
         results, n_samples, n_bootstrap, seed = paired_intervals(systems, test, n_samples, seed, n_bootstrap)
+        check_stats(systems[0], "systems[0]", (self.min_len, self.max_len))  # the others match it
         if test == "bs":
             sig = self.signature(nrefs, n_samples, seed)
         else:
@@ -571,3 +588,54 @@ class GLEU:
             GleuScore.from_stats(stats, sig, (low, high), p_value)
             for stats, (low, high, p_value) in zip(systems, results)
         ]
+
+
+def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = None, *, caller: str | None = None) -> GLEU:
+    """The scorer of an adapter: ``scorer`` (a :class:`GLEU`), else one built from the settings
+    among ``options`` (``tokenizer``, ``lowercase``, ``min_len``, ``max_len``, as a framework's
+    config or a constructor's keywords pass them), else ``GLEU()``. Equal settings give the
+    same scorer from a small cache, so a per-sample call builds none.
+
+    Args:
+        scorer: A :class:`GLEU`, or ``None``.
+        options: Keywords that may hold settings; others are left to the caller, unless
+            ``caller`` names the function whose keywords hold settings only (then any other
+            keyword is refused).
+        caller: See ``options``.
+
+    Raises:
+        TypeError: ``scorer`` is not a :class:`GLEU`, settings come both ways, or (with
+            ``caller``) a keyword is not a setting.
+        ValueError: A bad setting (as :class:`GLEU` refuses it).
+
+    Example:
+        >>> scorer_from_options(None, {"min_len": 2, "name": "gleu"})
+        GLEU(tokenizer='13a', lowercase=False, min_len=2, max_len=4)
+        >>> scorer_from_options(GLEU(), {"max_len": 2})
+        Traceback (most recent call last):
+        ...
+        TypeError: pass the settings as scorer=GLEU(...) or as keywords, not both: got scorer and ['max_len']
+    """
+    settings = {key: options[key] for key in SETTINGS if key in options} if options else {}
+    if caller is not None and options and len(settings) < len(options):
+        unknown = sorted(set(options) - set(SETTINGS))
+        raise TypeError(f"{caller}() got unexpected keyword arguments {unknown}; the settings are {', '.join(SETTINGS)}")
+    if scorer is not None:
+        check_type(scorer, GLEU, "scorer", "a google_bleu.GLEU (e.g. GLEU(tokenizer='char'))")
+        if settings:
+            raise TypeError(
+                f"pass the settings as scorer=GLEU(...) or as keywords, not both: got scorer and {sorted(settings)}"
+            )
+        return scorer
+    try:
+        hash(tuple(settings.values()))
+    except TypeError:  # an unhashable setting (a callable tokenizer object): not cached
+        return GLEU(**settings)
+    return _cached_scorer(**settings)
+
+
+# typed: True == 1 and 1.0 == 1, but only 1 is a valid order (and only False a valid
+# lowercase), so equal settings of another type must reach GLEU's checks, not the cache.
+@functools.lru_cache(maxsize=64, typed=True)
+def _cached_scorer(**settings: Any) -> GLEU:
+    return GLEU(**settings)

@@ -6,6 +6,7 @@ Format follows sacrebleu: ``key:value`` fields joined by ``|``, e.g.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from .version import __version__
@@ -24,6 +25,7 @@ def count_references(references: Sequence[Sequence[object]]) -> str:
     return "var" if counts else "0"
 
 
+@functools.lru_cache(maxsize=256)
 def signature(
     nrefs: str,
     tokenizer: str,

@@ -36,16 +36,13 @@ Example:
 
 from __future__ import annotations
 
-import dataclasses
-import warnings
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from .stats import GleuStats
-from .tokenizers import DEFAULT_TOKENIZER, Tokenizer
-from .validation import check_n_samples, check_seed, check_sequence, describe
+from .stats import GleuStats, check_stats, ratio
+from .validation import check_n_samples, check_seed, check_sequence
 
 #: Default seed of every resampling (sacrebleu's default too).
 DEFAULT_SEED = 12345
@@ -53,7 +50,7 @@ DEFAULT_SEED = 12345
 DEFAULT_N_BOOTSTRAP = 1000
 #: Default number of approximate-randomization trials (sacrebleu's default).
 DEFAULT_N_RANDOMIZATION = 10000
-#: Test names accepted by :func:`paired_test`.
+#: Test names accepted by :func:`paired_intervals`.
 TESTS = ("bs", "ar")
 
 # Resampled corpora are built in blocks of about this many index counts (memory bound).
@@ -62,22 +59,18 @@ _BLOCK_CELLS = 1 << 21
 _EXACT_LIMIT = 1 << 53
 
 
-def _check_stats(stats: Any, name: str = "stats") -> GleuStats:
-    if not isinstance(stats, GleuStats):
-        raise TypeError(f"{name} must be a GleuStats, got {describe(stats)}")
-    return stats
+def check_bootstrap(n_bootstrap: Any, seed: Any) -> tuple[int | None, int | None]:
+    """A number of bootstrap resamples (``None``: no interval) and a seed, checked."""
+    return (None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap")), check_seed(seed)
 
 
-def _check_paired(baseline: GleuStats, system: GleuStats) -> None:
+def _check_paired(baseline: GleuStats, system: Any, name: str = "system") -> GleuStats:
+    check_stats(system, name, (baseline.min_len, baseline.max_len))
     if len(baseline) != len(system):
         raise ValueError(
-            f"paired statistics need the same segments: baseline has {len(baseline)}, system {len(system)}"
+            f"paired statistics need the same segments: baseline has {len(baseline)}, {name} {len(system)}"
         )
-    if (baseline.min_len, baseline.max_len) != (system.min_len, system.max_len):
-        raise ValueError(
-            "paired statistics need the same n-gram orders: "
-            f"baseline {baseline.min_len}-{baseline.max_len}, system {system.min_len}-{system.max_len}"
-        )
+    return system
 
 
 def _scores(totals: np.ndarray) -> np.ndarray:
@@ -86,10 +79,7 @@ def _scores(totals: np.ndarray) -> np.ndarray:
     The sums are exact integers held in float64, so each division is correctly rounded:
     bit-identical to :meth:`GleuStats.score` on the same corpus.
     """
-    n_match, n_all = totals[..., 0], totals[..., 3]
-    out = np.zeros(n_match.shape, np.float64)
-    np.divide(n_match, n_all, out=out, where=n_all != 0)
-    return out
+    return ratio(totals[..., 0], totals[..., 3])
 
 
 def _as_float_rows(rows: np.ndarray) -> np.ndarray:
@@ -146,7 +136,7 @@ def bootstrap_scores(
         >>> sorted(set(bootstrap_scores(stats, 50, seed=0).round(4).tolist()))
         [0.0, 0.75, 1.0]
     """
-    stats = _check_stats(stats)
+    stats = check_stats(stats, "stats")
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     return _scores(_resampled_totals(stats.rows, n_samples, seed))
 
@@ -190,36 +180,6 @@ def bootstrap_ci(
     return percentile_interval(bootstrap_scores(stats, check_n_samples(n_bootstrap, "n_bootstrap"), seed))
 
 
-@dataclasses.dataclass(frozen=True)
-class PairedResult:
-    """One system's line of a paired test against the baseline (the result of the deprecated
-    :func:`paired_test_stats` and :func:`paired_test`; :class:`~google_bleu.GleuScore` replaces it).
-
-    Attributes:
-        score: Corpus GLEU of the full corpus (the point estimate).
-        ci_low: Lower end of the 95% bootstrap interval.
-        ci_high: Upper end of the 95% bootstrap interval.
-        p_value: ``(c + 1) / (n + 1)`` against the baseline; ``None`` for the baseline.
-        test: ``"bs"`` (paired bootstrap) or ``"ar"`` (approximate randomization).
-        n_samples: Resamples (bs) or trials (ar) of the test.
-        n_bootstrap: Resamples behind the interval (equals ``n_samples`` for bs).
-        seed: The seed used (``None``: fresh entropy).
-    """
-
-    score: float
-    ci_low: float
-    ci_high: float
-    p_value: float | None
-    test: str
-    n_samples: int
-    n_bootstrap: int
-    seed: int | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a plain dict (JSON-ready)."""
-        return dataclasses.asdict(self)
-
-
 def _p_value(count: int, n_samples: int) -> float:
     # (c + 1) / (n + 1): never 0, and valid for the test's level (sacrebleu, after multeval).
     return (count + 1) / (n_samples + 1)
@@ -241,8 +201,7 @@ def paired_bootstrap_p(
         >>> paired_bootstrap_p(stats, stats, n_samples=99)
         1.0
     """
-    baseline, system = _check_stats(baseline, "baseline"), _check_stats(system, "system")
-    _check_paired(baseline, system)
+    system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     return _bootstrap_p(baseline, system, _stacked_bootstrap_scores([baseline, system], n_samples, seed))
 
@@ -279,8 +238,7 @@ def paired_randomization_p(
         >>> paired_randomization_p(stats, stats, n_samples=99)
         1.0
     """
-    baseline, system = _check_stats(baseline, "baseline"), _check_stats(system, "system")
-    _check_paired(baseline, system)
+    system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     n_segments = len(baseline)
     base_total = np.asarray(baseline.totals(), np.float64)
@@ -337,17 +295,14 @@ def paired_intervals(
     if test not in TESTS:
         raise ValueError(f"test must be one of {list(TESTS)}, got {test!r}")
     check_sequence(systems, "systems", "a sequence of GleuStats, the baseline first")
-    systems = [_check_stats(stats, f"systems[{i}]") for i, stats in enumerate(systems)]
     if not systems:
         raise ValueError("systems is empty: a paired test needs at least one system (the baseline)")
-    for stats in systems[1:]:
-        _check_paired(systems[0], stats)
+    baseline = check_stats(systems[0], "systems[0]")
+    systems = [baseline, *(_check_paired(baseline, stats, f"systems[{i}]") for i, stats in enumerate(systems[1:], 1))]
     default = DEFAULT_N_BOOTSTRAP if test == "bs" else DEFAULT_N_RANDOMIZATION
     n_samples = default if n_samples is None else check_n_samples(n_samples)
     n_bootstrap = n_samples if test == "bs" else check_n_samples(n_bootstrap, "n_bootstrap")
     seed = check_seed(seed)
-
-    baseline = systems[0]
     # The same seed and corpus size give the same resampled corpora for every system:
     # all systems are resampled at once, and each is paired with the baseline's column.
     resampled = _stacked_bootstrap_scores(systems, n_bootstrap, seed)
@@ -362,87 +317,3 @@ def paired_intervals(
         low, high = percentile_interval(resampled[:, index])
         results.append((low, high, p_value))
     return results, n_samples, n_bootstrap, seed
-
-
-def _paired_results(systems: Sequence[GleuStats], test: str, *args: Any) -> list[PairedResult]:
-    results, n_samples, n_bootstrap, seed = paired_intervals(systems, test, *args)
-    return [
-        PairedResult(stats.score(), low, high, p_value, test, n_samples, n_bootstrap, seed)
-        for stats, (low, high, p_value) in zip(systems, results)
-    ]
-
-
-def paired_test_stats(
-    systems: Sequence[GleuStats],
-    test: str = "bs",
-    n_samples: int | None = None,
-    seed: int | None = DEFAULT_SEED,
-    n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
-) -> list[PairedResult]:
-    """Deprecated: :meth:`google_bleu.GLEU.paired_scores` takes the same statistics and
-    returns :class:`~google_bleu.GleuScore` results (score, interval, p-value and signature).
-
-    One :class:`PairedResult` per system, in order; the baseline's ``p_value`` is None.
-    """
-    warnings.warn(
-        "google_bleu.significance.paired_test_stats is deprecated: use GLEU(...).paired_scores(systems, ...), "
-        "which returns GleuScore results; it will be removed in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return _paired_results(systems, test, n_samples, seed, n_bootstrap)
-
-
-def paired_test(
-    systems: Mapping[str, Sequence[str]],
-    references: Sequence[str | Sequence[str]],
-    test: str = "bs",
-    n_samples: int | None = None,
-    seed: int | None = DEFAULT_SEED,
-    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
-    n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
-) -> dict[str, PairedResult]:
-    """Paired significance tests of several systems against a baseline, on text.
-
-    Deprecated: use :meth:`google_bleu.GLEU.paired_scores` on each system's
-    ``GLEU.stats`` (the scorer holds the settings; results are :class:`GleuScore`).
-
-    As sacrebleu's ``PairedTest`` for BLEU: each system is compared with the baseline (the
-    first entry of ``systems``) on the same references, by paired bootstrap resampling
-    (``"bs"``) or approximate randomization (``"ar"``), and ``p = (c + 1) / (n + 1)``.
-
-    Args:
-        systems: System name -> predictions (one string per segment); first = baseline.
-        references: Per segment a string or a list of strings, shared by all systems.
-        test: ``"bs"`` or ``"ar"``.
-        n_samples: Resamples (bs, default 1000) or trials (ar, default 10000).
-        seed: Seed of the local generators (default 12345; ``None``: fresh entropy).
-        tokenizer: Tokenizer name or callable, as in :func:`google_bleu.text_stats`.
-        lowercase: Lowercase before tokenizing.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-        n_bootstrap: Resamples behind each interval for ``"ar"``.
-
-    Returns:
-        System name -> :class:`PairedResult` (score, 95% interval, p-value), in input order.
-
-    """
-    warnings.warn(
-        "google_bleu.significance.paired_test is deprecated: use GLEU(...).paired_scores() on each "
-        "system's GLEU(...).stats(); it will be removed in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    if not isinstance(systems, Mapping):
-        raise TypeError(f"systems must be a mapping of system name to predictions, got {describe(systems)}")
-    if not systems:
-        raise ValueError("systems is empty: paired_test needs at least one system (the baseline)")
-    # The scorer builds on this module (its intervals), so it is imported here, not above.
-    from .scorer import GLEU
-
-    scorer = GLEU(tokenizer, lowercase, min_len, max_len)
-    stats = [scorer.stats(predictions, references) for predictions in systems.values()]
-    return dict(zip(systems, _paired_results(stats, test, n_samples, seed, n_bootstrap)))

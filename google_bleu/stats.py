@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .validation import check_orders
+from .validation import check_orders, describe
 
 #: Column order of :attr:`GleuStats.rows`.
 COLUMNS = ("n_match", "n_hyp", "n_ref", "n_all")
@@ -124,12 +124,6 @@ class GleuStats:
         return cls(np.stack(columns, axis=1), data["min_len"], data["max_len"])
 
     # -- combination ----------------------------------------------------------
-    def _check_compatible(self, other: GleuStats) -> None:
-        if (self.min_len, self.max_len) != (other.min_len, other.max_len):
-            raise ValueError(
-                "cannot combine statistics counted with different orders: "
-                f"{self.min_len}-{self.max_len} and {other.min_len}-{other.max_len}"
-            )
 
     def __add__(self, other: Any) -> GleuStats:
         if not isinstance(other, GleuStats):
@@ -148,10 +142,8 @@ class GleuStats:
         parts = list(parts)
         if not parts:
             raise ValueError("concatenate needs at least one GleuStats")
-        for part in parts:
-            if not isinstance(part, GleuStats):
-                raise TypeError(f"concatenate takes GleuStats, got {type(part).__name__}")
-            parts[0]._check_compatible(part)
+        for i, part in enumerate(parts):
+            check_stats(part, f"parts[{i}]", (parts[0].min_len, parts[0].max_len))
         rows = np.concatenate([part.rows for part in parts])
         _check_totals(rows)
         indices = [part.reference_index for part in parts]
@@ -229,6 +221,26 @@ class GleuStats:
     def to_dict(self) -> dict[str, Any]:
         """The corpus totals and orders as plain Python values (JSON-ready)."""
         return {**dict(zip(COLUMNS, self.totals())), "min_len": self.min_len, "max_len": self.max_len}
+
+
+def check_stats(stats: Any, name: str, orders: tuple[int, int] | None = None) -> GleuStats:
+    """``stats`` when it is a :class:`GleuStats` (counted with ``orders``, when given): the one
+    check of statistics handed back to the package.
+
+    Example:
+        >>> check_stats(GleuStats.empty(1, 4), "systems[1]", (1, 2))
+        Traceback (most recent call last):
+        ...
+        ValueError: systems[1] were counted with orders 1-4, not 1-2: statistics of different orders do not combine
+    """
+    if not isinstance(stats, GleuStats):
+        raise TypeError(f"{name} must be a GleuStats, got {describe(stats)}")
+    if orders is not None and (stats.min_len, stats.max_len) != orders:
+        raise ValueError(
+            f"{name} were counted with orders {stats.min_len}-{stats.max_len}, not {orders[0]}-{orders[1]}: "
+            "statistics of different orders do not combine"
+        )
+    return stats
 
 
 #: Largest value a total may reach (int64).

@@ -80,7 +80,7 @@ class Tokenizer:
         for key, value in zip(self.__slots__, (name, function, checked, lowercase, spans, _named)):
             object.__setattr__(self, key, value)
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: Any = None) -> None:
         raise AttributeError(f"Tokenizer is immutable: cannot set {name}")
 
     __delattr__ = __setattr__
@@ -114,6 +114,19 @@ class Tokenizer:
         if self.checked:
             tokens = _checked_output(tokens, text)
         return tokens
+
+    def cased(self, lowercase: bool) -> Tokenizer:
+        """This tokenizer, lowercasing or not.
+
+        Example:
+            >>> get_tokenizer("13a").cased(True)("Hi")
+            ['hi']
+        """
+        if check_bool(lowercase, "lowercase") == self.lowercase:
+            return self
+        if self._named:
+            return get_tokenizer(self.name, lowercase)
+        return Tokenizer(self.name, self.function, self.checked, lowercase, self.spans)
 
     def tokenize_all(self, texts: list[str]) -> list[list[str]]:
         """Tokenizes many texts (one list per text, in order).
@@ -207,11 +220,7 @@ def get_tokenizer(
     """
     check_bool(lowercase, "lowercase")
     if isinstance(tokenizer, Tokenizer):
-        if not lowercase or tokenizer.lowercase:
-            return tokenizer  # immutable in use: nothing to copy
-        if tokenizer._named:
-            return get_tokenizer(tokenizer.name, True)
-        return Tokenizer(tokenizer.name, tokenizer.function, tokenizer.checked, True, tokenizer.spans)
+        return tokenizer.cased(True) if lowercase else tokenizer  # immutable: nothing to copy
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
             names = ", ".join(sorted(SACREBLEU_TOKENIZERS))

@@ -157,10 +157,23 @@ def _not_a_sequence(value: Any) -> str | None:
     return "not a sized, indexable sequence (sets, generators and iterators are refused: make a list)"
 
 
-def _is_sequence(value: Any) -> bool:
+def is_sequence(value: Any) -> bool:
     """Whether ``value`` is an accepted sequence, strings included (callers refuse them
     with their own message). For the adapters that check their own input shapes."""
     return isinstance(value, (str, bytes)) or _not_a_sequence(value) is None
+
+
+def check_list(value: Any, name: str) -> list:
+    """A sequence of items (list, tuple, array, Series, column; not a string) as a list.
+
+    Example:
+        >>> check_list("abc", "labels")
+        Traceback (most recent call last):
+        ...
+        TypeError: labels must be a list (list, tuple, numpy array, pandas Series, datasets column), got str 'abc': a string
+    """
+    check_sequence(value, name, "a list")
+    return list(value)
 
 
 def check_sequence(value: Any, name: str, what: str = "a sequence with one entry per segment") -> None:
@@ -296,29 +309,53 @@ def check_token_kinds(tokens: Any) -> None:
         )
 
 
-def reference_texts(refs: Any, where: str, item: str = "prediction") -> list[str]:
-    """One segment's references, for adapters that take them one by one: a ``str`` or a
-    non-empty sequence of ``str``, as a list.
+def check_text(value: Any, name: str) -> str:
+    """One text: a ``str`` (subclasses such as ``numpy.str_`` become plain ``str``).
 
     Example:
-        >>> reference_texts("a b", "target[0]"), reference_texts(("a", "b"), "target[0]")
+        >>> check_text(b"a", "hypothesis")
+        Traceback (most recent call last):
+        ...
+        TypeError: hypothesis must be a str, got bytes b'a'
+    """
+    if type(value) is str:
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {describe(value)}")
+    return str.__str__(value)
+
+
+def check_references(refs: Any, name: str, item: str = "prediction") -> list[str]:
+    """One segment's references: a ``str`` or a non-empty sequence of ``str`` (list, tuple,
+    array, ...), as a list of plain ``str``. The one check of a segment's references, for
+    every surface that takes them one segment at a time.
+
+    Example:
+        >>> check_references("a b", "target[0]"), check_references(("a", "b"), "target[0]")
         (['a b'], ['a', 'b'])
-        >>> reference_texts([], "target[3]")
+        >>> check_references([], "target[3]")
         Traceback (most recent call last):
         ...
         ValueError: target[3] has no reference; every prediction needs at least one
     """
+    if type(refs) is list and set(map(type, refs)) == _STR:
+        return refs
     if isinstance(refs, str):
-        return [refs]
-    if isinstance(refs, bytes) or not _is_sequence(refs):
-        raise TypeError(f"{where} must be a str or a list of str, got {describe(refs)}")
-    refs = list(refs)
+        return [_text(refs)]
+    problem = "a string" if isinstance(refs, (bytes, bytearray)) else _not_a_sequence(refs)
+    if problem is not None:
+        raise TypeError(f"{name} must be a str or a list of str, got {describe(refs)}: {problem}")
+    refs = list(refs.tolist() if getattr(refs, "ndim", None) == 1 and hasattr(refs, "tolist") else refs)
     if not refs:
-        raise ValueError(f"{where} has no reference; every {item} needs at least one")
-    for j, ref in enumerate(refs):
-        if not isinstance(ref, str):
-            raise TypeError(f"{where}[{j}] must be a str, got {describe(ref)}")
-    return refs
+        raise ValueError(f"{name} has no reference; every {item} needs at least one")
+    return [check_text(ref, f"{name}[{j}]") for j, ref in enumerate(refs)]
+
+
+def check_type(value: Any, kind: type, name: str, what: str) -> Any:
+    """``value`` when it is a ``kind``, else a ``TypeError`` naming ``name`` and ``what`` it must be."""
+    if not isinstance(value, kind):
+        raise TypeError(f"{name} must be {what}, got {describe(value)}")
+    return value
 
 
 def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:

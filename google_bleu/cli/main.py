@@ -40,7 +40,7 @@ from tabulate import DataRow, Line, TableFormat, tabulate
 from tqdm import tqdm
 
 from ..scale.lines import LineError
-from ..scale.parallel import FileError, WorkerError, WorkerPool, _NamedBytes, count_lines, files_stats, resolve_jobs
+from ..scale.parallel import FileError, NamedBytes, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs
 from ..scorer import GLEU, GleuScore, scale_name, scaled_text
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
@@ -141,7 +141,7 @@ def _reference(path: str) -> Any:
     if regular:
         return path
     with open(path, "rb") as handle:
-        return _NamedBytes(handle.read(), path)
+        return NamedBytes(handle.read(), path)
 
 
 def _positive(text: str) -> int:
@@ -322,7 +322,7 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     refs = [_input(_reference, path) for path in args.refs]
     n_segments = _input(count_lines, refs, warn=_warn)
     for ref in refs:
-        if isinstance(ref, _NamedBytes):
+        if isinstance(ref, NamedBytes):
             ref.seek(0)
     nrefs = args.num_refs if args.num_refs > 1 else len(args.refs)
     sources = [_stdin(stdin) if path == STDIN else path for path in paths]

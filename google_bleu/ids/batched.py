@@ -37,7 +37,7 @@ import numpy as np
 from ..engine import choose_references, count_matches, python_rows, rows_by_chunk, small_input
 from ..keys import group_in_segments
 from ..stats import COLUMNS, GleuStats, ratio
-from ..validation import check_orders, check_sequence, describe, is_tensor
+from ..validation import check_bool, check_orders, check_sequence, describe, is_tensor
 from .checks import check_device, check_id_tensor, check_lengths, check_pad_id, id_lists, id_references
 from .torch_backend import TorchBackend
 
@@ -515,9 +515,8 @@ class BatchScorer:
     ) -> None:
         self.min_len, self.max_len = check_orders(min_len, max_len)
         self.pad_id = check_pad_id(pad_id)
-        for name, value in (("cuda_graphs", cuda_graphs), ("check_lengths", check_lengths)):
-            if not isinstance(value, bool):
-                raise TypeError(f"{name} must be a bool, got {describe(value)}")
+        check_bool(cuda_graphs, "cuda_graphs")
+        check_bool(check_lengths, "check_lengths")
         if isinstance(max_graphs, bool) or not isinstance(max_graphs, int) or max_graphs < 1:
             raise ValueError(f"max_graphs must be a positive integer, got {describe(max_graphs)}")
         self.cuda_graphs = cuda_graphs

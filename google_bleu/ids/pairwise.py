@@ -50,7 +50,7 @@ import numpy as np
 from ..engine import ngram_counts
 from ..keys import LineStore, first_positions, group_in_segments, group_keys, next_order, token_groups
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from ..validation import check_orders, describe, is_tensor
+from ..validation import check_bool, check_orders, describe, is_tensor
 from .batched import _flat_numpy
 from .checks import check_id_tensor, check_lengths, check_pad_id, id_array
 
@@ -190,8 +190,7 @@ def _prepare(
     names: tuple[str, str, str, str] = ("hypotheses", "references", "hypothesis_lengths", "reference_lengths"),
 ) -> _Prepared:
     hyp_name, ref_name, hyp_lengths_name, ref_lengths_name = names
-    if not isinstance(lowercase, bool):
-        raise TypeError(f"lowercase must be a bool, got {describe(lowercase)}")
+    check_bool(lowercase, "lowercase")
     pad_id = check_pad_id(pad_id)
     hyp_kind = _kind_of(hyp_name, hypotheses)
     ref_kind = None if references is None else _kind_of(ref_name, references)
@@ -745,10 +744,8 @@ def mbr_select(
         ...
         ValueError: weights must be non-negative, got -1.0
     """
-    if not isinstance(include_self, bool):
-        raise TypeError(f"include_self must be a bool, got {describe(include_self)}")
-    if not isinstance(aggregate, bool):
-        raise TypeError(f"aggregate must be a bool, got {describe(aggregate)}")
+    check_bool(include_self, "include_self")
+    check_bool(aggregate, "aggregate")
     min_len, max_len = check_orders(min_len, max_len)
     prepared = _prepare(
         candidates,

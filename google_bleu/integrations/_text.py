@@ -1,15 +1,15 @@
-"""What the adapters share: their scorer, a completion's text, a segment's text references, names."""
+"""What the adapters share: a completion's text, a reward's name (their scorer comes from
+:func:`google_bleu.scorer.scorer_from_options`, their input checks from :mod:`google_bleu.validation`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..scorer import GLEU
 from ..validation import describe
 
 # Trainer objects TRL passes besides the dataset columns; left out of error messages.
-_TRL_OBJECTS = ("trainer_state", "log_extra", "log_metric")
+TRL_OBJECTS = ("trainer_state", "log_extra", "log_metric")
 
 
 # -- completions as text --------------------------------------------------------------------
@@ -64,64 +64,15 @@ def completion_text(completion: Any, index: int = 0) -> str:
     )
 
 
-def _check_list(value: Any, name: str) -> list:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) and not _is_array(value):
-        raise TypeError(f"{name} must be a list, got {describe(value)}")
-    return list(value)
-
-
-def _is_array(value: Any) -> bool:
-    # numpy arrays and torch tensors, without importing either.
+def is_array(value: Any) -> bool:
+    """Whether ``value`` is a numpy array or a torch tensor (without importing either)."""
     return hasattr(value, "ndim") and hasattr(value, "tolist")
 
 
-def _text_references(value: Any, name: str) -> list[str]:
-    """One segment's references: a string, or a non-empty list (or array) of strings."""
-    if isinstance(value, str):
-        return [value]
-    if _is_array(value) and value.ndim == 1:
-        value = value.tolist()
-    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        refs = list(value)
-        if refs and all(isinstance(ref, str) for ref in refs):
-            return refs
-    raise TypeError(f"{name} must be a str or a non-empty list of str, got {describe(value)}")
-
-
-def _check_name(name: Any) -> str:
-    # Frameworks log rewards under this name (TRL: rewards/<name>/mean).
+def check_name(name: Any) -> str:
+    """A reward's name: frameworks log it under this name (TRL: ``rewards/<name>/mean``)."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {describe(name)}")
     if not name:
         raise ValueError("name must not be empty: frameworks log the reward under it")
     return name
-
-
-
-
-#: The four settings of a scorer; adapters take them as one ``GLEU``, never one by one.
-SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
-
-
-def check_scorer(scorer: Any, options: Mapping[str, Any] | None = None) -> GLEU:
-    """An adapter's settings: ``scorer`` itself (a :class:`~google_bleu.GLEU`), or ``GLEU()``.
-
-    ``options`` are the other keywords the adapter received; a GLEU setting among them
-    (``tokenizer=``, ...) is refused with the way to pass it.
-
-    Example:
-        >>> check_scorer(None) == GLEU()
-        True
-        >>> check_scorer(None, {"tokenizer": "char"})
-        Traceback (most recent call last):
-        ...
-        TypeError: tokenizer is a setting of the scorer: pass scorer=GLEU(tokenizer=...)
-    """
-    for key in options or ():
-        if key in SETTINGS:
-            raise TypeError(f"{key} is a setting of the scorer: pass scorer=GLEU({key}=...)")
-    if scorer is None:
-        return GLEU()
-    if not isinstance(scorer, GLEU):
-        raise TypeError(f"scorer must be a google_bleu.GLEU (e.g. GLEU(tokenizer='char')), got {describe(scorer)}")
-    return scorer

@@ -17,10 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
 from ..validation import describe
-from ._text import check_scorer
 
 #: Column of the sentence score added by :class:`GleuColumns` (the metric's key).
 SCORE_COLUMN = "google_bleu"
@@ -72,7 +71,7 @@ class GleuColumns:
                 raise TypeError(f"{name} must be a column name (str), got {describe(value)}")
         self.predictions = predictions
         self.references = references
-        self.scorer = check_scorer(scorer)  # a value: it pickles to every worker with its settings
+        self.scorer = scorer_from_options(scorer)  # a value: it pickles to every worker with its settings
 
     def __repr__(self) -> str:
         return f"GleuColumns(predictions={self.predictions!r}, references={self.references!r}, scorer={self.scorer!r})"

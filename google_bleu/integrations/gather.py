@@ -24,8 +24,8 @@ How it behaves:
 - Scoring runs on the loop's thread: while a batch is scored (a millisecond or two for 64
   WMT sentences), that loop does nothing else.
 
-veRL's async form is :meth:`GleuGatherer.compute_score`; the ready instance is
-``google_bleu.integrations.verl.compute_score_gathered`` (also in ``google_bleu/verl_reward.py``).
+veRL's async reward built on it is ``google_bleu.integrations.verl.compute_score_gathered``
+(also in ``google_bleu/verl_reward.py``).
 """
 
 from __future__ import annotations
@@ -34,21 +34,9 @@ import asyncio
 import math
 import threading
 from collections.abc import Sequence
-from typing import Any
 
-from ..scorer import GLEU
-from ..validation import describe
-from ._text import SETTINGS, _text_references
-
-
-def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, got {describe(value)}")
-    return value if type(value) is str else str.__str__(value)  # numpy.str_ -> str
-
-
-def _references(value: Any, name: str) -> list[str]:
-    return [_text(ref, name) for ref in _text_references(value, name)]
+from ..scorer import GLEU, scorer_from_options
+from ..validation import check_references, check_text, describe
 
 
 class _Batch:
@@ -88,10 +76,7 @@ class GleuGatherer:
     """
 
     def __init__(self, scorer: GLEU | None = None, *, max_batch_size: int = 64, max_wait: float = 0.001) -> None:
-        if scorer is None:
-            scorer = GLEU()
-        if not isinstance(scorer, GLEU):
-            raise TypeError(f"scorer must be a GLEU, got {describe(scorer)}")
+        scorer = scorer_from_options(scorer)
         if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int):
             raise TypeError(f"max_batch_size must be an int, got {describe(max_batch_size)}")
         if max_batch_size < 1:
@@ -126,67 +111,26 @@ class GleuGatherer:
             return {"calls": self._calls, "batches": self._batches, "largest_batch": self._largest, "waiting": waiting}
 
     # -- the calls --------------------------------------------------------------------------
-    async def segment(self, hypothesis: str, references: str | Sequence[str]) -> tuple[float, float, float]:
+    async def segment(
+        self, hypothesis: str, references: str | Sequence[str], *, scorer: GLEU | None = None
+    ) -> tuple[float, float, float]:
         """``(gleu, precision, recall)`` of one sentence, scored in a batch with its neighbours.
 
         Args:
             hypothesis: The sentence to score.
             references: A string or a non-empty list of strings.
+            scorer: Settings for this call instead of the gatherer's (calls with other
+                settings are batched apart).
 
         Raises:
             TypeError: A hypothesis or reference that is not a string, naming the argument.
         """
-        return await self._submit(self.scorer, _text(hypothesis, "hypothesis"), _references(references, "references"))
+        scorer = self.scorer if scorer is None else scorer_from_options(scorer)
+        return await self._submit(scorer, check_text(hypothesis, "hypothesis"), check_references(references, "references"))
 
     async def score(self, hypothesis: str, references: str | Sequence[str]) -> float:
         """Sentence GLEU of one hypothesis (``== GLEU(...).sentence_score(...).score``)."""
         return (await self.segment(hypothesis, references))[0]
-
-    async def compute_score(
-        self,
-        data_source: Any = None,
-        solution_str: str | None = None,
-        ground_truth: str | Sequence[str] | None = None,
-        extra_info: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, float]:
-        """veRL's async ``compute_score``: ``{"score", "precision", "recall"}`` of one response.
-
-        veRL's per-sample reward managers await it as ``compute_score(data_source=,
-        solution_str=, ground_truth=, extra_info=)``; concurrent calls are scored together.
-
-        Args:
-            data_source: Not used for scoring.
-            solution_str: The decoded response.
-            ground_truth: A string or a non-empty list (or array) of strings.
-            extra_info: Not used.
-            **kwargs: ``tokenizer``, ``lowercase``, ``min_len``, ``max_len`` from
-                ``reward_kwargs`` replace this gatherer's scorer (calls with other settings
-                are batched apart); the keywords veRL adds when a reward model is enabled
-                (``reward_router_address``, ``reward_model_tokenizer``) are not used.
-
-        Raises:
-            TypeError: A response or reference of the wrong type, naming the argument, or
-                an unknown keyword, naming it.
-            ValueError: The batch reward manager's keywords (use the plain ``compute_score``
-                there), or a bad setting.
-        """
-        batch = sorted(
-            key for key in ("data_sources", "solution_strs", "ground_truths", "extra_infos") if key in kwargs
-        )
-        if batch:
-            raise ValueError(
-                f"compute_score_gathered scores one sample per call; got the batch manager's {batch}: "
-                "name compute_score for veRL's batch reward manager"
-            )
-        hypothesis = _text(solution_str, "solution_str")
-        references = _references(ground_truth, "ground_truth")
-        from .verl import _check_keywords, _verl_scorer  # .verl imports this module
-
-        _check_keywords(kwargs)
-        scorer = _verl_scorer(kwargs) if any(key in kwargs for key in SETTINGS) else self.scorer
-        row = await self._submit(scorer, hypothesis, references)
-        return dict(zip(("score", "precision", "recall"), row))
 
     # -- gathering --------------------------------------------------------------------------
     async def _submit(self, scorer: GLEU, hypothesis: str, references: list[str]) -> tuple[float, float, float]:

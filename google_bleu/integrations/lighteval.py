@@ -24,10 +24,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
-from ..validation import _is_sequence, describe
-from ._text import check_scorer
+from ..validation import describe, is_sequence
 from .lm_eval import check_rows
 
 try:
@@ -68,7 +67,7 @@ class GleuPreparator(Preparator):
     def __init__(self, scorer: GLEU | None = None, metric_name: str = METRIC_NAME) -> None:
         if not isinstance(metric_name, str) or not metric_name:
             raise TypeError(f"metric_name must be a non-empty str, got {describe(metric_name)}")
-        self.scorer = check_scorer(scorer)
+        self.scorer = scorer_from_options(scorer)
         self.metric_name = metric_name
 
     @property
@@ -81,7 +80,7 @@ class GleuPreparator(Preparator):
         texts = model_response.final_text
         if isinstance(texts, str):  # one generation given as a plain string
             texts = [texts]
-        if not _is_sequence(texts) or len(texts) != 1 or not isinstance(texts[0], str):
+        if not is_sequence(texts) or len(texts) != 1 or not isinstance(texts[0], str):
             raise ValueError(
                 "model_response.final_text must hold exactly one generated str per sample "
                 f"(GLEU scores one generation), got {describe(texts)}"
@@ -89,7 +88,7 @@ class GleuPreparator(Preparator):
         golds = doc.get_golds()
         if isinstance(golds, str):
             golds = [golds]
-        if not _is_sequence(golds) or not golds or not all(isinstance(gold, str) for gold in golds):
+        if not is_sequence(golds) or not golds or not all(isinstance(gold, str) for gold in golds):
             raise ValueError(f"doc.get_golds() must give one or more reference strings, got {describe(golds)}")
         return self.scorer.stats([texts[0]], [list(golds)])
 
@@ -125,7 +124,7 @@ class GleuCorpus(CorpusLevelComputation):
     """
 
     def __init__(self, scorer: GLEU | None = None) -> None:
-        self.scorer = check_scorer(scorer)
+        self.scorer = scorer_from_options(scorer)
 
     def stats(self, items: list[Any]) -> GleuStats:
         """The per-sample rows as :class:`GleuStats` (for intervals, signatures, ...)."""
@@ -150,7 +149,7 @@ def mean_sentence_gleu(scores: list[float]) -> float:
         >>> mean_sentence_gleu([0.5, 0.25])
         0.375
     """
-    values = list(scores) if _is_sequence(scores) else None
+    values = list(scores) if is_sequence(scores) else None
     if values is None or any(isinstance(value, bool) or not isinstance(value, (int, float)) for value in values):
         raise TypeError(f"scores must be a list of sentence GLEU floats, got {describe(scores)}")
     return math.fsum(values) / len(values) if values else 0.0

@@ -29,10 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import _is_sequence, describe, reference_texts
-from ._text import check_scorer
+from ..validation import check_references, check_text, describe, is_sequence
 
 #: The metric key ``process_results`` returns by default (the evaluate metric's key).
 METRIC_NAME = "google_bleu"
@@ -54,13 +53,13 @@ def check_rows(items: Any, name: str = "items") -> np.ndarray:
         ...
         TypeError: items[0] must be a row of 4 integers (n_match, n_hyp, n_ref, n_all), got tuple (1, 2)
     """
-    if isinstance(items, (str, bytes, Mapping)) or not _is_sequence(items):
+    if isinstance(items, (str, bytes, Mapping)) or not is_sequence(items):
         raise TypeError(f"{name} must be a list of statistics rows, got {describe(items)}")
     rows = []
     for i, item in enumerate(items):
         if (
             isinstance(item, (str, bytes))
-            or not _is_sequence(item)
+            or not is_sequence(item)
             or len(item) != len(COLUMNS)
             or any(isinstance(value, bool) or not hasattr(value, "__index__") for value in item)
         ):
@@ -81,6 +80,7 @@ class LmEvalGleu:
             strings), or a callable ``doc -> str | list[str]``.
         scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``).
         metric: The metric key ``process_results`` returns (the YAML's ``metric:``).
+        **settings: Or the settings as keywords, instead of ``scorer``.
 
     Raises:
         ValueError, TypeError: For bad settings, here; for a bad document, generation or
@@ -102,12 +102,13 @@ class LmEvalGleu:
         references: str | Callable[[Any], str | Sequence[str]] = "references",
         scorer: GLEU | None = None,
         metric: str = METRIC_NAME,
+        **settings: Any,
     ) -> None:
         if not (isinstance(references, str) or callable(references)):
             raise TypeError(f"references must be a document field name or a callable, got {describe(references)}")
         if not isinstance(metric, str) or not metric:
             raise TypeError(f"metric must be a non-empty str, got {describe(metric)}")
-        self.scorer = check_scorer(scorer)
+        self.scorer = scorer_from_options(scorer, settings, caller="LmEvalGleu")
         self.references = references
         self.metric = metric
 
@@ -126,7 +127,7 @@ class LmEvalGleu:
                 raise ValueError(f"doc has no field {self.references!r} (references=); its fields: {sorted(doc)}")
             refs = doc[self.references]
             where = f"doc[{self.references!r}]"
-        return reference_texts(refs, where, "document")
+        return check_references(refs, where, "document")
 
     def process_results(self, doc: Any, results: Sequence[Any]) -> dict[str, tuple[int, int, int, int]]:
         """The document's statistics row under the metric key (the harness's per-document call).
@@ -136,14 +137,12 @@ class LmEvalGleu:
             results: The harness's results for it: for ``generate_until``, a list with
                 the one (filtered) generation.
         """
-        if isinstance(results, (str, bytes)) or not _is_sequence(results) or len(results) != 1:
+        if isinstance(results, (str, bytes)) or not is_sequence(results) or len(results) != 1:
             raise ValueError(
                 f"results must hold exactly one generation per document, got {describe(results)}; "
                 "with repeats, add a take_first filter"
             )
-        prediction = results[0]
-        if not isinstance(prediction, str):
-            raise TypeError(f"results[0] must be the generated str, got {describe(prediction)}")
+        prediction = check_text(results[0], "results[0] (the generation)")
         stats = self.scorer.stats([prediction], [self.doc_references(doc)])
         return {self.metric: stats.totals()}
 

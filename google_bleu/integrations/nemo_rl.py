@@ -29,9 +29,9 @@ from typing import Any
 import torch
 from nemo_rl.environments.interfaces import EnvironmentInterface, EnvironmentReturn
 
-from ..scorer import GLEU
-from ..validation import describe
-from ._text import SETTINGS, _text_references, completion_text
+from ..scorer import SETTINGS, scorer_from_options
+from ..validation import check_references, check_type, describe
+from ._text import completion_text
 
 __all__ = ["GleuEnvironment"]
 
@@ -61,10 +61,8 @@ class GleuEnvironment(EnvironmentInterface):
         unknown = sorted(str(key) for key in cfg if key not in _CONFIG_KEYS)
         if unknown:
             raise ValueError(f"unknown GleuEnvironment config keys {unknown}; expected some of {list(_CONFIG_KEYS)}")
-        self.reference_key = cfg.get("reference_key", "ground_truth")
-        if not isinstance(self.reference_key, str):
-            raise TypeError(f"reference_key must be a str, got {describe(self.reference_key)}")
-        self.scorer = GLEU(**{key: cfg[key] for key in SETTINGS if key in cfg})
+        self.reference_key = check_type(cfg.get("reference_key", "ground_truth"), str, "reference_key", "a str")
+        self.scorer = scorer_from_options(None, cfg)
 
     def _references(self, metadata: Any, size: int) -> list[list[str]]:
         if isinstance(metadata, (str, bytes)) or not hasattr(metadata, "__len__") or len(metadata) != size:
@@ -76,7 +74,7 @@ class GleuEnvironment(EnvironmentInterface):
                     f"metadata[{index}] must be a mapping with the field {self.reference_key!r} "
                     f"(reference_key), got {describe(info)}"
                 )
-            references.append(_text_references(info[self.reference_key], f"metadata[{index}][{self.reference_key!r}]"))
+            references.append(check_references(info[self.reference_key], f"metadata[{index}][{self.reference_key!r}]"))
         return references
 
     def step(self, message_log_batch: list[list[dict[str, Any]]], metadata: list[Any]) -> EnvironmentReturn:
@@ -85,7 +83,7 @@ class GleuEnvironment(EnvironmentInterface):
             raise TypeError(f"message_log_batch must be a list of message logs, got {describe(message_log_batch)}")
         answers = [completion_text(log, index) for index, log in enumerate(message_log_batch)]
         references = self._references(metadata, len(answers))
-        scores = self.scorer.stats(answers, references).sentence_scores().tolist()
+        scores = [row[0] for row in self.scorer.stats(answers, references).segment_scores()]
         size = len(answers)
         return EnvironmentReturn(
             observations=[{"role": "environment", "content": f"Environment: GLEU {score:.4f}"} for score in scores],

@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ..scorer import GLEU
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
-from ..validation import describe
-from ._text import _check_list, _check_name, _text_references
+from ..scorer import GLEU, scorer_from_options
+from ..validation import check_list, check_references, check_text, describe
+from ._text import check_name
 
 # -- OpenRLHF -------------------------------------------------------------------------------
 
@@ -75,6 +74,7 @@ class OpenRLHFReward:
         scorer: The settings (tokenizer, lowercase, orders) as a :class:`~google_bleu.GLEU`;
             default ``GLEU()`` (13a, cased, orders 1-4).
         name: Prefix of the logged keys (``<name>_precision``, ``<name>_recall``).
+        **settings: Or the settings as keywords, instead of ``scorer``.
 
     Calling it returns ``{"rewards": Tensor, "scores": Tensor, "extra_logs":
     {"<name>_precision": Tensor, "<name>_recall": Tensor}}``, float64 tensors with one value
@@ -95,16 +95,10 @@ class OpenRLHFReward:
         ([1.0], ['gleu_precision', 'gleu_recall'])
     """
 
-    def __init__(self, special_tokens: Any, scorer: GLEU | None = None, *, name: str = "gleu") -> None:
-        if scorer is None:
-            scorer = GLEU()
-        elif not isinstance(scorer, GLEU):
-            raise TypeError(
-                f"scorer must be a google_bleu.GLEU (e.g. GLEU(tokenizer='char')), got {describe(scorer)}"
-            )
+    def __init__(self, special_tokens: Any, scorer: GLEU | None = None, *, name: str = "gleu", **settings: Any) -> None:
+        self.scorer = scorer_from_options(scorer, settings, caller="OpenRLHFReward")
         self.special_tokens = _special_token_strings(special_tokens)
-        self.scorer = scorer
-        self.__name__ = _check_name(name)
+        self.__name__ = check_name(name)
 
     def __repr__(self) -> str:
         return (
@@ -125,10 +119,7 @@ class OpenRLHFReward:
             >>> reward.response("Q: hi A: hello<|im_end|>", "Q: hi A: ")
             'hello'
         """
-        if not isinstance(query, str):
-            raise TypeError(f"queries[{index}] must be a str, got {describe(query)}")
-        if not isinstance(prompt, str):
-            raise TypeError(f"prompts[{index}] must be a str, got {describe(prompt)}")
+        query, prompt = check_text(query, f"queries[{index}]"), check_text(prompt, f"prompts[{index}]")
         if query.startswith(prompt):
             return self._strip(query[len(prompt) :])
         query, prompt = self._strip(query), self._strip(prompt)
@@ -142,34 +133,26 @@ class OpenRLHFReward:
     def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
         import torch
 
-        queries = _check_list(queries, "queries")
-        prompts = _check_list(prompts, "prompts")
-        labels = _check_list(labels, "labels")
+        queries = check_list(queries, "queries")
+        prompts = check_list(prompts, "prompts")
+        labels = check_list(labels, "labels")
         if not len(queries) == len(prompts) == len(labels):
             raise ValueError(f"got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
         responses = [self.response(query, prompt, i) for i, (query, prompt) in enumerate(zip(queries, prompts))]
-        references = [_text_references(label, f"labels[{i}]") for i, label in enumerate(labels)]
+        references = [check_references(label, f"labels[{i}]") for i, label in enumerate(labels)]
         rows = self.scorer.stats(responses, references).segment_scores()
-        scores, precision, recall = (
-            torch.tensor([row[column] for row in rows], dtype=torch.float64) for column in range(3)
-        )
+        # One tensor, four rows (rewards and scores must not share memory): one allocation a call.
+        values = torch.tensor([[row[column] for row in rows] for column in (0, 0, 1, 2)], dtype=torch.float64)
+        rewards, scores, precision, recall = values.reshape(4, len(rows))
         return {
-            "rewards": scores,
-            "scores": scores.clone(),
+            "rewards": rewards,
+            "scores": scores,
             "extra_logs": {f"{self.__name__}_precision": precision, f"{self.__name__}_recall": recall},
         }
 
 
-def make_openrlhf_reward(
-    special_tokens: Any,
-    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-    *,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
-    name: str = "gleu",
-) -> OpenRLHFReward:
-    """Deprecated: ``OpenRLHFReward(special_tokens, GLEU(tokenizer, lowercase, min_len, max_len), name=name)``."""
+def make_openrlhf_reward(special_tokens: Any, *args: Any, name: str = "gleu", **settings: Any) -> OpenRLHFReward:
+    """Deprecated: ``OpenRLHFReward(special_tokens, GLEU(...), name=name)`` (the settings go to :class:`~google_bleu.GLEU`)."""
     import warnings
 
     warnings.warn(
@@ -178,4 +161,4 @@ def make_openrlhf_reward(
         DeprecationWarning,
         stacklevel=2,
     )
-    return OpenRLHFReward(special_tokens, GLEU(tokenizer, lowercase, min_len, max_len), name=name)
+    return OpenRLHFReward(special_tokens, GLEU(*args, **settings), name=name)

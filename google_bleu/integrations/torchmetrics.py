@@ -23,10 +23,9 @@ import torch
 from torch import Tensor
 from torchmetrics import Metric
 
-from ..scorer import GLEU
+from ..scorer import GLEU, SETTINGS, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import _is_sequence, describe, reference_texts
-from ._text import check_scorer
+from ..validation import check_bool, check_references, check_text, describe, is_sequence
 
 # Name of the optional per-sentence state (rows of COLUMNS, one per sentence).
 SENTENCE_STATE = "sentence_rows"
@@ -44,23 +43,17 @@ def _as_text_batch(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]
     """
     if isinstance(preds, str):
         preds = [preds]
-    if isinstance(preds, bytes) or not _is_sequence(preds):
+    if isinstance(preds, bytes) or not is_sequence(preds):
         raise TypeError(f"preds must be a str or a list of str, got {describe(preds)}")
-    preds = list(preds)
-    for i, pred in enumerate(preds):
-        if not isinstance(pred, str):
-            raise TypeError(f"preds[{i}] must be a str, got {describe(pred)}")
-    if isinstance(target, (str, bytes)) or not _is_sequence(target):
+    preds = [check_text(pred, f"preds[{i}]") for i, pred in enumerate(preds)]
+    if isinstance(target, (str, bytes)) or not is_sequence(target):
         raise TypeError(f"target must be a list of str or a list of lists of str, got {describe(target)}")
     target = list(target)
     if all(isinstance(ref, str) for ref in target):
         target = [target] if len(preds) == 1 else [[ref] for ref in target]
     if len(preds) != len(target):
         raise ValueError(f"got {len(preds)} preds but {len(target)} targets; give one target per prediction")
-    references: list[list[str]] = []
-    for i, refs in enumerate(target):
-        references.append(reference_texts(refs, f"target[{i}]"))
-    return preds, references
+    return preds, [check_references(refs, f"target[{i}]") for i, refs in enumerate(target)]
 
 
 class GoogleBLEUScore(Metric):
@@ -74,7 +67,8 @@ class GoogleBLEUScore(Metric):
 
     Args:
         scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``: 13a, cased,
-            orders 1-4).
+            orders 1-4); or the settings as keywords (``tokenizer=``, ``lowercase=``,
+            ``min_len=``, ``max_len=``), as torchmetrics' own metrics take theirs.
         return_sentence_scores: Also keep one row of statistics per sentence;
             ``compute`` then returns ``(corpus_score, sentence_scores)`` as ``CHRFScore``
             does with ``return_sentence_level_score``.
@@ -115,9 +109,9 @@ class GoogleBLEUScore(Metric):
         return_sentence_scores: bool = False,
         **kwargs: Any,
     ) -> None:
-        if not isinstance(return_sentence_scores, bool):
-            raise TypeError(f"return_sentence_scores must be a bool, got {describe(return_sentence_scores)}")
-        scorer = check_scorer(scorer, kwargs)  # before torchmetrics reads kwargs: a setting there is named
+        check_bool(return_sentence_scores, "return_sentence_scores")
+        # The settings among the keywords (BLEUScore(n_gram=4) style); the rest are torchmetrics'.
+        scorer = scorer_from_options(scorer, {key: kwargs.pop(key) for key in SETTINGS if key in kwargs})
         super().__init__(**kwargs)
         self.scorer = scorer
         self.return_sentence_scores = return_sentence_scores

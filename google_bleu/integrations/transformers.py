@@ -20,10 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import describe
-from ._text import SETTINGS, check_scorer
 
 # transformers' ignore index in labels, and its padding value across batches and processes.
 IGNORE_INDEX = -100
@@ -49,6 +48,7 @@ class ComputeMetrics:
         tokenizer: The model's transformers tokenizer (``batch_decode``, ``pad_token_id``).
         scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``: GLEU's 13a
             word tokenizer, cased, orders 1-4).
+        **settings: Or the settings as keywords, instead of ``scorer``.
 
     Calling it as ``compute_metrics(eval_pred, compute_result=None)`` returns
         ``{"google_bleu", "precision", "recall", "gen_len"}``, where ``gen_len`` is the
@@ -73,8 +73,8 @@ class ComputeMetrics:
         0.42857142857142855
     """
 
-    def __init__(self, tokenizer: Any, /, scorer: GLEU | None = None) -> None:
-        scorer = check_scorer(scorer)
+    def __init__(self, tokenizer: Any, /, scorer: GLEU | None = None, **settings: Any) -> None:
+        scorer = scorer_from_options(scorer, settings, caller="ComputeMetrics")
         if not callable(getattr(tokenizer, "batch_decode", None)):
             raise TypeError(
                 f"tokenizer must be a transformers tokenizer with batch_decode, got {type(tokenizer).__name__}"
@@ -200,7 +200,4 @@ def make_compute_metrics(tokenizer: Any, /, **metric_options: Any) -> ComputeMet
         DeprecationWarning,
         stacklevel=2,
     )
-    unknown = sorted(set(metric_options) - set(SETTINGS))
-    if unknown:
-        raise TypeError(f"unknown metric options {unknown}; expected some of {list(SETTINGS)}")
-    return ComputeMetrics(tokenizer, GLEU(**metric_options))
+    return ComputeMetrics(tokenizer, **metric_options)

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
-from ..validation import describe
-from ._text import _TRL_OBJECTS, _check_list, _check_name, _is_array, check_scorer, completion_text
+from ..validation import check_list, check_type, describe
+from ._text import TRL_OBJECTS, check_name, completion_text, is_array
 
 # -- TRL ------------------------------------------------------------------------------------
 
@@ -35,6 +35,8 @@ class GleuReward:
             default ``GLEU()`` (13a, cased, orders 1-4).
         name: The reward's ``__name__``, which TRL uses in its logs
             (``rewards/<name>/mean``).
+        **settings: Or the settings as keywords (``tokenizer=``, ``lowercase=``,
+            ``min_len=``, ``max_len=``), instead of ``scorer``.
 
     Calling it as TRL does, ``reward(prompts=..., completions=..., completion_ids=...,
     **columns, log_metric=...)``, returns one float in ``[0, 1]`` per completion. When TRL
@@ -59,12 +61,12 @@ class GleuReward:
         'gleu'
     """
 
-    def __init__(self, reference_key: str = "reference", scorer: GLEU | None = None, *, name: str = "gleu") -> None:
-        if not isinstance(reference_key, str):
-            raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
-        self.scorer = check_scorer(scorer)
-        self.reference_key = reference_key
-        self.__name__ = _check_name(name)
+    def __init__(
+        self, reference_key: str = "reference", scorer: GLEU | None = None, *, name: str = "gleu", **settings: Any
+    ) -> None:
+        self.reference_key = check_type(reference_key, str, "reference_key", "a str naming a dataset column")
+        self.scorer = scorer_from_options(scorer, settings, caller=type(self).__name__)
+        self.__name__ = check_name(name)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(reference_key={self.reference_key!r}, scorer={self.scorer!r}, name={self.__name__!r})"
@@ -72,14 +74,12 @@ class GleuReward:
     def stats(self, completions: Sequence[Any], **kwargs: Any) -> GleuStats:
         """Per-completion statistics (one row each), for rewards built on precision or recall."""
         if self.reference_key not in kwargs:
-            columns = sorted(key for key in kwargs if key not in _TRL_OBJECTS)
+            columns = sorted(key for key in kwargs if key not in TRL_OBJECTS)
             raise ValueError(
                 f"the GLEU reward needs the references in the dataset column {self.reference_key!r}; "
                 f"the trainer passed {columns}"
             )
-        if isinstance(completions, (str, bytes)) or not isinstance(completions, Sequence):
-            raise TypeError(f"completions must be a list, got {describe(completions)}")
-        texts = [completion_text(completion, i) for i, completion in enumerate(completions)]
+        texts = [completion_text(completion, i) for i, completion in enumerate(check_list(completions, "completions"))]
         return self.scorer.stats(texts, kwargs[self.reference_key])
 
     def _score(self, completions: Sequence[Any], log_metric: Callable[[str, float], Any] | None, kwargs: dict) -> list[float]:
@@ -127,7 +127,7 @@ def _is_id(value: Any) -> bool:
 
 def _id_references(value: Any, index: int, key: str) -> list:
     """One example's reference ids: a sequence of ids (one reference) or of id sequences."""
-    if _is_array(value):
+    if is_array(value):
         if value.ndim == 1:
             return [value]
         if value.ndim == 2:
@@ -178,18 +178,16 @@ class GleuIdReward:
         device: Any = None,
         name: str = "gleu_ids",
     ) -> None:
-        from ..ids.checks import check_pad_id as _check_pad_id
+        from ..ids.checks import check_pad_id
         from ..validation import check_orders
 
-        if not isinstance(reference_key, str):
-            raise TypeError(f"reference_key must be a str naming a dataset column, got {describe(reference_key)}")
-        self.reference_key = reference_key
-        self.pad_id = _check_pad_id(pad_id)
+        self.reference_key = check_type(reference_key, str, "reference_key", "a str naming a dataset column")
+        self.pad_id = check_pad_id(pad_id)
         self.min_len, self.max_len = check_orders(min_len, max_len)
         if device is not None and not isinstance(device, str) and type(device).__name__ != "device":
             raise TypeError(f"device must be None, a str or a torch.device, got {describe(device)}")
         self.device = device
-        self.__name__ = _check_name(name)
+        self.__name__ = check_name(name)
 
     def __repr__(self) -> str:
         return (
@@ -203,13 +201,13 @@ class GleuIdReward:
         if completion_ids is None:
             raise ValueError("the GLEU id reward needs completion_ids (TRL passes them to every reward function)")
         if self.reference_key not in kwargs:
-            columns = sorted(key for key in kwargs if key not in (*_TRL_OBJECTS, "prompts"))
+            columns = sorted(key for key in kwargs if key not in (*TRL_OBJECTS, "prompts"))
             raise ValueError(
                 f"the GLEU id reward needs the reference ids in the dataset column {self.reference_key!r}; "
                 f"the trainer passed {columns}"
             )
-        hypotheses = _check_list(completion_ids, "completion_ids")
-        column = _check_list(kwargs[self.reference_key], self.reference_key)
+        hypotheses = check_list(completion_ids, "completion_ids")
+        column = check_list(kwargs[self.reference_key], self.reference_key)
         if len(hypotheses) != len(column):
             raise ValueError(f"got {len(hypotheses)} completion_ids but {len(column)} values of {self.reference_key!r}")
         references = [_id_references(value, i, self.reference_key) for i, value in enumerate(column)]
@@ -229,16 +227,8 @@ class GleuIdReward:
         return scores.tolist()
 
 
-def make_gleu_reward(
-    reference_key: str = "reference",
-    tokenizer: Any = "13a",
-    *,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
-    name: str = "gleu",
-) -> GleuReward:
-    """Deprecated: ``GleuReward(reference_key, GLEU(tokenizer, lowercase, min_len, max_len), name=name)``."""
+def make_gleu_reward(reference_key: str = "reference", *args: Any, name: str = "gleu", **settings: Any) -> GleuReward:
+    """Deprecated: ``GleuReward(reference_key, GLEU(...), name=name)`` (the settings go to :class:`~google_bleu.GLEU`)."""
     import warnings
 
     warnings.warn(
@@ -247,4 +237,4 @@ def make_gleu_reward(
         DeprecationWarning,
         stacklevel=2,
     )
-    return GleuReward(reference_key, GLEU(tokenizer, lowercase, min_len, max_len), name=name)
+    return GleuReward(reference_key, GLEU(*args, **settings), name=name)

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
-from ..validation import describe
-from ._text import _check_name, _text_references, check_scorer
+from ..validation import check_references, check_text, describe
+from ._text import check_name
 
 # -- verifiers ------------------------------------------------------------------------------
 
@@ -61,12 +61,12 @@ class VerifiersReward:
             ``trace`` has no ``last_reply``, or the reply is not a string.
     """
 
-    def __init__(self, scorer: GLEU | None = None, *, field: str = "answer", name: str = "gleu") -> None:
+    def __init__(self, scorer: GLEU | None = None, *, field: str = "answer", name: str = "gleu", **settings: Any) -> None:
         if not isinstance(field, str) or not field:
             raise TypeError(f"field must be a non-empty str naming a field of the task's data, got {describe(field)}")
-        self.scorer = check_scorer(scorer)
+        self.scorer = scorer_from_options(scorer, settings, caller="VerifiersReward")
         self.field = field
-        self.__name__ = _check_name(name)
+        self.__name__ = check_name(name)
 
     def __repr__(self) -> str:
         return f"VerifiersReward(scorer={self.scorer!r}, field={self.field!r}, name={self.__name__!r})"
@@ -82,20 +82,18 @@ class VerifiersReward:
                 f"the task's data ({type(task).__name__}) sets {_set_fields(task)}"
             )
         value = getattr(task, self.field)
-        return _text_references(value, f"task.{self.field}")
+        return check_references(value, f"task.{self.field}")
 
     def stats(self, task: Any, trace: Any) -> GleuStats:
         """The statistics row of the rollout's reply (for precision and recall)."""
         if not hasattr(trace, "last_reply"):
             raise TypeError(f"trace must be a verifiers Trace (it has last_reply), got {describe(trace)}")
-        reply = trace.last_reply
-        if not isinstance(reply, str):
-            raise TypeError(f"trace.last_reply must be a str, got {describe(reply)}")
+        reply = check_text(trace.last_reply, "trace.last_reply")
         return self.scorer.stats([reply], [self.references(task)])
 
     def score(self, task: Any, trace: Any) -> float:
         """The reward, without awaiting: sentence GLEU of ``trace.last_reply``."""
-        return self.stats(task, trace).sentence_scores().tolist()[0]
+        return self.stats(task, trace).segment_scores()[0][0]
 
     # Scoring one sentence takes a fraction of a millisecond, next to a rollout's seconds, so
     # it runs on verifiers' event loop rather than in a worker thread.
@@ -103,7 +101,9 @@ class VerifiersReward:
         return self.score(task, trace)
 
 
-def make_gleu_reward(scorer: GLEU | None = None, *, field: str = "answer", name: str = "gleu") -> VerifiersReward:
+def make_gleu_reward(
+    scorer: GLEU | None = None, *, field: str = "answer", name: str = "gleu", **settings: Any
+) -> VerifiersReward:
     """A verifiers task reward: sentence GLEU of ``trace.last_reply`` against ``task.<field>``.
 
     Args:
@@ -113,13 +113,14 @@ def make_gleu_reward(scorer: GLEU | None = None, *, field: str = "answer", name:
             strings); default ``"answer"``.
         name: The reward's ``__name__``: the name verifiers records it under when the object
             itself is marked with ``vf.reward`` (from a TOML, the entry's key is the name).
+        **settings: Or the settings as keywords, instead of ``scorer``.
 
     Example:
         >>> from google_bleu import GLEU
         >>> make_gleu_reward(GLEU(tokenizer="intl"), field="reference", name="gleu_intl")
         VerifiersReward(scorer=GLEU(tokenizer='intl', lowercase=False, min_len=1, max_len=4), field='reference', name='gleu_intl')
     """
-    return VerifiersReward(scorer, field=field, name=name)
+    return VerifiersReward(scorer, field=field, name=name, **settings)
 
 
 _DEFAULT = VerifiersReward()

@@ -4,25 +4,15 @@ form, which scores concurrent per-sample calls in one batch."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import Any
 
-from ..scorer import GLEU
+from ..scorer import GLEU, SETTINGS, scorer_from_options
 from ..stats import GleuStats
-from ..tokenizers import DEFAULT_TOKENIZER
-from ..validation import describe
-from ._text import SETTINGS, _check_list, _text_references
+from ..validation import check_list, check_references, check_text, check_type
 from .gather import GleuGatherer
 
 # -- veRL -----------------------------------------------------------------------------------
-
-
-# typed: True == 1 and 1.0 == 1, but only 1 is a valid order (and only False a valid
-# lowercase), so equal settings of another type must reach GLEU's checks, not the cache.
-@functools.lru_cache(maxsize=16, typed=True)
-def _cached_scorer(tokenizer: Any, lowercase: bool, min_len: int, max_len: int) -> GLEU:
-    return GLEU(tokenizer, lowercase, min_len, max_len)
 
 
 #: Keywords veRL 0.9's reward managers add to each call when a reward model is enabled
@@ -44,21 +34,16 @@ def _verl_scorer(options: dict[str, Any]) -> GLEU:
     """The scorer of one call: the settings among ``options`` (veRL's ``reward_kwargs``),
     after refusing keywords that are neither settings nor veRL's own."""
     _check_keywords(options)
-    settings = (
-        options.get("tokenizer", DEFAULT_TOKENIZER),
-        options.get("lowercase", False),
-        options.get("min_len", 1),
-        options.get("max_len", 4),
-    )
-    try:
-        hash(settings)
-    except TypeError:
-        return GLEU(*settings)
-    return _cached_scorer(*settings)
+    return scorer_from_options(None, options)
+
+
+def _score_dict(row: tuple[float, float, float]) -> dict[str, float]:
+    # veRL logs every key but "score" beside the reward.
+    return dict(zip(("score", "precision", "recall"), row))
 
 
 def _score_dicts(stats: GleuStats) -> list[dict[str, float]]:
-    return [dict(zip(("score", "precision", "recall"), row)) for row in stats.segment_scores()]
+    return list(map(_score_dict, stats.segment_scores()))
 
 
 def compute_score(
@@ -121,10 +106,9 @@ def compute_score(
                 f"compute_score takes one sample or a batch, not both: got batch arguments and {mixed or ['extra_info']}"
             )
         return compute_score_batch(extra_infos=extra_infos, **batch, **kwargs)
-    if not isinstance(solution_str, str):
-        raise TypeError(f"solution_str must be the decoded response (a str), got {describe(solution_str)}")
-    references = _text_references(ground_truth, "ground_truth")
-    return _score_dicts(_verl_scorer(kwargs).stats([solution_str], [references]))[0]
+    response = check_text(solution_str, "solution_str (the decoded response)")
+    references = check_references(ground_truth, "ground_truth")
+    return _score_dicts(_verl_scorer(kwargs).stats([response], [references]))[0]
 
 
 def compute_score_batch(
@@ -143,26 +127,80 @@ def compute_score_batch(
         >>> compute_score_batch(None, ["a b c"], [["a b c"]])
         [{'score': 1.0, 'precision': 1.0, 'recall': 1.0}]
     """
-    responses = _check_list(solution_strs, "solution_strs")
-    truths = _check_list(ground_truths, "ground_truths")
+    responses = check_list(solution_strs, "solution_strs")
+    truths = check_list(ground_truths, "ground_truths")
     counts = {"solution_strs": len(responses), "ground_truths": len(truths)}
     for name, value in (("data_sources", data_sources), ("extra_infos", extra_infos)):
         if value is not None:
-            counts[name] = len(_check_list(value, name))
+            counts[name] = len(check_list(value, name))
     if len(set(counts.values())) > 1:
         raise ValueError(
             "batch lists need one entry per response, got " + ", ".join(f"{n} {k}" for k, n in counts.items())
         )
-    for i, response in enumerate(responses):
-        if not isinstance(response, str):
-            raise TypeError(f"solution_strs[{i}] must be the decoded response (a str), got {describe(response)}")
-    references = [_text_references(truth, f"ground_truths[{i}]") for i, truth in enumerate(truths)]
+    responses = [check_text(response, f"solution_strs[{i}]") for i, response in enumerate(responses)]
+    references = [check_references(truth, f"ground_truths[{i}]") for i, truth in enumerate(truths)]
     return _score_dicts(_verl_scorer(kwargs).stats(responses, references))
 
 
-#: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :data:`compute_score_gathered`.
+#: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :func:`compute_score_gathered`.
 gathered = GleuGatherer()
-#: veRL's async ``compute_score`` (``name: compute_score_gathered``): veRL awaits one call per
-#: sample; the calls arriving within 1 ms of the first (up to 64) are scored in one batch. Returns what
-#: :func:`compute_score` returns for one sample; takes the same ``reward_kwargs``.
-compute_score_gathered = gathered.compute_score
+
+
+async def compute_score_gathered(
+    data_source: Any = None,
+    solution_str: str | None = None,
+    ground_truth: str | Sequence[str] | None = None,
+    extra_info: Any = None,
+    **kwargs: Any,
+) -> dict[str, float]:
+    """veRL's async ``compute_score``: ``{"score", "precision", "recall"}`` of one response.
+
+    veRL awaits one call per sample; the calls arriving within 1 ms of the first (up to 64)
+    are scored in one batch by :data:`gathered`. Returns what :func:`compute_score` returns
+    for one sample, and takes the same ``reward_kwargs`` (calls with other settings are
+    batched apart). :func:`compute_score_with` makes the same reward on a gatherer of your own.
+
+    Raises:
+        TypeError: A response or reference of the wrong type, naming the argument, or an
+            unknown keyword, naming it.
+        ValueError: The batch reward manager's keywords (name ``compute_score`` there), or a
+            bad setting.
+
+    Example:
+        >>> import asyncio
+        >>> asyncio.run(compute_score_gathered("wmt", "the cat sat on the mat", "the cat ate the mat"))["score"]
+        0.3333333333333333
+    """
+    return await _gathered_score(gathered, solution_str, ground_truth, kwargs)
+
+
+def compute_score_with(gatherer: GleuGatherer) -> Any:
+    """:func:`compute_score_gathered` on ``gatherer`` (its scorer, batch size and window): an
+    async function to name in a reward file of your own (``compute_score =
+    compute_score_with(GleuGatherer(GLEU(lowercase=True), max_wait=0.005))``)."""
+    check_type(gatherer, GleuGatherer, "gatherer", "a GleuGatherer")
+
+    async def compute_score(
+        data_source: Any = None,
+        solution_str: str | None = None,
+        ground_truth: str | Sequence[str] | None = None,
+        extra_info: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, float]:
+        return await _gathered_score(gatherer, solution_str, ground_truth, kwargs)
+
+    return compute_score
+
+
+async def _gathered_score(gatherer: GleuGatherer, solution_str: Any, ground_truth: Any, kwargs: dict) -> dict[str, float]:
+    batch = sorted(key for key in ("data_sources", "solution_strs", "ground_truths", "extra_infos") if key in kwargs)
+    if batch:
+        raise ValueError(
+            f"compute_score_gathered scores one sample per call; got the batch manager's {batch}: "
+            "name compute_score for veRL's batch reward manager"
+        )
+    response = check_text(solution_str, "solution_str (the decoded response)")
+    references = check_references(ground_truth, "ground_truth")
+    _check_keywords(kwargs)
+    scorer = scorer_from_options(None, kwargs) if any(key in kwargs for key in SETTINGS) else None
+    return _score_dict(await gatherer.segment(response, references, scorer=scorer))

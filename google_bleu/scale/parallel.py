@@ -54,9 +54,9 @@ from typing import Any, BinaryIO, Union
 
 import numpy as np
 
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import check_texts, describe
+from ..validation import check_bool, check_texts, describe
 from .lines import BOM, LineError, bom_warning, lines_from_bytes
 
 #: Segments per chunk of in-memory input: about 0.1 s of work, far above the cost of a hand-off.
@@ -111,8 +111,7 @@ def _check_positive(value: Any, name: str) -> int:
 
 
 def _check_scorer(scorer: Any, jobs: int) -> None:
-    if not isinstance(scorer, GLEU):
-        raise TypeError(f"scorer must be a GLEU, got {describe(scorer)}")
+    scorer_from_options(scorer)  # a GLEU
     if jobs > 1:
         try:
             pickle.dumps(scorer)
@@ -633,11 +632,11 @@ def _rewindable(source: Any) -> tuple[Any, int | None]:
         raise FileError(f"cannot read {name}: {error.strerror or error}") from None
     if not isinstance(data, bytes):
         raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
-    buffered = _NamedBytes(data, name)
+    buffered = NamedBytes(data, name)
     return buffered, 0
 
 
-class _NamedBytes(io.BytesIO):
+class NamedBytes(io.BytesIO):
     """The bytes of a stream read once, with the stream's name for messages."""
 
     def __init__(self, data: bytes, name: str) -> None:
@@ -679,8 +678,7 @@ def files_stats(
     if scorer is None:
         scorer = pool.scorer if isinstance(pool, WorkerPool) else GLEU()
     _check_scorer(scorer, jobs)
-    if not isinstance(warn_references, bool):
-        raise TypeError(f"warn_references must be a bool, got {describe(warn_references)}")
+    check_bool(warn_references, "warn_references")
     if isinstance(hypotheses, (str, os.PathLike)) or hasattr(hypotheses, "read") or not isinstance(hypotheses, Sequence):
         raise TypeError(f"hypotheses must be a list of paths or binary streams, got {describe(hypotheses)}")
     names = [None] * len(hypotheses) if names is None else list(names)

@@ -17,15 +17,7 @@ import pytest
 import google_bleu
 from google_bleu import GLEU, GleuScore, get_tokenizer, text_stats
 from google_bleu.scale.lines import lines_from_bytes
-from google_bleu.significance import paired_test, paired_test_stats
-from tests.helpers.oracles import SAMPLES, hf_google_bleu
-
-# paired_test and paired_test_stats are deprecated (GLEU.paired_scores replaces both) and still tested here.
-pytestmark = [
-    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test_stats is deprecated:DeprecationWarning"),
-]
-
+from tests.helpers.oracles import SAMPLES, hf_google_bleu, nltk_sentence, tokenize_13a
 
 WMT17 = SAMPLES / "wmt17_en_de"
 WMT22 = SAMPLES / "wmt22_en_ja"
@@ -86,23 +78,15 @@ def test_gleu_evaluate_and_cli_agree_on_real_data(metric, folder, system, more_r
 
 
 def test_paired_tests_agree_across_surfaces():
+    # The command line's paired tests print what GLEU.paired_scores gives (whose numbers
+    # tests/core/test_significance.py checks against the one-system functions).
     references = read(WMT17 / "ref0.txt")
     names = ["sys_online-B.0.txt", "sys_uedin-nmt.4722.txt", "sys_PROMT-Rule-based.4735.txt"]
-    systems = {name: read(WMT17 / name) for name in names}
     scorer = GLEU()
-    stats = [scorer.stats(predictions, references) for predictions in systems.values()]
+    stats = [scorer.stats(read(WMT17 / name), references) for name in names]
     for test, n in (("bs", 300), ("ar", 500)):
         scores = scorer.paired_scores(stats, test, n, seed=3, n_bootstrap=200)
-        plain = paired_test_stats(stats, test, n, seed=3, n_bootstrap=200)
-        on_text = paired_test(systems, references, test, n, seed=3, n_bootstrap=200)
-        for score, result, by_name in zip(scores, plain, on_text.values()):
-            assert (score.score, score.ci_low, score.ci_high, score.p_value) == (
-                result.score,
-                result.ci_low,
-                result.ci_high,
-                result.p_value,
-            )
-            assert result == by_name
+        assert [score.n_match / score.n_all for score in scores] == [s.score() for s in stats]
         signature = {"bs": "|bs:300|seed:3|", "ar": "|ar:500|bs:200|seed:3|"}[test]
         assert all(signature in score.signature for score in scores)
         out = cli_json(
@@ -143,6 +127,28 @@ def test_settings_are_checked_once_in_the_constructor():
     assert stats == text_stats(["AB c"], ["ab c"], tokenizer="char", lowercase=True, min_len=2, max_len=3)
 
 
+def test_the_scorer_is_an_immutable_value():
+    import pickle
+
+    scorer = GLEU("char", lowercase=True, min_len=2, max_len=3)
+    for name, value in (("min_len", 9), ("max_len", 1), ("tokenizer", "13a"), ("lowercase", False)):
+        with pytest.raises(AttributeError):
+            setattr(scorer, name, value)
+    with pytest.raises(AttributeError):
+        del scorer.min_len
+    assert (scorer.min_len, scorer.max_len, scorer.lowercase) == (2, 3, True)
+    with pytest.raises(AttributeError, match="immutable"):
+        scorer.tokenizer.lowercase = False  # its tokenizer too: the hash cannot change under a dict
+    same = pickle.loads(pickle.dumps(scorer))
+    assert same == scorer and hash(same) == hash(scorer) and {scorer: 1}[same] == 1
+    assert scorer.replace(max_len=4) == GLEU("char", lowercase=True, min_len=2, max_len=4)
+    assert scorer.replace(lowercase=False).lowercase is False and scorer.replace(tokenizer="13a").lowercase is False
+    with pytest.raises(ValueError, match="max_len must be >= min_len"):
+        scorer.replace(max_len=1)
+    with pytest.raises(TypeError, match="replace\\(\\) takes the settings"):
+        scorer.replace(n_bootstrap=10)
+
+
 def test_lowercase_has_one_home():
     # The Tokenizer holds the setting; GLEU reports it from there, so the signature always
     # says what was applied.
@@ -161,20 +167,21 @@ def test_lowercase_has_one_home():
 
 def test_score_stats_refuses_other_orders():
     stats = GLEU(max_len=3).stats(["a b"], ["a b"])
-    with pytest.raises(ValueError, match="orders 1-3, this scorer uses 1-4"):
+    with pytest.raises(ValueError, match="stats were counted with orders 1-3, not 1-4"):
         GLEU().score_stats(stats)
     with pytest.raises(TypeError, match="stats must be a GleuStats, got dict"):
         GLEU().score_stats({"n_match": 1})
 
 
-def test_sentence_scores_and_token_stats():
+@pytest.mark.parametrize("size", [1, 8, 300])  # one pair, a few, the whole sample: both strategies
+def test_sentence_scores_and_token_stats_equal_nltk(size):
     scorer = GLEU()
-    predictions, references = read(WMT17 / "sys_online-B.0.txt"), read(WMT17 / "ref0.txt")
-    stats = scorer.stats(predictions, references)
-    assert scorer.sentence_scores(predictions, references) == stats.sentence_scores().tolist()
-    tokenize = get_tokenizer("13a")
-    token_stats = scorer.token_stats([tokenize(p) for p in predictions], [[tokenize(r)] for r in references])
-    assert token_stats == stats
+    predictions, references = read(WMT17 / "sys_online-B.0.txt")[:size], read(WMT17 / "ref0.txt")[:size]
+    expected = [nltk_sentence([tokenize_13a(r)], tokenize_13a(p)) for p, r in zip(predictions, references)]
+    assert scorer.sentence_scores(predictions, references) == expected
+    assert [scorer.sentence_score(p, [r]).score for p, r in zip(predictions, references)] == expected
+    tokens = scorer.token_stats([tokenize_13a(p) for p in predictions], [[tokenize_13a(r)] for r in references])
+    assert tokens.sentence_scores().tolist() == expected
 
 
 # -- GleuScore -----------------------------------------------------------------------------------
@@ -186,7 +193,17 @@ def test_score_object_formats():
     assert (score.ci_low, score.ci_high, score.p_value) == (None, None, None)
     assert str(score) == score.format() == f"GLEU|{score.signature} = 33.3 (P = 33.3, R = 42.9), scale 0-100"
     assert score.format(width=3, score_only=True) == "33.333"
-    assert json.loads(score.format(json=True)) == score.json_object()
+    assert json.loads(score.format(json=True)) == {
+        "name": "GLEU",
+        "score": 33.3,
+        "precision": 33.3,
+        "recall": 42.9,
+        "signature": score.signature,
+        "n_match": 6,
+        "n_hyp": 18,
+        "n_ref": 14,
+        "n_all": 18,
+    }
     assert set(score.to_dict()) == {
         "google_bleu",
         "precision",

@@ -7,26 +7,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import google_bleu
-from google_bleu import GleuStats, gleu_stats, text_stats
+from google_bleu import GLEU, GleuStats, gleu_stats, text_stats
 from google_bleu.significance import (
     _resampled_totals,
     bootstrap_ci,
     bootstrap_scores,
     paired_bootstrap_p,
+    paired_intervals,
     paired_randomization_p,
-    paired_test,
-    paired_test_stats,
     percentile_interval,
 )
 from tests.helpers.oracles import SAMPLES, read_lines
-
-# paired_test and paired_test_stats are deprecated (GLEU.paired_scores replaces both) and still tested here.
-pytestmark = [
-    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test_stats is deprecated:DeprecationWarning"),
-]
-
 
 SAMPLE = SAMPLES / "wmt17_en_de"
 REFS = read_lines(SAMPLE / "ref0.txt")
@@ -55,7 +46,7 @@ def test_fixed_seed_gives_identical_output(sample_stats):
     assert np.array_equal(first, bootstrap_scores(stats, 300, seed=7))
     assert not np.array_equal(first, bootstrap_scores(stats, 300, seed=8))
     assert bootstrap_ci(stats, 300, seed=7) == bootstrap_ci(stats, 300, seed=7)
-    results = [paired_test_stats(list(sample_stats.values()), test, 200, seed=3) for test in ("bs", "ar", "bs")]
+    results = [paired_intervals(list(sample_stats.values()), test, 200, seed=3) for test in ("bs", "ar", "bs")]
     assert results[0] == results[2]
 
 
@@ -109,7 +100,7 @@ def test_percentile_interval_uses_sacrebleu_order_statistics():
 @pytest.mark.parametrize("test", ["bs", "ar"])
 def test_system_against_itself_gives_p_one(sample_stats, test):
     stats = sample_stats["sys_online-A.0.txt"]
-    results = paired_test_stats([stats, stats], test, 500)
+    results = GLEU().paired_scores([stats, stats], test, 500)
     assert results[0].p_value is None and results[1].p_value == 1.0
     assert paired_bootstrap_p(stats, stats, 500) == paired_randomization_p(stats, stats, 500) == 1.0
 
@@ -209,41 +200,34 @@ def test_properties_on_random_statistics(pair, seed):
         assert test(a, a, 30, seed) == 1.0
 
 
-# -- the text API -------------------------------------------------------------------
+# -- the scorer's paired scores ------------------------------------------------------
 
 
-def test_paired_test_on_text_equals_statistics_api(sample_stats):
-    systems = {name: read_lines(SAMPLE / name) for name in SYSTEMS}
-    results = google_bleu.significance.paired_test(systems, REFS, test="bs", n_samples=300, seed=5)
-    assert list(results) == SYSTEMS
-    expected = paired_test_stats([sample_stats[name] for name in SYSTEMS], "bs", 300, 5)
-    assert list(results.values()) == expected
-    for name, result in results.items():
-        assert result.score == sample_stats[name].score()
-        assert result.ci_low <= result.score <= result.ci_high
-        assert (result.test, result.n_samples, result.n_bootstrap, result.seed) == ("bs", 300, 300, 5)
-    assert results[SYSTEMS[0]].p_value is None
-    # Each comparison depends only on the baseline and that system.
-    alone = paired_test({n: systems[n] for n in (SYSTEMS[0], SYSTEMS[2])}, REFS, n_samples=300, seed=5)
-    assert alone[SYSTEMS[2]] == results[SYSTEMS[2]]
-    # The bs interval is the plain bootstrap interval with the same seed and size.
-    assert (results[SYSTEMS[1]].ci_low, results[SYSTEMS[1]].ci_high) == bootstrap_ci(
-        sample_stats[SYSTEMS[1]], 300, seed=5
+def test_paired_scores_against_the_plain_tests(sample_stats):
+    # Each system's line comes from one stacked resampling of all systems; the plain
+    # one-system and two-system functions resample alone, and must give the same numbers.
+    stats = [sample_stats[name] for name in SYSTEMS]
+    for test, n in (("bs", 300), ("ar", 400)):
+        scores = GLEU().paired_scores(stats, test, n, seed=5, n_bootstrap=200)
+        assert [score.score for score in scores] == [s.score() for s in stats]
+        assert scores[0].p_value is None
+        n_bootstrap = n if test == "bs" else 200
+        for score, system in zip(scores, stats):
+            assert (score.ci_low, score.ci_high) == bootstrap_ci(system, n_bootstrap, seed=5)
+            assert score.ci_low <= score.score <= score.ci_high
+        plain = paired_bootstrap_p if test == "bs" else paired_randomization_p
+        assert [score.p_value for score in scores[1:]] == [plain(stats[0], system, n, seed=5) for system in stats[1:]]
+        # Each comparison depends only on the baseline and that system.
+        alone = GLEU().paired_scores([stats[0], stats[2]], test, n, seed=5, n_bootstrap=200)
+        assert alone[1] == scores[2]
+
+
+def test_ar_defaults(sample_stats):
+    results, n_samples, n_bootstrap, seed = paired_intervals(
+        [sample_stats[SYSTEMS[0]], sample_stats[SYSTEMS[1]]], "ar", seed=1, n_bootstrap=200
     )
-
-
-def test_ar_defaults_and_interval(sample_stats):
-    results = paired_test_stats([sample_stats[SYSTEMS[0]], sample_stats[SYSTEMS[1]]], "ar", seed=1, n_bootstrap=200)
-    assert results[1].n_samples == 10000 and results[1].n_bootstrap == 200
-    assert (results[1].ci_low, results[1].ci_high) == bootstrap_ci(sample_stats[SYSTEMS[1]], 200, seed=1)
-    assert results[1].to_dict()["p_value"] == results[1].p_value
-
-
-def test_paired_test_options_reach_the_scoring():
-    refs = ["The Cat sat", "a dog ran"]
-    systems = {"a": ["the cat sat", "a dog ran"], "b": ["the cat", "a dog ran"]}
-    lower = paired_test(systems, refs, n_samples=50, lowercase=True, min_len=1, max_len=2)
-    assert lower["a"].score == text_stats(systems["a"], refs, lowercase=True, max_len=2).score() == 1.0
+    assert (n_samples, n_bootstrap, seed) == (10000, 200, 1)
+    assert results[1][:2] == bootstrap_ci(sample_stats[SYSTEMS[1]], 200, seed=1)
 
 
 # -- bad input ----------------------------------------------------------------------
@@ -261,15 +245,13 @@ def test_paired_test_options_reach_the_scoring():
         (lambda s: paired_bootstrap_p(s, s[:2]), ValueError, "baseline has 3, system 2"),
         (lambda s: paired_randomization_p(s, s[:1]), ValueError, "baseline has 3, system 1"),
         (
-            lambda s: paired_test_stats([s, s], "t-test"),
+            lambda s: paired_intervals([s, s], "t-test"),
             ValueError,
             "test must be one of \\['bs', 'ar'\\], got 't-test'",
         ),
-        (lambda s: paired_test_stats([]), ValueError, "at least one system"),
-        (lambda s: paired_test_stats([s, s], "ar", n_bootstrap=0), ValueError, "n_bootstrap must be"),
-        (lambda s: paired_test({}, []), ValueError, "at least one system"),
-        (lambda s: paired_test([["a"]], ["a"]), TypeError, "systems must be a mapping"),
-        (lambda s: paired_test({"a": ["x", "y"]}, ["x"]), ValueError, "2 predictions but 1 reference"),
+        (lambda s: paired_intervals([]), ValueError, "at least one system"),
+        (lambda s: paired_intervals([s, s], "ar", n_bootstrap=0), ValueError, "n_bootstrap must be"),
+        (lambda s: GLEU().paired_scores([s, s.rows]), TypeError, "systems\\[1\\] must be a GleuStats"),
     ],
 )
 def test_bad_input(call, error, message):
@@ -281,8 +263,10 @@ def test_bad_input(call, error, message):
 def test_different_orders_are_refused():
     a = gleu_stats([["a", "b"]], [[["a", "b"]]], 1, 4)
     b = gleu_stats([["a", "b"]], [[["a", "b"]]], 1, 2)
-    with pytest.raises(ValueError, match="same n-gram orders: baseline 1-4, system 1-2"):
-        paired_test_stats([a, b])
+    with pytest.raises(ValueError, match="systems\\[1\\] were counted with orders 1-2, not 1-4"):
+        paired_intervals([a, b])
+    with pytest.raises(ValueError, match="systems\\[0\\] were counted with orders 1-2, not 1-4"):
+        GLEU().paired_scores([b, b])
 
 
 # -- the evaluate module ------------------------------------------------------------
@@ -326,29 +310,3 @@ def test_compute_adds_interval_only_when_asked(metric, sample_stats):
 def test_compute_bad_resampling_options(metric, options, error, message):
     with pytest.raises(error, match=message):
         metric.compute(predictions=["a b"], references=[["a b"]], **options)
-
-
-def test_the_text_level_paired_test_is_deprecated_for_the_scorers():
-    systems = {"a": ["the cat sat", "a dog"], "b": ["the cat sat on the mat", "a dog ran"]}
-    refs = ["the cat sat on the mat", "a dog ran"]
-    with pytest.warns(DeprecationWarning, match=r"GLEU\(\.\.\.\)\.paired_scores"):
-        old = paired_test(systems, refs, n_samples=50)
-    scorer = google_bleu.GLEU()
-    new = scorer.paired_scores([scorer.stats(p, refs) for p in systems.values()], n_samples=50)
-    assert [(r.score, r.ci_low, r.ci_high, r.p_value) for r in old.values()] == [
-        (r.score, r.ci_low, r.ci_high, r.p_value) for r in new
-    ]
-
-
-def test_paired_test_stats_is_deprecated_and_agrees_with_paired_scores(sample_stats):
-    import warnings
-
-    stats = [sample_stats[name] for name in SYSTEMS[:2]]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = paired_test_stats(stats, "bs", 200, seed=3)
-    assert [w.category for w in caught] == [DeprecationWarning] and "GLEU(...).paired_scores" in str(caught[0].message)
-    new = google_bleu.GLEU().paired_scores(stats, "bs", 200, seed=3)
-    assert [(r.score, r.ci_low, r.ci_high, r.p_value) for r in old] == [
-        (r.score, r.ci_low, r.ci_high, r.p_value) for r in new
-    ]

@@ -66,8 +66,8 @@ def test_lm_eval_settings_and_reference_callable():
         ({"references": ["a"]}, ["a", "b"], ValueError, "results must hold exactly one generation per document"),
         ({"references": ["a"]}, [], ValueError, "results must hold exactly one generation"),
         ({"references": ["a"]}, "a b", ValueError, "results must hold exactly one generation"),
-        ({"references": ["a"]}, [["a", "b"]], TypeError, r"results\[0\] must be the generated str, got list"),
-        ({"references": ["a"]}, [None], TypeError, r"results\[0\] must be the generated str"),
+        ({"references": ["a"]}, [["a", "b"]], TypeError, r"results\[0\] \(the generation\) must be a str, got list"),
+        ({"references": ["a"]}, [None], TypeError, r"results\[0\] \(the generation\) must be a str"),
         (
             {"target": "a"},
             ["a"],

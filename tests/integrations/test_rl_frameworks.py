@@ -88,9 +88,9 @@ def test_verl_keywords_verl_passes_are_accepted():
 @pytest.mark.parametrize(
     ("call", "error", "message"),
     [
-        (lambda: compute_score("wmt", None, "a"), TypeError, "solution_str must be the decoded response"),
-        (lambda: compute_score("wmt", "a", []), TypeError, "ground_truth must be a str or a non-empty list of str"),
-        (lambda: compute_score("wmt", "a", [1]), TypeError, "ground_truth must be a str"),
+        (lambda: compute_score("wmt", None, "a"), TypeError, r"solution_str \(the decoded response\) must be a str"),
+        (lambda: compute_score("wmt", "a", []), ValueError, "ground_truth has no reference"),
+        (lambda: compute_score("wmt", "a", [1]), TypeError, r"ground_truth\[0\] must be a str, got int 1"),
         (
             lambda: compute_score(data_sources=["x"], solution_strs=["a", "b"], ground_truths=["a", "b"]),
             ValueError,
@@ -144,7 +144,7 @@ def test_openrlhf_prompt_match_after_special_tokens_are_removed():
     ("args", "error", "message"),
     [
         ((["p a"], ["q "], ["a"]), ValueError, r"queries\[0\] does not start with prompts\[0\]"),
-        ((["p a"], ["p "], [3]), TypeError, r"labels\[0\] must be a str or a non-empty list of str"),
+        ((["p a"], ["p "], [3]), TypeError, r"labels\[0\] must be a str or a list of str, got int 3"),
         ((["p a", "p b"], ["p "], ["a"]), ValueError, "got 2 queries, 1 prompts and 1 labels"),
         (("p a", ["p "], ["a"]), TypeError, "queries must be a list"),
         (([1], ["p "], ["a"]), TypeError, r"queries\[0\] must be a str"),

@@ -53,16 +53,19 @@ def test_batches_equal_scorer_and_nltk_on_wmt():
 
 
 @pytest.mark.parametrize("settings", [{"lowercase": True}, {"min_len": 2, "max_len": 6}, {"tokenizer": "char"}])
-def test_settings_reach_the_scorer(settings):
-    metric = GoogleBLEUScore(GLEU(**settings))
-    metric.update(SYSTEM[:80], RAGGED[:80])
-    metric.update(SYSTEM[80:], RAGGED[80:])
-    assert metric.compute().item() == GLEU(**settings).corpus_score(SYSTEM, RAGGED).score
-    assert metric.compute().item() != GoogleBLEUScore()(SYSTEM, RAGGED).item()
-    # A setting given one by one is refused, naming the way to give it (not torchmetrics' kwargs error).
-    name = next(iter(settings))
-    with pytest.raises(TypeError, match=rf"{name} is a setting of the scorer: pass scorer=GLEU\({name}=\.\.\.\)"):
-        GoogleBLEUScore(**settings)
+def test_settings_reach_the_scorer_as_a_scorer_or_as_keywords(settings):
+    # torchmetrics' metrics take their settings in the constructor (BLEUScore(n_gram=4,
+    # smooth=True)), and its MetricTester builds them as metric_class(**metric_args): both
+    # that and scorer=GLEU(...) work, beside torchmetrics' own keywords.
+    expected = GLEU(**settings).corpus_score(SYSTEM, RAGGED).score
+    for metric in (GoogleBLEUScore(GLEU(**settings)), GoogleBLEUScore(**settings, sync_on_compute=False)):
+        metric.update(SYSTEM[:80], RAGGED[:80])
+        metric.update(SYSTEM[80:], RAGGED[80:])
+        assert metric.compute().item() == expected
+        assert metric.scorer == GLEU(**settings)
+    assert expected != GoogleBLEUScore()(SYSTEM, RAGGED).item()
+    with pytest.raises(TypeError, match="not both"):
+        GoogleBLEUScore(GLEU(), **settings)
 
 
 def test_sentence_scores_equal_scorer_and_nltk():
@@ -255,8 +258,9 @@ def test_bad_update_is_rejected_and_leaves_state(preds, target, error, message):
     ("settings", "error", "message"),
     [
         ({"scorer": "13a"}, TypeError, "scorer must be a google_bleu.GLEU .*got str"),
-        ({"min_len": 2}, TypeError, r"min_len is a setting of the scorer: pass scorer=GLEU\(min_len=...\)"),
-        ({"lowercase": "yes"}, TypeError, "lowercase is a setting of the scorer"),
+        ({"min_len": 0}, ValueError, r"min_len must be >= 1"),
+        ({"lowercase": "yes"}, TypeError, "lowercase must be a bool, got str 'yes'"),
+        ({"max_len": 2, "scorer": GLEU()}, TypeError, r"as scorer=GLEU\(\.\.\.\) or as keywords, not both"),
         ({"return_sentence_scores": 1}, TypeError, "return_sentence_scores must be a bool"),
     ],
 )

@@ -94,7 +94,7 @@ def test_empty_corpus_and_python_option_validation():
             parallel_stats(scorer, ["a"], [["a"]], jobs=bad)
     with pytest.raises(ValueError, match="chunk_size must be a positive integer, got 0"):
         parallel_stats(scorer, ["a"], [["a"]], chunk_size=0)
-    with pytest.raises(TypeError, match="scorer must be a GLEU"):
+    with pytest.raises(TypeError, match="scorer must be a google_bleu.GLEU"):
         parallel_stats("13a", ["a"], [["a"]])
     with pytest.raises(TypeError, match="tokenizer does not pickle"):
         parallel_stats(GLEU(tokenizer=lambda text: text.split()), ["a"] * 3, [["a"]] * 3, jobs=2, chunk_size=1)

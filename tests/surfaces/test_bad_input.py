@@ -20,7 +20,8 @@ import google_bleu
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from google_bleu.cli import main
 from google_bleu.integrations.transformers import ComputeMetrics
-from google_bleu.significance import bootstrap_ci, paired_test, paired_test_stats
+from google_bleu.scorer import scorer_from_options
+from google_bleu.significance import bootstrap_ci
 from tests.helpers.bad_inputs import (
     RESAMPLING_CASES,
     SETTING_CASES,
@@ -30,13 +31,6 @@ from tests.helpers.bad_inputs import (
     Case,
 )
 from tests.helpers.oracles import SAMPLES, read_lines
-
-# paired_test and paired_test_stats are deprecated (GLEU.paired_scores replaces both) and still tested here.
-pytestmark = [
-    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test is deprecated:DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore:google_bleu.significance.paired_test_stats is deprecated:DeprecationWarning"),
-]
-
 
 SAMPLE = SAMPLES / "wmt17_en_de"
 GOOD_PREDICTIONS = ["the cat sat", "a dog ran"]
@@ -88,7 +82,6 @@ TEXT_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
     "GLEU.sentence_scores": lambda case, metric: GLEU().sentence_scores(*case.text()),
     "evaluate.compute": lambda case, metric: metric.compute(predictions=case.text()[0], references=case.text()[1]),
     "evaluate.add_batch": lambda case, metric: metric.add_batch(predictions=case.text()[0], references=case.text()[1]),
-    "paired_test": lambda case, metric: paired_test({"base": case.text()[0]}, case.text()[1], n_samples=10),
 }
 #: Surfaces that take one segment: only the cases whose problem sits in a segment.
 TEXT_ITEM_SURFACES: dict[str, Callable[[Case, Any], Any]] = {"evaluate.add": _add}
@@ -108,8 +101,8 @@ SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
     "evaluate.compute": lambda case, metric: metric.compute(
         predictions=GOOD_PREDICTIONS, references=GOOD_REFERENCES, **case.options
     ),
-    "paired_test": lambda case, metric: paired_test(
-        {"base": GOOD_PREDICTIONS}, GOOD_REFERENCES, n_samples=10, **case.options
+    "scorer_from_options": lambda case, metric: scorer_from_options(None, case.options).stats(
+        GOOD_PREDICTIONS, GOOD_REFERENCES
     ),
     "ComputeMetrics": lambda case, metric: ComputeMetrics(Words(), GLEU(**case.options))(EVAL_PRED),
 }
@@ -193,18 +186,6 @@ RESAMPLING_SURFACES: dict[str, tuple[str, Callable[[int, int | None, Any], Any]]
     "bootstrap_ci": (
         "n_bootstrap",
         lambda n, seed, metric: bootstrap_ci(text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES), n, seed),
-    ),
-    "paired_test_stats": (
-        "n_samples",
-        lambda n, seed, metric: paired_test_stats(
-            [text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES)] * 2, n_samples=n, seed=seed
-        ),
-    ),
-    "paired_test": (
-        "n_samples",
-        lambda n, seed, metric: paired_test(
-            {"a": GOOD_PREDICTIONS, "b": GOOD_PREDICTIONS}, GOOD_REFERENCES, n_samples=n, seed=seed
-        ),
     ),
 }
 

@@ -266,7 +266,7 @@ def test_a_field_without_reference_text_is_refused(wmt17):
         with pytest.raises(TaskError) as raised:
             asyncio.run(task.score(trace_of(task, "a")))
         assert isinstance(raised.value.__cause__, TypeError)
-        assert str(raised.value.__cause__).startswith("task.answer must be a str or a non-empty list of str, got")
+        assert str(raised.value.__cause__).startswith("task.answer must be a str or a list of str, got")
 
 
 def test_a_trace_and_reply_that_are_not_text_are_refused(wmt17):
