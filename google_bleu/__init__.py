@@ -24,8 +24,8 @@ import warnings
 from typing import Any
 
 from .analysis.explain import Explanation, explain
-from .gleu import corpus_gleu, gleu_stats, sentence_gleu, text_stats
-from .scorer import GLEU, GleuScore
+from .gleu import corpus_gleu, gleu_stats, sentence_gleu
+from .scorer import GLEU, GleuScore, text_stats
 from .signature import signature
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer

@@ -19,7 +19,6 @@ sentence) pairs. ``explain`` and pairwise GLEU walk with the same two functions.
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import chain
 from typing import Any
 
@@ -28,6 +27,15 @@ import numpy as np
 from .keys import group_keys, token_groups
 from .stats import ratio
 from .validation import check_token_kinds
+
+try:  # Counter's own counting loop, in C (Counter() adds a few microseconds around it)
+    from collections import _count_elements
+except ImportError:  # pragma: no cover - other Pythons
+
+    def _count_elements(mapping: dict, iterable: Any) -> None:
+        for item in iterable:
+            mapping[item] = mapping.get(item, 0) + 1
+
 
 #: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
 #: temporaries stay near the CPU caches and extra memory stays bounded whatever the
@@ -56,9 +64,9 @@ def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
         >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist(), ngram_counts(6, 1, 4)
         ([0, 1, 10, 18], 18)
     """
-    if isinstance(lengths, int):
-        top = min(lengths, max_len)
-        terms = max(top - min_len + 1, 0)
+    if type(lengths) is int:
+        top = lengths if lengths < max_len else max_len
+        terms = top - min_len + 1 if top >= min_len else 0
     else:
         top = lengths.clip(max=max_len)
         terms = (top - min_len + 1).clip(min=0)
@@ -69,55 +77,67 @@ def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
 # -- plain Python: nltk's algorithm, for small inputs ---------------------------------------
 
 
-def _higher_grams(tokens: Any, low: int, high: int) -> list:
-    """Every n-gram of orders ``low..high`` (``low >= 2``) as a tuple of tokens."""
-    shifted = [tokens[k:] for k in range(high)]
-    grams: list = []
-    for order in range(low, high + 1):
-        grams += zip(*shifted[:order])
-    return grams
-
-
-def _clipped(a: Any, b: Any) -> int:
-    """``sum_g min(count of g in a, count of g in b)``. Where one side holds no n-gram twice
-    (the common case), that is the size of a set intersection."""
+def _clipped(a: list, b: Any) -> int:
+    """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator). Where one side
+    holds no n-gram twice (most of the time above order 1), that is the size of a set
+    intersection."""
     a_set = set(a)
     if len(a_set) == len(a):
         return len(a_set.intersection(b))
+    b = list(b)
     b_set = set(b)
     if len(b_set) == len(b):
         return len(a_set.intersection(b_set))
-    a_counts, b_counts = Counter(a), Counter(b)
-    return sum(min(a_counts[gram], b_counts[gram]) for gram in a_set.intersection(b_set))
+    a_counts, b_counts = {}, {}
+    _count_elements(a_counts, a)
+    _count_elements(b_counts, b)
+    return sum(x if x < y else y for x, y in zip(*(map(c.__getitem__, a_set & b_set) for c in (a_counts, b_counts))))
+
+
+def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, max_len: int) -> int:
+    """Clipped matches of orders ``min_len..max_len`` against ``reference``.
+
+    ``hyp_grams[k - 1]`` holds the hypothesis n-grams of order k (the tokens themselves at
+    order 1, tuples above: an order's n-grams never equal another's) and ``hyp_slices[k - 1]``
+    the hypothesis from its k-th token; orders are added as they are needed and kept for the
+    segment's other references. No n-gram of order k + 1 matches when none of order k does.
+    """
+    ref_slices, n_match = [reference], 0
+    for order in range(1, max_len + 1):
+        if order == 1:
+            clipped = _clipped(hyp_grams[0], reference)
+        else:
+            if len(hyp_grams) < order:
+                hyp_slices.append(hyp_slices[0][order - 1 :])
+                hyp_grams.append(list(zip(*hyp_slices)))
+            ref_slices.append(reference[order - 1 :])
+            clipped = _clipped(hyp_grams[order - 1], zip(*ref_slices))
+        if not clipped:
+            break
+        if order >= min_len:
+            n_match += clipped
+    return n_match
 
 
 def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[list, list]:
-    """Rows and chosen references as :func:`segment_rows` gives them, in plain Python (lists).
-
-    nltk's ``corpus_gleu`` counts n-gram tuples with ``Counter``; here order 1 is
-    counted over the tokens themselves and orders 2 and up over tuples (an order's n-grams
-    never equal another's), each with a set intersection where one side holds no n-gram
-    twice. A hypothesis and a reference that share no token share no n-gram.
-    """
+    """Rows and chosen references as :func:`segment_rows` gives them, in plain Python (lists):
+    nltk's ``corpus_gleu`` over the same tokens, with set intersections where it counts
+    n-gram tuples with ``Counter``."""
     rows, chosen = [], []
-    low = max(min_len, 2)
     for hypothesis, references in zip(hypotheses, list_of_references):
+        if type(hypothesis) not in (list, tuple):  # arrays, Series: slice and zip as lists
+            hypothesis = list(hypothesis)
         n_hyp = ngram_counts(len(hypothesis), min_len, max_len)
-        hyp_grams = None
+        hyp_slices, hyp_grams = [hypothesis], [hypothesis]
         best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
         for j, reference in enumerate(references):
             n_ref = ngram_counts(len(reference), min_len, max_len)
-            n_all = max(n_hyp, n_ref)
+            n_all = n_hyp if n_hyp > n_ref else n_ref
             if not n_all:
                 continue  # not a candidate (nltk skips it)
-            n_match = 0
-            if not set(hypothesis).isdisjoint(reference):
-                if min_len == 1:
-                    n_match = _clipped(hypothesis, reference)
-                if max_len >= low:
-                    if hyp_grams is None:
-                        hyp_grams = _higher_grams(hypothesis, low, max_len)
-                    n_match += _clipped(hyp_grams, _higher_grams(reference, low, max_len))
+            if type(reference) not in (list, tuple):
+                reference = list(reference)
+            n_match = _matches(hyp_slices, hyp_grams, reference, min_len, max_len)
             ratio = n_match / n_all
             if ratio > best_ratio:  # the first best, as nltk's max keeps it
                 best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), ratio, j

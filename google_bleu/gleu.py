@@ -6,16 +6,17 @@ the same names (``nltk.translate.gleu_score``) and return exactly the same float
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from itertools import chain
+from collections.abc import Hashable, Sequence
+from itertools import chain, islice
+from typing import Any
 
 import numpy as np
 
 from .engine import CHARS_PER_TOKEN, python_rows, segment_rows, small_input, stored_segment_rows
 from .keys import LineStore
 from .stats import GleuStats
-from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_orders, check_texts, check_tokens, unhashable_token
+from .tokenizers import Tokenizer
+from .validation import check_orders, check_tokens, unhashable_token
 
 Tokens = Sequence[Hashable]
 
@@ -120,47 +121,19 @@ def sentence_gleu(
     return corpus_gleu([references], [hypothesis], min_len, max_len)
 
 
-def text_stats(
-    predictions: Sequence[str],
-    references: Sequence[str | Sequence[str]],
-    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
-) -> GleuStats:
-    """Per-segment statistics for untokenized text: the entry every text surface shares.
-
-    Args:
-        predictions: One string per segment (a list, tuple, numpy array, pandas Series or
-            datasets column; see :mod:`google_bleu.validation`).
-        references: Per segment a string or a non-empty list of strings (counts may vary).
-        tokenizer: A tokenizer name (default ``"13a"``), a callable ``str -> list[str]``,
-            or a :class:`~google_bleu.tokenizers.Tokenizer`.
-        lowercase: Lowercase before tokenizing: passed to
-            :func:`~google_bleu.tokenizers.get_tokenizer`, whose ``Tokenizer`` holds and
-            applies the setting (a ``Tokenizer`` that already lowercases keeps doing so).
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-
-    Example:
-        >>> text_stats(["the cat sat on the mat"], ["the cat ate the mat"]).score()
-        0.3333333333333333
-    """
-    min_len, max_len = check_orders(min_len, max_len)
-    predictions, references = check_texts(predictions, references)
-    return checked_text_stats(predictions, references, get_tokenizer(tokenizer, lowercase), min_len, max_len)
-
-
 def checked_text_stats(
     predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int
 ) -> GleuStats:
-    """:func:`text_stats` for input as :func:`~google_bleu.validation.check_texts` returns
-    it, with a built tokenizer and checked orders (callers that checked them already)."""
+    """Per-segment statistics of text as :func:`~google_bleu.validation.check_texts` returns
+    it, with a built tokenizer and checked orders (callers checked them already): the text
+    counting every surface shares (:meth:`google_bleu.GLEU.stats` is its checked entry)."""
     if not predictions:
         return GleuStats.empty(min_len, max_len)
     n_chars = sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))
     if small_input(n_chars // CHARS_PER_TOKEN):
-        rows, chosen = python_rows(*token_lists(tokenize, predictions, references), min_len, max_len)
+        tokens = tokenized(tokenize, [*predictions, *chain.from_iterable(references)])
+        n = len(predictions)
+        rows, chosen = python_rows(tokens[:n], _regrouped(tokens[n:], references), min_len, max_len)
         return GleuStats.trusted(rows, min_len, max_len, chosen)
     store = LineStore()  # tokenized lines shared by chunks
     rows = np.empty((len(predictions), 4), np.int64)
@@ -207,17 +180,36 @@ def _text_rows(
 ) -> tuple[np.ndarray, np.ndarray]:
     if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
         store.clear()
-    # Each distinct line is tokenized once (references shared by systems, repeated lines).
+    n = len(predictions)
+    keys = tokenized(tokenize, [*predictions, *chain.from_iterable(references)], store)
     if tokenize.spans is not None:
-        ids = store.ids([*predictions, *chain.from_iterable(references)], tokenize.spans_all)
         n_refs = np.fromiter(map(len, references), np.int64, len(references))
-        n = len(predictions)
-        return stored_segment_rows(store, ids[:n], ids[n:], n_refs, min_len, max_len)
-    return segment_rows(*token_lists(tokenize, predictions, references), min_len, max_len)
+        return stored_segment_rows(store, keys[:n], keys[n:], n_refs, min_len, max_len)
+    return segment_rows(keys[:n], _regrouped(keys[n:], references), min_len, max_len)
 
 
-def token_lists(tokenize: Tokenizer, predictions: list[str], references: list[list[str]]) -> tuple[list, list]:
-    """The tokens of each prediction and reference, each distinct line tokenized once."""
-    distinct = list(dict.fromkeys(chain(predictions, chain.from_iterable(references))))
-    tokens_of = dict(zip(distinct, map(tokenize, distinct)))
-    return list(map(tokens_of.__getitem__, predictions)), [list(map(tokens_of.__getitem__, refs)) for refs in references]
+def tokenized(tokenize: Tokenizer, lines: list[str], store: LineStore | None = None) -> Any:
+    """Each line's tokens, each distinct line tokenized once: the one way from text to what
+    is counted, for every text surface (the scorer, pairwise GLEU and MBR).
+
+    Given a :class:`~google_bleu.keys.LineStore` and a tokenizer that gives UTF-8 byte spans
+    (13a), the lines go into the store and their indices there are returned (int64);
+    otherwise their token lists.
+    """
+    if store is not None and tokenize.spans is not None:
+        return store.ids(lines, tokenize.spans_all)
+    seen: dict = {}
+
+    def tokens(line: str) -> list:
+        found = seen.get(line)
+        if found is None:
+            found = seen[line] = tokenize(line)
+        return found
+
+    return list(map(tokens, lines))
+
+
+def _regrouped(flat: list, references: list[list[str]]) -> list[list]:
+    """``flat`` (every segment's references, one after the other) cut as ``references`` is."""
+    items = iter(flat)
+    return [list(islice(items, len(refs))) for refs in references]

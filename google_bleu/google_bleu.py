@@ -22,19 +22,19 @@ import evaluate
 
 # evaluate.load copies this script and only the modules it imports here (relative, at column
 # 0), not the modules those import: so the whole core is imported here, one name from each
-# module, and re-exported in __all__. tests/core/test_closure.py runs evaluate's own scanner
+# module, and re-exported in __all__. tests/core/test_layout.py runs evaluate's own scanner
 # and checks that this list is exactly the core's closure and that the core imports nothing
 # outside it. No comment may follow an import line (evaluate reads it as a download URL).
 from .engine import count_matches
 from .fast13a import tokenize_13a
-from .gleu import checked_text_stats, text_stats
+from .gleu import checked_text_stats
 from .keys import group_keys
-from .scorer import GLEU, GleuScore
+from .scorer import GLEU, SETTINGS, GleuScore, scorer_from_options
 from .signature import count_references
-from .significance import DEFAULT_SEED
+from .significance import DEFAULT_SEED, check_bootstrap
 from .stats import GleuStats
 from .tokenizers import get_tokenizer
-from .validation import check_bool, check_n_samples, check_seed, check_texts, check_utf8
+from .validation import check_bool, check_texts, check_utf8
 from .version import __version__
 
 __all__ = [
@@ -46,7 +46,7 @@ __all__ = [
     "count_references",
     "get_tokenizer",
     "group_keys",
-    "text_stats",
+    "checked_text_stats",
     "tokenize_13a",
     "__version__",
 ]
@@ -167,22 +167,16 @@ class ComputeOptions:
     @classmethod
     def from_kwargs(cls, kwargs: dict[str, Any]) -> ComputeOptions:
         """Checks ``compute``'s keyword arguments and builds the scorer once."""
-        settings = ("tokenizer", "lowercase", "min_len", "max_len")
-        unknown = sorted(set(kwargs) - {*settings, "return_sentence_scores", "n_bootstrap", "seed"})
+        unknown = sorted(set(kwargs) - {*SETTINGS, "return_sentence_scores", "n_bootstrap", "seed"})
         if unknown:
             raise TypeError(f"compute() got unknown arguments {unknown}")
-        scorer = GLEU(**{key: kwargs[key] for key in settings if key in kwargs})
+        scorer = scorer_from_options(None, kwargs)
         if scorer.tokenizer.checked:
             # A callable's output is checked when it runs: run it once on a short line now,
             # so a tokenizer that breaks the contract fails before the stored data is read.
             scorer.tokenizer("a b")
-        n_bootstrap = kwargs.get("n_bootstrap")
-        return cls(
-            scorer,
-            check_bool(kwargs.get("return_sentence_scores", False), "return_sentence_scores"),
-            None if n_bootstrap is None else check_n_samples(n_bootstrap, "n_bootstrap"),
-            check_seed(kwargs.get("seed", DEFAULT_SEED)),
-        )
+        n_bootstrap, seed = check_bootstrap(kwargs.get("n_bootstrap"), kwargs.get("seed", DEFAULT_SEED))
+        return cls(scorer, check_bool(kwargs.get("return_sentence_scores", False), "return_sentence_scores"), n_bootstrap, seed)
 
 
 def _checked(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:

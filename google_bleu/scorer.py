@@ -43,6 +43,27 @@ SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
 METRIC_KEYS = ("google_bleu", "precision", "recall", "signature")
 
 
+#: Every field of a :class:`GleuScore`: (attribute, key in the plain and evaluate dicts, kind).
+#: Fractions are printed on a scale; the last three are set only when computed.
+_FIELDS = (
+    ("score", "google_bleu", "fraction"),
+    ("precision", "precision", "fraction"),
+    ("recall", "recall", "fraction"),
+    ("signature", "signature", "text"),
+    ("n_match", "n_match", "count"),
+    ("n_hyp", "n_hyp", "count"),
+    ("n_ref", "n_ref", "count"),
+    ("n_all", "n_all", "count"),
+    ("ci_low", "ci_low", "fraction"),
+    ("ci_high", "ci_high", "fraction"),
+    ("p_value", "p_value", "p"),
+)
+_NAMES = tuple(name for name, _, _ in _FIELDS)
+_KEYS = {name: key for name, key, _ in _FIELDS}
+_KINDS = {name: kind for name, _, kind in _FIELDS}
+_REQUIRED = _NAMES[:8]
+
+
 def _check_width(width: Any) -> int:
     if isinstance(width, bool) or not isinstance(width, int):
         raise TypeError(f"width must be an integer from 0 to 17, got {describe(width)}")
@@ -140,19 +161,20 @@ class GleuScore:
         """The score of summed statistics, with a signature and optional interval / p-value."""
         n_match, n_hyp, n_ref, n_all = stats.totals()
         low, high = (None, None) if interval is None else interval
-        return cls(
-            ratio(n_match, n_all),
-            ratio(n_match, n_hyp),
-            ratio(n_match, n_ref),
-            n_match,
-            n_hyp,
-            n_ref,
-            n_all,
-            signature,
-            low,
-            high,
-            p_value,
-        )
+        values = (ratio(n_match, n_all), ratio(n_match, n_hyp), ratio(n_match, n_ref), signature)
+        score = cls.__new__(cls)  # values computed here need no check: no __init__ per field
+        score.__dict__.update(zip(_NAMES, (*values, n_match, n_hyp, n_ref, n_all, low, high, p_value)))
+        return score
+
+    def _view(self, fraction: Callable[[float], Any] = float, p_value: Callable[[float], Any] = float) -> dict:
+        """Every field that has a value, by attribute name, in :data:`_FIELDS` order: fractions
+        and p-values through the given formatters."""
+        out = {}
+        for name, _, kind in _FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = fraction(value) if kind == "fraction" else p_value(value) if kind == "p" else value
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values: ``google_bleu``, ``precision``, ``recall``, ``signature``, the totals,
@@ -163,21 +185,7 @@ class GleuScore:
             >>> GLEU().corpus_score(["a b"], [["a b"]]).to_dict()["google_bleu"]
             1.0
         """
-        out: dict[str, Any] = {
-            "google_bleu": self.score,
-            "precision": self.precision,
-            "recall": self.recall,
-            "signature": self.signature,
-            "n_match": self.n_match,
-            "n_hyp": self.n_hyp,
-            "n_ref": self.n_ref,
-            "n_all": self.n_all,
-        }
-        if self.ci_low is not None:
-            out["ci_low"], out["ci_high"] = self.ci_low, self.ci_high
-        if self.p_value is not None:
-            out["p_value"] = self.p_value
-        return out
+        return {_KEYS[name]: value for name, value in self._view().items()}
 
     def metric_dict(self, sentence_scores: list[float] | None = None) -> dict[str, Any]:
         """The evaluate module's dict: :data:`METRIC_KEYS` of :meth:`to_dict`, then
@@ -191,9 +199,7 @@ class GleuScore:
         out = {key: values[key] for key in METRIC_KEYS}
         if sentence_scores is not None:
             out["sentence_scores"] = sentence_scores
-        if self.ci_low is not None:
-            out["ci_low"], out["ci_high"] = self.ci_low, self.ci_high
-        return out
+        return {**out, **{key: values[key] for key in ("ci_low", "ci_high") if key in values}}
 
     def format(self, width: int = 1, score_only: bool = False, json: bool = False, scale: int = 100) -> str:
         """The score for people (or JSON), on the 0-100 scale with ``width`` decimals.
@@ -243,15 +249,9 @@ class GleuScore:
             >>> GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]]).figures(2)
             {'score': '33.33', 'precision': '33.33', 'recall': '42.86'}
         """
-        width = _check_width(width)
-        factor = _check_scale(scale)
-        values = {"score": self.score, "precision": self.precision, "recall": self.recall}
-        if self.ci_low is not None:
-            values["ci_low"], values["ci_high"] = self.ci_low, self.ci_high
-        out = {key: scaled_text(value, width, factor) for key, value in values.items()}
-        if self.p_value is not None:
-            out["p_value"] = f"{self.p_value:.4f}"
-        return out
+        width, factor = _check_width(width), _check_scale(scale)
+        values = self._view(lambda value: scaled_text(value, width, factor), lambda value: f"{value:.4f}")
+        return {name: value for name, value in values.items() if _KINDS[name] in ("fraction", "p")}
 
     def json_object(
         self,
@@ -272,30 +272,10 @@ class GleuScore:
             >>> list(result.json_object(labels={"system": "sys.txt"}, settings={"max_len": 4}))[:3]
             ['name', 'system', 'score']
         """
-        width = _check_width(width)
-        factor = _check_scale(scale)
-
-        def percent(value: float) -> float:
-            return round(factor * value, width)
-
-        out: dict[str, Any] = {
-            "name": "GLEU",
-            **(labels or {}),
-            "score": percent(self.score),
-            "precision": percent(self.precision),
-            "recall": percent(self.recall),
-            "signature": self.signature,
-            "n_match": self.n_match,
-            "n_hyp": self.n_hyp,
-            "n_ref": self.n_ref,
-            "n_all": self.n_all,
-            **(settings or {}),
-        }
-        if self.ci_low is not None:
-            out["ci_low"], out["ci_high"] = percent(self.ci_low), percent(self.ci_high)
-        if self.p_value is not None:
-            out["p_value"] = round(self.p_value, 4)
-        return out
+        width, factor = _check_width(width), _check_scale(scale)
+        values = self._view(lambda value: round(factor * value, width), lambda value: round(value, 4))
+        required = {name: values.pop(name) for name in _REQUIRED}
+        return {"name": "GLEU", **(labels or {}), **required, **(settings or {}), **values}
 
     def __str__(self) -> str:
         return self.format()
@@ -639,3 +619,23 @@ def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = 
 @functools.lru_cache(maxsize=64, typed=True)
 def _cached_scorer(**settings: Any) -> GLEU:
     return GLEU(**settings)
+
+
+def text_stats(predictions: Sequence[str], references: Sequence[str | Sequence[str]], *settings: Any, **keywords: Any) -> GleuStats:
+    """Per-segment statistics of untokenized text: ``GLEU(*settings, **keywords).stats(...)``.
+
+    Args:
+        predictions: One string per segment (a list, tuple, numpy array, pandas Series or
+            datasets column; see :mod:`google_bleu.validation`).
+        references: Per segment a string or a non-empty list of strings (counts may vary).
+        *settings: The settings as :class:`GLEU` takes them: ``tokenizer`` (default
+            ``"13a"``), ``lowercase``, ``min_len``, ``max_len``.
+        **keywords: The same, by name.
+
+    Example:
+        >>> text_stats(["the cat sat on the mat"], ["the cat ate the mat"]).score()
+        0.3333333333333333
+        >>> text_stats(["AB"], ["ab"], "char", lowercase=True).score()
+        1.0
+    """
+    return GLEU(*settings, **keywords).stats(predictions, references)

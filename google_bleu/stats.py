@@ -35,7 +35,7 @@ def ratio(numerator: Any, denominator: Any) -> Any:
         >>> ratio(1, 3), ratio(0, 0), ratio(np.array([1, 0]), np.array([4, 0])).tolist()
         (0.3333333333333333, 0.0, [0.25, 0.0])
     """
-    if isinstance(denominator, (int, np.integer)):
+    if type(denominator) is int or isinstance(denominator, np.integer):
         return numerator / denominator if denominator else 0.0
     if isinstance(denominator, np.ndarray):
         out = np.zeros(np.broadcast(numerator, denominator).shape, np.float64)

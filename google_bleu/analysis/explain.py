@@ -6,12 +6,11 @@ tie; references with ``n_all == 0`` are not candidates). This module then finds 
 n-gram occurrences of the hypothesis and of the chosen reference are the clipped
 matches, so a person can see them highlighted.
 
-It groups n-grams the way the engine does, order by order, and never builds a Python
-object per n-gram: order 1 gives each token an exact id; the (n+1)-gram at position p
-is the pair (group of the n-gram at p, group of the n-gram at p + 1), grouped with the
-engine's verified hash table; only n-grams found on both sides extend to the next
-order. The cost is linear in the segment's tokens times ``max_len`` (plus a sort of the
-matched occurrences per order), and the matches are kept as integer arrays.
+It walks n-grams with the engine's own walker (:func:`google_bleu.engine.extend`), order
+by order, and never builds a Python object per n-gram: order 1 gives each token an exact
+id, and only n-grams found on both sides extend to the next order, so each order costs
+what is still alive (plus a sort of its matched occurrences); the matches are kept as
+integer arrays.
 
 Which occurrences of a repeated n-gram count as matched is not defined by the metric,
 only how many: here the first ``min(hyp count, ref count)`` occurrences, left to right,
@@ -26,8 +25,9 @@ from itertools import chain
 
 import numpy as np
 
+from ..engine import NUMPY, extend
 from ..gleu import gleu_stats
-from ..keys import next_order, token_ids
+from ..keys import token_ids
 from ..validation import check_tokens
 
 Tokens = Sequence[Hashable]
@@ -124,48 +124,46 @@ def _coverage(length: int, matches: np.ndarray, limit: int | None) -> list[int]:
     return orders.tolist()
 
 
-def _side_offset(starts: np.ndarray, n_hyp_tokens: int) -> np.ndarray:
-    return np.where(starts < n_hyp_tokens, starts, starts - n_hyp_tokens)
-
-
 def _matches(
     hypothesis: Sequence, reference: Sequence, min_len: int, max_len: int, limit: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Matched occurrences ``(start, order)`` in the hypothesis and in the reference
     (those starting among the first ``limit`` tokens of their side, when given)."""
     n_hyp_tokens = len(hypothesis)
-    n = n_hyp_tokens + len(reference)
+    n = n_hyp_tokens + len(reference)  # entries (n-gram occurrences), and their labels' bound
     if n == 0:
         return _NO_MATCHES, _NO_MATCHES
     # Order 1: a token's group is the position of its first occurrence (exact, via a dict).
     group = token_ids(chain(hypothesis, reference), n)
-    positions = np.arange(n, dtype=np.int64)  # start of each n-gram still alive, ascending
-    same_side = np.arange(n - 1) != n_hyp_tokens - 1  # positions p and p + 1 on one side
+    position = np.arange(n, dtype=np.int64)  # where each entry starts
+    same_side = position[:-1] != n_hyp_tokens - 1  # positions p and p + 1 on one side
+    n_hyp = n_hyp_tokens  # entries on the hypothesis side (they come first)
     found = []
     for order in range(1, max_len + 1):
-        n_hyp_pos = int(np.searchsorted(positions, n_hyp_tokens))
-        clip = np.minimum(np.bincount(group[:n_hyp_pos], minlength=n), np.bincount(group[n_hyp_pos:], minlength=n))
-        clip_at = clip[group]  # > 0: the n-gram occurs on both sides
+        clip = np.minimum(np.bincount(group[:n_hyp], minlength=n), np.bincount(group[n_hyp:], minlength=n))
         if order >= min_len:
+            clip_at = clip[group]  # > 0: the n-gram occurs on both sides
             matched = np.flatnonzero(clip_at)
+            start = position[matched]
             if limit is not None:
                 # An occurrence's rank depends only on the occurrences before it on its side.
-                matched = matched[_side_offset(positions[matched], n_hyp_tokens) < limit]
+                kept = np.where(start < n_hyp_tokens, start, start - n_hyp_tokens) < limit
+                matched, start = matched[kept], start[kept]
             # Rank each occurrence among the same n-gram on the same side, left to right;
             # the first `clip` of them are the matches.
-            key = group[matched] * 2 + (matched >= n_hyp_pos)
+            key = group[matched] * 2 + (matched >= n_hyp)
             by_key = np.argsort(key, kind="stable")
             key = key[by_key]
             run_start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-            run_length = np.diff(np.append(run_start, key.size))
-            rank = np.arange(key.size) - np.repeat(run_start, run_length)
-            keep = matched[by_key[rank < clip_at[matched][by_key]]]
-            found.append(np.stack((positions[keep], np.full(keep.size, order)), axis=1))
+            rank = np.arange(key.size) - np.repeat(run_start, np.diff(np.append(run_start, key.size)))
+            keep = by_key[rank < clip_at[matched][by_key]]
+            found.append(np.stack((start[keep], np.full(keep.size, order)), axis=1))
         if order == max_len:
             break
-        # The (n+1)-gram at p: the n-grams at p and p + 1 both alive, on the same side.
-        positions, group = next_order(positions, group, clip > 0, same_side)
-        if positions.size == 0:
+        # The (n+1)-gram at p: the n-grams at p and p + 1 both found on both sides, on one side.
+        group, position, kept = extend(NUMPY, group, position, clip > 0, n, same_side if order == 1 else None)
+        n, n_hyp = kept.size, int(np.searchsorted(kept, n_hyp))
+        if n == 0:
             break
     if not found:
         return _NO_MATCHES, _NO_MATCHES

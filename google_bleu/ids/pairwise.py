@@ -41,16 +41,17 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ..engine import ngram_counts
-from ..keys import LineStore, first_positions, group_in_segments, group_keys, next_order, token_groups
+from ..engine import NUMPY, extend, ngram_counts, pair_counts
+from ..keys import LineStore, first_positions, group_in_segments, token_groups
+from ..scorer import GLEU, scorer_from_options
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from ..validation import check_bool, check_orders, describe, is_tensor
+from ..validation import check_bool, describe, is_tensor
 from .batched import _flat_numpy
 from .checks import check_id_tensor, check_lengths, check_pad_id, id_array
 
@@ -182,15 +183,13 @@ def _tensor_side(torch, name: str, value, pad_id: int | None, lengths: Any, leng
 def _prepare(
     hypotheses: Any,
     references: Any,
-    tokenizer: Any,
-    lowercase: Any,
+    scorer: GLEU,
     pad_id: Any,
     hypothesis_lengths: Any,
     reference_lengths: Any,
     names: tuple[str, str, str, str] = ("hypotheses", "references", "hypothesis_lengths", "reference_lengths"),
 ) -> _Prepared:
     hyp_name, ref_name, hyp_lengths_name, ref_lengths_name = names
-    check_bool(lowercase, "lowercase")
     pad_id = check_pad_id(pad_id)
     hyp_kind = _kind_of(hyp_name, hypotheses)
     ref_kind = None if references is None else _kind_of(ref_name, references)
@@ -207,17 +206,16 @@ def _prepare(
             if lengths is not None:
                 raise ValueError(f"{name} applies to a padded id tensor; sequences carry their own lengths")
     if kind != "text":
-        if lowercase:
+        if scorer.lowercase:
             raise ValueError("lowercase applies to text input; token sequences and ids are compared as given")
-        if not (isinstance(tokenizer, str) and tokenizer == DEFAULT_TOKENIZER):
-            raise ValueError(f"tokenizer applies to text input; got tokenizer={tokenizer!r} with {kind}")
+        if scorer.tokenizer != get_tokenizer(DEFAULT_TOKENIZER):
+            raise ValueError(f"tokenizer applies to text input; got tokenizer={scorer.tokenizer.name!r} with {kind}")
     elif pad_id is not None:
         raise ValueError("pad_id applies to token ids; texts have no padding")
 
     if kind == "text":
         sides = [list(hypotheses)] + ([] if references is None else [list(references)])
-        tokenize = get_tokenizer(tokenizer, lowercase)
-        prepared, store = _text_sides(sides, tokenize)
+        prepared, store = _text_sides(sides, scorer.tokenizer)
         return _Prepared(kind, prepared[0], prepared[1] if references is not None else None, store, None, None)
     if kind == "tokens":
         hyp = _token_side(hyp_name, hypotheses, pad_id)
@@ -259,20 +257,17 @@ def _columns(
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
     sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
     same_sentence = sentence_of[1:] == sentence_of[:-1]
-    positions = np.arange(n_pos, dtype=np.int64)
+    position = np.arange(n_pos, dtype=np.int64)
+    n = n_pos  # entries (n-gram occurrences), and the bound of their group labels
     entry_sentence, entry_feature, entry_count = [], [], []
     n_features = 0
     for order in range(1, max_len + 1):
-        sentence = np.take(sentence_of, positions)
-        # Count each (n-gram, sentence): group its occurrences by their exact key.
-        key = group * n_sentences
-        key += sentence
-        pair = group_keys(key)
-        pair_count = np.bincount(pair, minlength=pair.size)
+        sentence = np.take(sentence_of, position)
+        pair, pair_count = pair_counts(NUMPY, group, sentence, n_sentences)
         found = np.flatnonzero(pair_count)  # one representative per (n-gram, sentence)
         found_group = np.take(group, found)
         found_sentence = np.take(sentence, found)
-        live = _shared(found_group, found_sentence, n_left, within, n_pos)
+        live = _shared(found_group, found_sentence, n_left, within, n)
         if order >= min_len:
             keep = np.take(live, found_group)
             feature = np.cumsum(live)
@@ -284,8 +279,9 @@ def _columns(
         if order == max_len:
             break
         # Only an n-gram that both sides share can extend to a shared (n+1)-gram.
-        positions, group = next_order(positions, group, live, same_sentence)
-        if positions.size == 0:
+        group, position, kept = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
+        n = kept.size
+        if n == 0:
             break
     if not entry_sentence:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
@@ -494,13 +490,11 @@ def pairwise_gleu(
     hypotheses: Any,
     references: Any = None,
     *,
-    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
+    scorer: GLEU | None = None,
     pad_id: int | None = None,
     hypothesis_lengths: Any = None,
     reference_lengths: Any = None,
+    **settings: Any,
 ) -> np.ndarray | torch.Tensor:
     """Sentence GLEU of every hypothesis against every reference: an ``N x M`` matrix.
 
@@ -508,21 +502,20 @@ def pairwise_gleu(
     min_len, max_len)`` on the same tokens, to the last bit.
 
     Args:
-        hypotheses: ``N`` texts (tokenized with ``tokenizer``), ``N`` token sequences
+        hypotheses: ``N`` texts (tokenized by the scorer), ``N`` token sequences
             (lists of str, of int, or any hashable tokens), or a 2-D integer tensor
             ``[N, L]`` of padded ids on any device.
         references: ``M`` of the same kind (a tensor may have another padded length), or
             None (default) for all pairs within ``hypotheses`` (``M = N``).
-        tokenizer: For texts: a tokenizer name (``"13a"``, the default, or another of
-            sacrebleu's) or a callable ``str -> list[str]``.
-        lowercase: For texts: lowercase before tokenizing.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
+        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``): its orders,
+            and for texts its tokenizer and case (token sequences and ids take only orders).
         pad_id: For ids: every id equal to it is removed before counting; any other id,
             ``0`` included, is a real token (as :func:`google_bleu.batch_sentence_gleu`).
         hypothesis_lengths: For a tensor of hypotheses, ``[N]`` lengths: only the first
             ``length`` ids of a row count.
         reference_lengths: The same for a tensor of references.
+        **settings: Or the settings as keywords (``tokenizer=``, ``lowercase=``,
+            ``min_len=``, ``max_len=``), instead of ``scorer``.
 
     Returns:
         float64 ``[N, M]``: a numpy array for texts and token sequences, a torch tensor
@@ -545,9 +538,9 @@ def pairwise_gleu(
         tensor([[1.0000, 0.3000],
                 [0.3000, 1.0000]], dtype=torch.float64)
     """
-    min_len, max_len = check_orders(min_len, max_len)
-    prepared = _prepare(hypotheses, references, tokenizer, lowercase, pad_id, hypothesis_lengths, reference_lengths)
-    return _scores(prepared, min_len, max_len)
+    scorer = scorer_from_options(scorer, settings, caller="pairwise_gleu")
+    prepared = _prepare(hypotheses, references, scorer, pad_id, hypothesis_lengths, reference_lengths)
+    return _scores(prepared, scorer.min_len, scorer.max_len)
 
 
 def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len: int, max_len: int) -> np.ndarray:
@@ -589,20 +582,20 @@ def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len
         sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
         ref_offset = 0 if within else n_left
         same_sentence = sentence_of[1:] == sentence_of[:-1]
-        positions = np.arange(n_pos, dtype=np.int64)
+        position = np.arange(n_pos, dtype=np.int64)
+        n = n_pos  # entries, and the bound of their group labels
         for order in range(1, max_len + 1):
-            sentence = np.take(sentence_of, positions)
+            sentence = np.take(sentence_of, position)
             # Weighted sum of the pseudo-references' counts of each n-gram (group).
             on_ref = sentence >= ref_offset
             ref_sum = np.bincount(
-                group[on_ref], weights=np.take(ref_weight, sentence[on_ref] - ref_offset), minlength=n_pos
+                group[on_ref], weights=np.take(ref_weight, sentence[on_ref] - ref_offset), minlength=n
             )
             # Count each (n-gram, candidate sentence) pair once.
             on_hyp = np.flatnonzero(sentence < n_left)
             hyp_group = np.take(group, on_hyp)
             hyp_sentence = np.take(sentence, on_hyp)
-            pair = group_keys(hyp_group * n_left + hyp_sentence)
-            pair_count = np.bincount(pair, minlength=pair.size)
+            _, pair_count = pair_counts(NUMPY, hyp_group, hyp_sentence, n_left)
             found = np.flatnonzero(pair_count)
             pair_group = np.take(hyp_group, found)
             pair_sentence = np.take(hyp_sentence, found)
@@ -621,11 +614,12 @@ def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len
             if order == max_len:
                 break
             # Only an n-gram in some candidate and some weighted pseudo-reference can extend.
-            live = np.zeros(n_pos, bool)
+            live = np.zeros(n, bool)
             live[pair_group] = True
             live &= ref_sum > 0
-            positions, group = next_order(positions, group, live, same_sentence)
-            if positions.size == 0:
+            group, position, kept = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
+            n = kept.size
+            if n == 0:
                 break
     n_all = np.maximum(np.take(n_hyp, hyp.inverse).astype(np.float64), mean_total)
     expected = np.zeros(n_inputs)
@@ -680,13 +674,11 @@ def mbr_select(
     weights: Any = None,
     include_self: bool = False,
     aggregate: bool = False,
-    tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-    lowercase: bool = False,
-    min_len: int = 1,
-    max_len: int = 4,
+    scorer: GLEU | None = None,
     pad_id: int | None = None,
     candidate_lengths: Any = None,
     reference_lengths: Any = None,
+    **settings: Any,
 ) -> MbrResult:
     """Minimum Bayes risk selection: the candidate with the highest expected GLEU.
 
@@ -717,8 +709,7 @@ def mbr_select(
             N + M instead of N x M. It usually picks the candidate exact MBR picks, not
             always (``docs/mbr.md`` measures how often); its scores are not sentence GLEU
             means. Without ``include_self`` a candidate's mean leaves out its own index.
-        tokenizer: As for :func:`pairwise_gleu`; so are ``lowercase``, ``min_len``,
-            ``max_len`` and ``pad_id``.
+        scorer: As for :func:`pairwise_gleu`; so are ``pad_id`` and ``**settings``.
         candidate_lengths: For a tensor of candidates, ``[N]`` lengths.
         reference_lengths: For a tensor of pseudo-references, ``[M]`` lengths.
 
@@ -746,12 +737,12 @@ def mbr_select(
     """
     check_bool(include_self, "include_self")
     check_bool(aggregate, "aggregate")
-    min_len, max_len = check_orders(min_len, max_len)
+    scorer = scorer_from_options(scorer, settings, caller="mbr_select")
+    min_len, max_len = scorer.min_len, scorer.max_len
     prepared = _prepare(
         candidates,
         pseudo_references,
-        tokenizer,
-        lowercase,
+        scorer,
         pad_id,
         candidate_lengths,
         reference_lengths,
