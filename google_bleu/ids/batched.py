@@ -178,7 +178,7 @@ def _read_input(
 # -- CPU: flat numpy arrays through the engine's numpy backend -------------------------
 
 
-def _flat_numpy(matrix: Any, lengths: Any, pad_id: int | None) -> tuple[np.ndarray, np.ndarray]:
+def flat_ids(matrix: Any, lengths: Any, pad_id: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Flat ids (row-major) and row lengths of a padded ``[N, L]`` tensor, with numpy."""
     ids = matrix.detach().cpu().numpy().astype(np.int64, copy=False)
     keep = None
@@ -206,11 +206,11 @@ def _cpu_rows(batch: _Input, pad_id: int | None, min_len: int, max_len: int) -> 
     else flat numpy arrays through the engine (:func:`~google_bleu.engine.small_input`)."""
     hyp, ref = batch.hyp, batch.ref
     if hyp[0] == "padded":
-        hyp_ids, hyp_lengths = _flat_numpy(hyp[1], hyp[2], pad_id)
+        hyp_ids, hyp_lengths = flat_ids(hyp[1], hyp[2], pad_id)
     if ref[0] == "padded":
         ref3, lengths, n_slots = ref[1], ref[2], int(ref[1].shape[1])
         flat_lengths = None if lengths is None else lengths.reshape(-1)
-        ref_ids, ref_lengths = _flat_numpy(ref3.reshape(batch.n_rows * n_slots, ref3.shape[2]), flat_lengths, pad_id)
+        ref_ids, ref_lengths = flat_ids(ref3.reshape(batch.n_rows * n_slots, ref3.shape[2]), flat_lengths, pad_id)
         n_tokens = ref_ids.size
     else:
         n_tokens = sum(len(ids) for refs in ref[1] for ids in refs)

@@ -52,7 +52,7 @@ from ..keys import LineStore, first_positions, group_in_segments, token_groups
 from ..scorer import GLEU, scorer_from_options
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from ..validation import check_bool, describe, is_tensor
-from .batched import _flat_numpy
+from .batched import flat_ids
 from .checks import check_id_tensor, check_lengths, check_pad_id, id_array
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ def _tensor_side(torch, name: str, value, pad_id: int | None, lengths: Any, leng
         raise ValueError(f"{first_name} and {name} must be on the same device, got {device} and {value.device}")
     if lengths is not None:
         lengths = check_lengths(torch, lengths_name, lengths, (value.shape[0],), value.shape[1], device)
-    tokens, counts = _flat_numpy(value, lengths, pad_id)
+    tokens, counts = flat_ids(value, lengths, pad_id)
     ends = np.cumsum(counts).tolist()
     rows = [tokens[end - size : end].tobytes() for end, size in zip(ends, counts.tolist())]
     first, inverse = _distinct(rows)

@@ -245,3 +245,84 @@ def test_the_design_page_lists_every_room_and_core_module():
     for room in ("ids", "scale", "cli", "analysis"):
         listed = set(re.findall(r"`([a-z0-9_]+\.py)`", rows[room]))
         assert listed == {p.name for p in (PACKAGE / room).glob("*.py")} - {"__init__.py"}, room
+
+
+# -- every module of the package: no private name taken from another, no import circle --------
+
+
+def _module_name(path: Path, package: Path) -> str:
+    parts = list(path.relative_to(package.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def package_imports(package: Path) -> tuple[dict[str, set[str]], list[str]]:
+    """(the package's modules -> the package modules each imports, anywhere in its file;
+    the private names one module takes from another)."""
+    modules = {_module_name(path, package): path for path in package.rglob("*.py")}
+    edges: dict[str, set[str]] = {name: set() for name in modules}
+    private = []
+    for name, path in modules.items():
+        here = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                if target.split(".")[0] != "google_bleu":
+                    continue
+                for alias in node.names:
+                    imported = f"{target}.{alias.name}"
+                    edges[name].add(imported if imported in modules else target)
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        private.append(f"{name} imports {alias.name} from {target}")
+            elif isinstance(node, ast.Import):
+                edges[name].update(alias.name for alias in node.names if alias.name in modules)
+        edges[name] &= set(modules) - {name}
+    return edges, private
+
+
+def circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every import circle found by a depth-first walk (each as the modules around it)."""
+    found, state, path = [], {}, []
+
+    def visit(module: str) -> None:
+        state[module] = "open"
+        path.append(module)
+        for other in sorted(edges[module]):
+            if state.get(other) == "open":
+                found.append(path[path.index(other) :] + [other])
+            elif other not in state:
+                visit(other)
+        path.pop()
+        state[module] = "done"
+
+    for module in sorted(edges):
+        if module not in state:
+            visit(module)
+    return found
+
+
+def test_no_private_name_crosses_modules_and_no_import_circle():
+    edges, private = package_imports(PACKAGE)
+    assert private == []
+    assert circles(edges) == []
+
+
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        # A circle through a function-level import (as gather and verl once had).
+        ("integrations/gather.py", "def _late():\n    from .verl import compute_score\n"),
+        # A private name taken from another module.
+        ("ids/pairwise.py", "from .batched import _read_input\n"),
+    ],
+)
+def test_the_module_checks_fail_on_a_planted_circle_or_private_import(tmp_path, edit, problem):
+    copy = tmp_path / "google_bleu"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "samples"))
+    target = copy / edit
+    target.write_text(target.read_text("utf-8") + "\n" + problem)
+    edges, private = package_imports(copy)
+    assert private or circles(edges)
