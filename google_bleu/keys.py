@@ -334,7 +334,8 @@ class LineStore:
         n, stored = len(lines), self.n_lines
         hashes = np.fromiter(map(hash, lines), np.int64, n)
         # Per line, the first of its equal hashes: a stored line's, else its first in ``lines``.
-        group = group_keys(np.concatenate((self.hashes[:stored], hashes)))
+        every_hash = np.concatenate((self.hashes[:stored], hashes))
+        group = group_keys(every_hash)
         first = np.full(group.size, group.size, np.int64)
         np.minimum.at(first, group, np.arange(group.size))
         rep = np.take(first, group[stored:])
@@ -342,13 +343,20 @@ class LineStore:
         same = np.flatnonzero(rep != own)
         if same.size:
             texts = self.texts + lines
-            equal = map(str.__eq__, map(lines.__getitem__, same.tolist()), map(texts.__getitem__, rep[same].tolist()))
-            if not all(equal):
-                # Equal hashes of unequal lines (Python salts str hashes: never by design):
-                # this chunk's lines alone, matched by a dictionary.
-                self.clear()
-                stored, own = 0, own - stored
-                rep = first_positions(lines)
+            equal = np.fromiter(
+                map(str.__eq__, map(lines.__getitem__, same.tolist()), map(texts.__getitem__, rep[same].tolist())),
+                bool,
+                same.size,
+            )
+            if not equal.all():
+                # Unequal lines with equal hashes: CPython hashes a string's buffer, so strings
+                # of different widths collide for every salt (hash(", ") == hash("\u202c")).
+                # The lines that share a colliding hash are matched exactly, by a dictionary;
+                # the others, and what the store holds, keep their matches.
+                shared = np.flatnonzero(np.isin(every_hash, np.take(hashes, same[~equal])))
+                exact = np.take(shared, first_positions(list(map(texts.__getitem__, shared.tolist()))))
+                new_lines = shared >= stored
+                rep[shared[new_lines] - stored] = exact[new_lines]
         new = np.flatnonzero(rep == own)
         index = np.empty(stored + n, np.int64)
         index[:stored] = np.arange(stored)

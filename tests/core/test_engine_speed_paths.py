@@ -359,8 +359,8 @@ def test_line_store_tokenizes_each_distinct_line_once_and_keeps_them_across_call
 
 
 def test_lines_with_equal_hashes_are_told_apart(monkeypatch):
-    # Every line hashed alike: the == check finds the unequal ones, and the chunk's lines
-    # are matched by a dictionary instead.
+    # Every line hashed alike: the == check finds the unequal ones, which are matched by a
+    # dictionary; the store keeps every line it holds.
     predictions, references = _span_corpus()
     expected = _token_lists_stats(predictions, references)
     monkeypatch.setattr(keys, "hash", lambda text: 7, raising=False)
@@ -368,7 +368,28 @@ def test_lines_with_equal_hashes_are_told_apart(monkeypatch):
     store = keys.LineStore()
     spans = get_tokenizer("13a").spans_all
     assert store.ids(["a", "b", "a"], spans).tolist() == [0, 1, 0]
-    assert store.ids(["b", "c", "b"], spans).tolist() == [0, 1, 0] and store.texts == ["b", "c"]
+    assert store.ids(["b", "c", "b", "a"], spans).tolist() == [1, 2, 1, 0] and store.texts == ["a", "b", "c"]
+
+
+def test_strings_that_collide_for_every_salt_keep_the_store(monkeypatch):
+    # CPython hashes a string's buffer: ", " (1 byte a character) and "\u202c" (2 bytes)
+    # share their hash whatever the salt, as "ab" and "\u6261" do. Such a pair neither
+    # empties the store nor sends a chunk to the dictionary.
+    assert hash(", ") == hash("\u202c") and hash("ab") == hash("\u6261")
+    calls = []
+
+    def spans(texts):
+        calls.append(list(texts))
+        return get_tokenizer("13a").spans_all(texts)
+
+    store = keys.LineStore()
+    assert store.ids(["one line", "ab", ", "], spans).tolist() == [0, 1, 2]
+    assert store.ids(["\u6261", "one line", "\u202c", ", ", "ab", "\u6261"], spans).tolist() == [3, 0, 4, 2, 1, 3]
+    assert calls == [["one line", "ab", ", "], ["\u6261", "\u202c"]]
+    assert store.texts == ["one line", "ab", ", ", "\u6261", "\u202c"]
+    predictions = ["ab , x", ", ", "\u202c", "one line"] * 3
+    references = [[", "], ["\u202c"], [", ", "ab"], ["one line"]] * 3
+    assert text_stats(predictions, references) == _token_lists_stats(predictions, references)
 
 
 def test_stored_long_token_hash_collisions_fall_back_to_exact_ids(monkeypatch):
