@@ -33,7 +33,7 @@ from .signature import count_references, signature
 from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, bootstrap_ci, check_bootstrap, paired_intervals
 from .stats import GleuStats, check_stats, ratio
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_orders, check_references, check_text, check_texts, check_type, describe
+from .validation import check_bool, check_orders, check_references, check_text, check_texts, check_type, describe
 
 #: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.
 SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
@@ -57,6 +57,7 @@ _FIELDS = (
     ("ci_low", "ci_low", "fraction"),
     ("ci_high", "ci_high", "fraction"),
     ("p_value", "p_value", "p"),
+    ("orders", "orders", "orders"),
 )
 _NAMES = tuple(name for name, _, _ in _FIELDS)
 _KEYS = {name: key for name, key, _ in _FIELDS}
@@ -136,6 +137,9 @@ class GleuScore:
         ci_low: Lower end of the 95% bootstrap interval, when computed.
         ci_high: Upper end of the 95% bootstrap interval, when computed.
         p_value: Paired-test p-value against a baseline, when computed.
+        orders: When asked for (:meth:`GLEU.corpus_score` with ``by_order=True``), each
+            order's own score: ``((n, GleuScore of orders n-n), ...)``, exactly what
+            ``GLEU(min_len=n, max_len=n)`` gives on the same text.
     """
 
     score: float
@@ -149,6 +153,7 @@ class GleuScore:
     ci_low: float | None = None
     ci_high: float | None = None
     p_value: float | None = None
+    orders: tuple[tuple[int, GleuScore], ...] | None = None
 
     @classmethod
     def from_stats(
@@ -163,17 +168,23 @@ class GleuScore:
         low, high = (None, None) if interval is None else interval
         values = (ratio(n_match, n_all), ratio(n_match, n_hyp), ratio(n_match, n_ref), signature)
         score = cls.__new__(cls)  # values computed here need no check: no __init__ per field
-        score.__dict__.update(zip(_NAMES, (*values, n_match, n_hyp, n_ref, n_all, low, high, p_value)))
+        score.__dict__.update(zip(_NAMES, (*values, n_match, n_hyp, n_ref, n_all, low, high, p_value, None)))
         return score
 
     def _view(self, fraction: Callable[[float], Any] = float, p_value: Callable[[float], Any] = float) -> dict:
         """Every field that has a value, by attribute name, in :data:`_FIELDS` order: fractions
-        and p-values through the given formatters."""
-        out = {}
+        and p-values through the given formatters; each order's score as ``{"order": n, ...}``
+        with its own fractions and totals."""
+        out: dict[str, Any] = {}
         for name, _, kind in _FIELDS:
             value = getattr(self, name)
-            if value is not None:
-                out[name] = fraction(value) if kind == "fraction" else p_value(value) if kind == "p" else value
+            if value is None:
+                continue
+            if kind == "orders":
+                value = [{"order": n, **score._view(fraction)} for n, score in value]
+                for order in value:
+                    del order["signature"]  # the parent's, but for the orders
+            out[name] = fraction(value) if kind == "fraction" else p_value(value) if kind == "p" else value
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -185,7 +196,10 @@ class GleuScore:
             >>> GLEU().corpus_score(["a b"], [["a b"]]).to_dict()["google_bleu"]
             1.0
         """
-        return {_KEYS[name]: value for name, value in self._view().items()}
+        values = {_KEYS[name]: value for name, value in self._view().items()}
+        if "orders" in values:
+            values["orders"] = [{"order": o.pop("order"), "google_bleu": o.pop("score"), **o} for o in values["orders"]]
+        return values
 
     def metric_dict(self, sentence_scores: list[float] | None = None) -> dict[str, Any]:
         """The evaluate module's dict: :data:`METRIC_KEYS` of :meth:`to_dict`, then
@@ -234,8 +248,9 @@ class GleuScore:
             return json_module.dumps(self.json_object(width, scale), ensure_ascii=False)
         ci = "" if self.ci_low is None else f" [{figures['ci_low']}, {figures['ci_high']}]"
         p = "" if self.p_value is None else f" p = {figures['p_value']}"
+        orders = "" if self.orders is None else f" {self.orders[0][0]}-{self.orders[-1][0]}: {figures['orders']}"
         return (
-            f"GLEU|{self.signature} = {figures['score']}{ci} "
+            f"GLEU|{self.signature} = {figures['score']}{ci}{orders} "
             f"(P = {figures['precision']}, R = {figures['recall']}){p}, {scale_name(scale)}"
         )
 
@@ -251,7 +266,10 @@ class GleuScore:
         """
         width, factor = _check_width(width), _check_scale(scale)
         values = self._view(lambda value: scaled_text(value, width, factor), lambda value: f"{value:.4f}")
-        return {name: value for name, value in values.items() if _KINDS[name] in ("fraction", "p")}
+        out = {name: value for name, value in values.items() if _KINDS[name] in ("fraction", "p")}
+        if "orders" in values:
+            out["orders"] = "/".join(order["score"] for order in values["orders"])
+        return out
 
     def json_object(
         self,
@@ -461,6 +479,8 @@ class GLEU:
         references: Sequence[str | Sequence[str]],
         n_bootstrap: int | None = None,
         seed: int | None = DEFAULT_SEED,
+        *,
+        by_order: bool = False,
     ) -> GleuScore:
         """Corpus GLEU of untokenized text.
 
@@ -470,15 +490,33 @@ class GLEU:
             n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000; at
                 most ``MAX_SAMPLES``).
             seed: Seed of the bootstrap (default 12345; ``None``: fresh entropy).
+            by_order: Also score each order on its own (:attr:`GleuScore.orders`): the corpus
+                GLEU of orders n-n, each segment keeping its best reference for that order.
+
+        Example:
+            >>> score = GLEU().corpus_score(["the cat sat on the mat"], ["the cat ate the mat"], by_order=True)
+            >>> [(n, order.score) for n, order in score.orders]
+            [(1, 0.6666666666666666), (2, 0.4), (3, 0.0), (4, 0.0)]
+            >>> score.format().split(" (P")[0].split(" = ")[1]
+            '33.3 1-4: 66.7/40.0/0.0/0.0'
         """
         # Every argument is checked before the text is tokenized.
         n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
+        check_bool(by_order, "by_order")
         try:
             predictions, references = check_texts(predictions, references)
         except ValueError as error:
             raise ValueError(_orientation_hint(str(error), predictions, references)) from None
         stats = checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
-        return self._score(stats, count_references(references), n_bootstrap, seed)
+        nrefs = count_references(references)
+        score = self._score(stats, nrefs, n_bootstrap, seed)
+        if not by_order:
+            return score
+        orders = []
+        for n in range(self.min_len, self.max_len + 1):
+            single = self.replace(min_len=n, max_len=n)
+            orders.append((n, single._score(checked_text_stats(predictions, references, self.tokenizer, n, n), nrefs)))
+        return dataclasses.replace(score, orders=tuple(orders))
 
     def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:
         """GLEU of one hypothesis against its references, as sacrebleu's ``sentence_score``.

@@ -2,7 +2,7 @@
 
 import pytest
 
-from google_bleu import gleu_stats, text_stats
+from google_bleu import GLEU, gleu_stats, text_stats
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
 
 pytestmark = pytest.mark.usefixtures("both_strategies")
@@ -65,3 +65,41 @@ def test_multi_reference_from_real_systems(shared_data):
     tok_refs = [[tokenize_13a(r) for r in refs] for refs in references]
     tok_hyps = [tokenize_13a(h) for h in hyps]
     assert text_stats(hyps, references).score() == nltk_corpus(tok_refs, tok_hyps)
+
+
+def _check_orders(hyps, references):
+    """Each order's figures on real text equal nltk's corpus GLEU of orders n-n (with its own
+    choice of reference per segment), and the totals of re-scoring with min_len = max_len = n."""
+    scorer = GLEU()
+    score = scorer.corpus_score(hyps, references, by_order=True)
+    tok_refs = [[tokenize_13a(r) for r in refs] for refs in references]
+    tok_hyps = [tokenize_13a(h) for h in hyps]
+    assert [n for n, _ in score.orders] == [1, 2, 3, 4]
+    for n, order in score.orders:
+        assert order.score == nltk_corpus(tok_refs, tok_hyps, n, n)
+        single = GLEU(min_len=n, max_len=n).corpus_score(hyps, references)
+        assert (order.n_match, order.n_hyp, order.n_ref, order.n_all) == (
+            single.n_match,
+            single.n_hyp,
+            single.n_ref,
+            single.n_all,
+        )
+        assert order.signature == single.signature
+    assert sum(order.n_hyp for _, order in score.orders) == score.n_hyp  # lengths decide these
+
+
+def test_order_figures_of_the_bundled_sample_equal_nltk():
+    folder = SAMPLES / "wmt17_en_de"
+    refs = read_lines(folder / "ref0.txt")
+    for system in sorted(folder.glob("sys_*.txt")):
+        _check_orders(read_lines(system), [[ref] for ref in refs])
+
+
+def test_order_figures_of_shared_systems_equal_nltk(shared_data):
+    folder = shared_data / "wmt17_en_de"
+    refs0 = read_lines(folder / "ref0.txt")
+    systems = [read_lines(path) for path in _systems(shared_data, "wmt17_en_de")]
+    for hyps in systems[:3]:
+        _check_orders(hyps, [[ref] for ref in refs0])
+    # Several references: each order keeps its own best reference per segment.
+    _check_orders(systems[0][:600], [[r0, *extra] for r0, *extra in zip(refs0[:600], *(s[:600] for s in systems[1:4]))])
