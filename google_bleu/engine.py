@@ -19,7 +19,8 @@ sentence) pairs. ``explain`` and pairwise GLEU walk with the same two functions.
 
 from __future__ import annotations
 
-from itertools import chain
+from itertools import chain, count, repeat
+from operator import add, and_, eq
 from typing import Any
 
 import numpy as np
@@ -79,19 +80,23 @@ def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
 
 def _clipped(a: list, b: Any) -> int:
     """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator). Where one side
-    holds no n-gram twice (most of the time above order 1), that is the size of a set
+    holds no n-gram twice (always, but for a few n-grams of order 1), that is the size of an
     intersection."""
-    a_set = set(a)
-    if len(a_set) == len(a):
-        return len(a_set.intersection(b))
-    b = list(b)
-    b_set = set(b)
-    if len(b_set) == len(b):
-        return len(a_set.intersection(b_set))
-    a_counts, b_counts = {}, {}
+    a_counts: dict = {}
     _count_elements(a_counts, a)
+    if len(a_counts) == len(a):
+        return len(a_counts.keys() & b)
+    b = b if type(b) is list else list(b)
+    b_counts: dict = {}
     _count_elements(b_counts, b)
-    return sum(x if x < y else y for x, y in zip(*(map(c.__getitem__, a_set & b_set) for c in (a_counts, b_counts))))
+    common = a_counts.keys() & b_counts.keys()
+    if len(b_counts) == len(b):
+        return len(common)
+    n_match = 0
+    for gram in common:
+        x, y = a_counts[gram], b_counts[gram]
+        n_match += x if x < y else y
+    return n_match
 
 
 def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, max_len: int) -> int:
@@ -102,20 +107,49 @@ def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, m
     the hypothesis from its k-th token; orders are added as they are needed and kept for the
     segment's other references. No n-gram of order k + 1 matches when none of order k does.
     """
-    ref_slices, n_match = [reference], 0
-    for order in range(1, max_len + 1):
-        if order == 1:
-            clipped = _clipped(hyp_grams[0], reference)
-        else:
-            if len(hyp_grams) < order:
-                hyp_slices.append(hyp_slices[0][order - 1 :])
-                hyp_grams.append(list(zip(*hyp_slices)))
+    n_match = _clipped(hyp_grams[0], reference)
+    if not n_match or max_len == 1:
+        return n_match if min_len == 1 else 0
+    if min_len > 1:
+        n_match = 0
+    if len(hyp_grams) < 2:
+        hyp_slices.append(hyp_slices[0][1:])
+        hyp_grams.append(list(zip(*hyp_slices)))
+    bigram_at = dict(zip(zip(reference, reference[1:]), count()))
+    if len(bigram_at) == len(reference) - 1 and len(set(hyp_grams[1])) == len(hyp_grams[1]):
+        return n_match + _chained(hyp_grams[1], bigram_at, min_len, max_len)
+    ref_slices = [reference, reference[1:]]
+    for order in range(2, max_len + 1):
+        if len(hyp_grams) < order:
+            hyp_slices.append(hyp_slices[0][order - 1 :])
+            hyp_grams.append(list(zip(*hyp_slices)))
+        if order > 2:
             ref_slices.append(reference[order - 1 :])
-            clipped = _clipped(hyp_grams[order - 1], zip(*ref_slices))
+        clipped = _clipped(hyp_grams[order - 1], zip(*ref_slices))
         if not clipped:
             break
         if order >= min_len:
             n_match += clipped
+    return n_match
+
+
+def _chained(bigrams: list, bigram_at: dict, min_len: int, max_len: int) -> int:
+    """Clipped matches of orders 2 and up when neither side holds a bigram twice (then no
+    n-gram above either): each hypothesis bigram found in the reference has one position
+    there (``bigram_at``), and the k-gram at i matches when the k - 1 bigrams from i are
+    found at consecutive reference positions."""
+    at = list(map(bigram_at.get, bigrams, repeat(-2)))  # -2: not in the reference
+    found = len(at) - at.count(-2)
+    n_match = found if min_len <= 2 else 0
+    follows = list(map(eq, at[1:], map(add, at[:-1], repeat(1))))  # -1 is no position
+    runs = follows  # per start, whether the n-gram there matches (order 3 first)
+    for order in range(3, max_len + 1):
+        found = sum(runs)
+        if not found:
+            break
+        if order >= min_len:
+            n_match += found
+        runs = list(map(and_, runs[:-1], follows[order - 2 :]))
     return n_match
 
 
