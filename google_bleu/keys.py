@@ -271,31 +271,6 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
     )
 
 
-def next_order(
-    positions: np.ndarray, group: np.ndarray, live: np.ndarray, same_sentence: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of order n + 1 and their groups, from order n's.
-
-    ``positions`` start n-grams whose group (a representative position) is ``group``;
-    ``live[g]`` says whether group ``g`` may extend; ``same_sentence[p]`` whether positions
-    ``p`` and ``p + 1`` are in one sentence. An (n+1)-gram at ``p`` is the pair of the
-    n-grams at ``p`` and ``p + 1``, both live, grouped by that pair exactly. Pairwise GLEU
-    and ``explain`` extend orders with it; the engine's ``count_matches`` does the same on
-    its backends, relabelling groups compactly.
-    """
-    n_pos = same_sentence.size + 1
-    group_at = np.full(n_pos, -1, np.int64)
-    group_at[positions] = np.where(np.take(live, group), group, -1)
-    extends = group_at[:-1] >= 0
-    extends &= group_at[1:] >= 0
-    extends &= same_sentence
-    positions = np.flatnonzero(extends)
-    key = np.take(group_at, positions)
-    key *= n_pos
-    key += np.take(group_at, positions + 1)
-    return positions, np.take(positions, group_keys(key))
-
-
 class LineStore:
     """The tokens of distinct lines as UTF-8 byte spans, each with its 64-bit word.
 
