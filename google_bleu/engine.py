@@ -51,6 +51,23 @@ SMALL_TOKENS = 1024
 CHARS_PER_TOKEN = 5
 
 
+def chunks(sizes: np.ndarray, limit: int) -> Any:
+    """``(start, stop)`` ranges of consecutive items whose ``sizes`` add up to about ``limit``
+    (at least one item each: an item larger than ``limit`` is a range of its own).
+
+    Example:
+        >>> list(chunks(np.array([2, 2, 5, 1]), 4))
+        [(0, 2), (2, 3), (3, 4)]
+    """
+    ends = np.cumsum(sizes)
+    start = 0
+    while start < len(ends):
+        offset = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, offset + limit, side="right")), start + 1)
+        yield start, stop
+        start = stop
+
+
 def small_input(n_tokens: int) -> bool:
     """Whether an input of ``n_tokens`` tokens is counted in plain Python: the one place the
     strategy is chosen (text sizes itself as ``n_chars // CHARS_PER_TOKEN``)."""
@@ -467,11 +484,7 @@ def rows_by_chunk(
         return rows, chosen
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
-    ends = np.cumsum(segment_tokens)
-    start = 0
-    while start < n_segments:
-        offset = int(ends[start - 1]) if start else 0
-        stop = max(int(np.searchsorted(ends, offset + CHUNK_TOKENS, side="right")), start + 1)
+    for start, stop in chunks(segment_tokens, CHUNK_TOKENS):
         chunk_refs = n_refs[start:stop]
         n_chunk = stop - start
         ref_start = int(first_ref[start])
@@ -490,5 +503,4 @@ def rows_by_chunk(
         rows[start:stop], chosen[start:stop] = choose_references(
             NUMPY, matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, min_len, max_len
         )
-        start = stop
     return rows, chosen

@@ -7,12 +7,12 @@ the same names (``nltk.translate.gleu_score``) and return exactly the same float
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from typing import Any
 
 import numpy as np
 
-from .engine import CHARS_PER_TOKEN, python_rows, segment_rows, small_input, stored_segment_rows
+from .engine import CHARS_PER_TOKEN, chunks, python_rows, segment_rows, small_input, stored_segment_rows
 from .keys import LineStore
 from .stats import GleuStats
 from .tokenizers import Tokenizer
@@ -138,29 +138,13 @@ def checked_text_stats(
     store = LineStore()  # tokenized lines shared by chunks
     rows = np.empty((len(predictions), 4), np.int64)
     chosen = np.empty(len(predictions), np.int64)
-    for start, stop in _text_chunks(predictions, references):
+    # Characters of each segment (its prediction and its references), chunk by chunk.
+    sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))
+    sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
+    for start, stop in chunks(sizes, TEXT_CHUNK_CHARS):
         part = _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, store)
         rows[start:stop], chosen[start:stop] = part
     return GleuStats.trusted(rows, min_len, max_len, chosen)
-
-
-def _text_chunks(predictions: list[str], references: list[list[str]]) -> list[tuple[int, int]]:
-    """Segment ranges of about :data:`TEXT_CHUNK_CHARS` characters each (at least one segment)."""
-    n_segments = len(predictions)
-    # Characters up to the end of each segment: its prediction's and its references'.
-    n_refs = np.fromiter(map(len, references), np.int64, n_segments)
-    ref_ends = np.cumsum(np.fromiter(map(len, chain.from_iterable(references)), np.int64, int(n_refs.sum())))
-    ends = np.cumsum(np.fromiter(map(len, predictions), np.int64, n_segments))
-    if n_segments:
-        ends += ref_ends[np.cumsum(n_refs) - 1]  # every segment has at least one reference
-    ranges = []
-    start = 0
-    while start < n_segments:
-        offset = int(ends[start - 1]) if start else 0
-        stop = max(int(np.searchsorted(ends, offset + TEXT_CHUNK_CHARS, side="right")), start + 1)
-        ranges.append((start, stop))
-        start = stop
-    return ranges
 
 
 #: Distinct lines, and their tokens, that :func:`text_stats` keeps tokenized between

@@ -93,24 +93,64 @@ def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -
     """Per token position, a representative position holding the same token in the same segment.
 
     ``sentences`` are token sequences; ``lengths`` are their token counts, ``segment_of``
-    each position's segment. ``str`` tokens are read from their UTF-8 bytes
-    (:func:`_str_token_words`); other tokens, and chunks that path declines, get exact ids
-    from a dict, so any hashable token works and equal tokens (as Python compares them) match.
+    each position's segment. ``str`` tokens are read from their UTF-8 bytes (their words,
+    :func:`_token_words`); other tokens, and chunks that path declines (a token holding NUL, a
+    hash collision), get exact ids from a dict, so any hashable token works and equal tokens
+    (as Python compares them) match. ``str`` subclasses are read (and compared) by their text.
     """
     n_tokens = segment_of.size
-    non_empty = compress(sentences, lengths.tolist())
     try:
-        text = "\0".join(map("\0".join, non_empty))
+        text = "\0".join(map("\0".join, compress(sentences, lengths.tolist())))
     except TypeError:  # some token is not a str
-        words = None
-    else:
-        words = _str_token_words(text, n_tokens)
-    if words is not None:
-        words, check = words
-        rep = group_in_segments(words, segment_of)
-        if check(rep):
+        text = None
+    spans = None if text is None else _nul_spans(text, n_tokens)
+    if spans is not None:
+        rep = _word_groups(*spans, _token_words(*spans), segment_of)
+        if rep is not None:
             return rep
     return group_in_segments(token_ids(chain.from_iterable(sentences), n_tokens).view(np.uint64), segment_of)
+
+
+def _nul_spans(text: str, n_tokens: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(aligned words, starts, lengths)`` of the tokens of ``text`` (tokens and sentences
+    joined with NUL), or None when a token holds NUL itself."""
+    data = text.encode("utf-8", "surrogatepass")  # injective, lone surrogates included
+    size = len(data)
+    buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
+    buffer[:size] = np.frombuffer(data, np.uint8)
+    ends = np.flatnonzero(buffer[:size] == 0)
+    if ends.size != n_tokens - 1:
+        return None
+    starts = np.empty(n_tokens, np.int64)
+    starts[0] = 0
+    starts[1:] = ends
+    starts[1:] += 1
+    lengths = np.empty(n_tokens, np.int64)
+    lengths[:-1] = ends
+    lengths[-1] = size
+    lengths -= starts
+    return buffer.view("<u8").astype(np.uint64, copy=False), starts, lengths
+
+
+def _word_groups(
+    aligned: np.ndarray,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    words: np.ndarray,
+    segment_of: np.ndarray,
+    token: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """Positions grouped by their tokens' words, the hashed ones checked byte for byte against
+    their representative's (``token``: each position's index into ``starts``/``lengths``, when
+    not the position itself); None on a hash collision."""
+    rep = group_in_segments(words, segment_of)
+    long = np.flatnonzero((words & np.uint64(0xFF)) == 0)  # hashes (and empty tokens): checked
+    other = np.take(rep, long)
+    moved = other != long
+    a, b = long[moved], other[moved]
+    if token is not None:
+        a, b = np.take(token, a), np.take(token, b)
+    return rep if _tokens_equal(aligned, starts, lengths, a, b) else None
 
 
 def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
@@ -122,46 +162,6 @@ def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
         raise TypeError(f"tokens must be hashable (e.g. str or int): {error}") from None
     check_token_kinds(vocabulary)
     return ids
-
-
-def _str_token_words(text: str, n_tokens: int):
-    """Per token of ``text``, a 64-bit word standing for its bytes, and a check of groups.
-
-    ``text`` holds the (non-empty) sentences joined with NUL, their tokens joined with NUL
-    too. A token of at most 8 bytes is its own word (zero-padded: exact, as no token here
-    holds NUL, so its first byte is not zero unless the token is empty); a longer one gets
-    a hash of its length and words whose low byte is zero and which is not zero, so it
-    never equals a short token's word.
-    Returns ``(words, check)`` where ``check(rep)`` says whether every long token has the
-    bytes of its representative (a hash collision makes it False, and the caller counts
-    with exact ids instead), or None when a token holds NUL. ``str`` subclasses are read
-    (and so compared) by their text.
-    """
-    data = text.encode("utf-8", "surrogatepass")  # injective, lone surrogates included
-    size = len(data)
-    buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
-    buffer[:size] = np.frombuffer(data, np.uint8)
-    aligned = buffer.view("<u8").astype(np.uint64, copy=False)  # a view on little-endian hosts
-    ends = np.flatnonzero(buffer[:size] == 0)
-    if ends.size != n_tokens - 1:
-        return None  # some token holds a NUL character
-    starts = np.empty(n_tokens, np.int64)
-    starts[0] = 0
-    starts[1:] = ends
-    starts[1:] += 1
-    lengths = np.empty(n_tokens, np.int64)
-    lengths[:-1] = ends
-    lengths[-1] = size
-    lengths -= starts
-    words = _token_words(aligned, starts, lengths)
-    long = np.flatnonzero(lengths > _WORD)
-
-    def check(rep: np.ndarray) -> bool:
-        other = np.take(rep, long)
-        moved = other != long
-        return _tokens_equal(aligned, starts, lengths, long[moved], other[moved])
-
-    return words, check
 
 
 def _token_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -276,7 +276,7 @@ class LineStore:
 
     Lines are added once (:meth:`ids`) and then named by their index; their tokens lie in
     one growing byte buffer, a line's tokens one after the other, and each token carries
-    the word of :func:`_str_token_words` (its bytes when at most 8, else a hash whose
+    its word (its bytes when at most 8, else a hash whose
     groups are checked byte for byte), computed once however often the line occurs.
     :meth:`groups` then gives the order-1 groups of any sentences of stored lines, as
     :func:`token_groups` does for token lists. :meth:`clear` empties it (capacity kept).
@@ -392,14 +392,8 @@ class LineStore:
         offsets -= lengths
         token = np.repeat(np.take(self.first, lines) - offsets, lengths)
         token += np.arange(n)
-        words = np.take(self.words, token)
-        rep = group_in_segments(words, segment_of)
-        long = np.flatnonzero((words & np.uint64(0xFF)) == 0)  # hashes: checked byte for byte
-        other = np.take(rep, long)
-        moved = other != long
-        if _tokens_equal(
-            self._aligned(), self.starts, self.lengths, np.take(token, long[moved]), np.take(token, other[moved])
-        ):
+        rep = _word_groups(self._aligned(), self.starts, self.lengths, np.take(self.words, token), segment_of, token)
+        if rep is not None:
             return rep
         # A hash collision: exact ids from the tokens' bytes.
         starts = np.take(self.starts, token)

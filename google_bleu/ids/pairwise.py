@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ..engine import NUMPY, extend, ngram_counts, pair_counts
+from ..engine import NUMPY, chunks, extend, ngram_counts, pair_counts
 from ..keys import LineStore, first_positions, group_in_segments, token_groups
 from ..scorer import GLEU, scorer_from_options
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -392,11 +392,7 @@ def _sparse_matches(
     right_start -= k_right  # the right entries of column c start there
     light = np.flatnonzero(~np.take(heavy, left_columns))
     repeats = np.take(k_right, np.take(left_columns, light))
-    ends = np.cumsum(repeats)
-    start = 0
-    while start < light.size:
-        offset = int(ends[start - 1]) if start else 0
-        stop = max(int(np.searchsorted(ends, offset + PAIR_CHUNK, side="right")), start + 1)
+    for start, stop in chunks(repeats, PAIR_CHUNK):
         entries, times = light[start:stop], repeats[start:stop]
         # Each left entry meets every right entry of its column.
         first = np.take(right_start, np.take(left_columns, entries))
@@ -406,7 +402,6 @@ def _sparse_matches(
         cell = np.repeat(np.take(left_rows, entries) * n_right, times)
         cell += np.take(right_rows, position)
         counts += np.bincount(cell, minlength=counts.size)
-        start = stop
     return counts.reshape(n_left, n_right)
 
 
