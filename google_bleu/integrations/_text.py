@@ -1,4 +1,5 @@
-"""What the adapters share: their scorer, a completion's text, a segment's text references, names."""
+"""What the adapters share: their scorer, a completion's text, a segment's references (text or
+token ids), names."""
 
 from __future__ import annotations
 
@@ -88,6 +89,28 @@ def _text_references(value: Any, name: str) -> list[str]:
     raise TypeError(f"{name} must be a str or a non-empty list of str, got {describe(value)}")
 
 
+def _is_id(value: Any) -> bool:
+    return not isinstance(value, bool) and hasattr(value, "__index__")
+
+
+def _id_references(value: Any, where: str) -> list:
+    """One segment's reference ids: a sequence of ids (one reference) or of id sequences.
+
+    ``where`` names the value in the error message (e.g. ``"column 'ids', example 3"``).
+    """
+    if _is_array(value):
+        if value.ndim == 1:
+            return [value]
+        if value.ndim == 2:
+            return list(value)
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+        items = list(value)
+        if not items or _is_id(items[0]):
+            return [items]  # one reference (possibly empty)
+        return items
+    raise TypeError(f"{where}: reference ids must be a list of ints or a list of such lists, got {describe(value)}")
+
+
 def _check_name(name: Any) -> str:
     # Frameworks log rewards under this name (TRL: rewards/<name>/mean).
     if not isinstance(name, str):
@@ -125,3 +148,25 @@ def check_scorer(scorer: Any, options: Mapping[str, Any] | None = None) -> GLEU:
     if not isinstance(scorer, GLEU):
         raise TypeError(f"scorer must be a google_bleu.GLEU (e.g. GLEU(tokenizer='char')), got {describe(scorer)}")
     return scorer
+
+
+def id_orders(scorer: GLEU) -> tuple[int, int]:
+    """The n-gram orders of a checked scorer given to a token-id reward.
+
+    Token ids are neither tokenized nor lowercased, so a scorer that sets either is refused
+    rather than quietly scoring without it.
+
+    Example:
+        >>> id_orders(GLEU(max_len=2))
+        (1, 2)
+        >>> id_orders(GLEU(lowercase=True))
+        Traceback (most recent call last):
+        ...
+        ValueError: token ids are scored as they are: a token-id reward takes only the orders, e.g. scorer=GLEU(min_len=1, max_len=4); got GLEU(tokenizer='13a', lowercase=True, min_len=1, max_len=4)
+    """
+    if scorer.tokenizer != GLEU().tokenizer:
+        raise ValueError(
+            "token ids are scored as they are: a token-id reward takes only the orders, "
+            f"e.g. scorer=GLEU(min_len=1, max_len=4); got {scorer!r}"
+        )
+    return scorer.min_len, scorer.max_len
