@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ import pytest
 for _flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_flag] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# ROLL's logger writes files under ./output/logs (the repository root here) unless told otherwise.
+os.environ.setdefault("ROLL_LOG_DIR", tempfile.mkdtemp(prefix="google-bleu-roll-logs-"))
 
 from tests.helpers.wmt17 import wmt17_sample  # noqa: E402
 
