@@ -49,8 +49,8 @@ import numpy as np
 
 from ..engine import NUMPY, chunks, extend, ngram_counts, pair_counts
 from ..keys import LineStore, first_positions, group_in_segments, token_groups
-from ..scorer import GLEU, scorer_from_options
-from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from ..scorer import GLEU, scorer_from_options, token_orders
+from ..tokenizers import Tokenizer
 from ..validation import check_bool, describe, is_tensor
 from .batched import flat_ids
 from .checks import check_id_tensor, check_lengths, check_pad_id, id_array
@@ -206,10 +206,7 @@ def _prepare(
             if lengths is not None:
                 raise ValueError(f"{name} applies to a padded id tensor; sequences carry their own lengths")
     if kind != "text":
-        if scorer.lowercase:
-            raise ValueError("lowercase applies to text input; token sequences and ids are compared as given")
-        if scorer.tokenizer != get_tokenizer(DEFAULT_TOKENIZER):
-            raise ValueError(f"tokenizer applies to text input; got tokenizer={scorer.tokenizer.name!r} with {kind}")
+        token_orders(scorer, "token sequences and ids")
     elif pad_id is not None:
         raise ValueError("pad_id applies to token ids; texts have no padding")
 

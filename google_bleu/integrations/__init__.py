@@ -9,12 +9,16 @@ module                 what it adapts
 ``openrlhf``           OpenRLHF's ``reward_func`` (file: ``google_bleu/openrlhf_reward.py``)
 ``verifiers``          verifiers rewards
 ``nemo_rl``            a NeMo-RL environment (batched)
+``slime``              slime's custom reward (``--custom-rm-path``; text and token ids)
+``skyrl``              a SkyRL (skyrl-gym) text environment
+``areal``              AReaL's ``reward_fn`` (process pool, by object or dotted path)
+``roll``               a ROLL reward worker (batched token ids)
 ``torchmetrics``       a torchmetrics ``Metric``
 ``lm_eval``            lm-evaluation-harness metric and aggregation
 ``lighteval``          a LightEval metric
 ``transformers``       ``compute_metrics`` for the HF ``Trainer``
 ``torch_distributed``  exact corpus statistics over a ``torch.distributed`` group
-``columns``            statistics columns for ``datasets`` and Ray Data
+``columns``            statistics columns for ``datasets``, Ray Data and Daft
 =====================  ==================================================================
 """
 
@@ -24,12 +28,16 @@ from typing import Any as _Any
 #: The adapter modules, imported on first attribute access (each imports its framework
 #: only when used).
 MODULES = (
+    "areal",
     "columns",
     "gather",
     "lighteval",
     "lm_eval",
     "nemo_rl",
     "openrlhf",
+    "roll",
+    "skyrl",
+    "slime",
     "torch_distributed",
     "torchmetrics",
     "transformers",

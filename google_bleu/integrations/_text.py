@@ -1,5 +1,6 @@
-"""What the adapters share: a completion's text, a reward's name (their scorer comes from
-:func:`google_bleu.scorer.scorer_from_options`, their input checks from :mod:`google_bleu.validation`)."""
+"""What the adapters share: a completion's text, a segment's reference ids, a reward's name
+(their scorer comes from :func:`google_bleu.scorer.scorer_from_options`, their other input
+checks from :mod:`google_bleu.validation`)."""
 
 from __future__ import annotations
 
@@ -67,6 +68,26 @@ def completion_text(completion: Any, index: int = 0) -> str:
 def is_array(value: Any) -> bool:
     """Whether ``value`` is a numpy array or a torch tensor (without importing either)."""
     return hasattr(value, "ndim") and hasattr(value, "tolist")
+
+
+def reference_ids(value: Any, where: str) -> list:
+    """One segment's reference ids: a sequence of ids (one reference, possibly empty) or of id
+    sequences (several); ``where`` names the value in the error message.
+
+    Example:
+        >>> reference_ids([5, 6], "labels[0]"), reference_ids([[5], [6, 7]], "labels[1]")
+        ([[5, 6]], [[5], [6, 7]])
+    """
+    if is_array(value):
+        if value.ndim == 1:
+            return [value]
+        if value.ndim == 2:
+            return list(value)
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
+        items = list(value)
+        first_is_id = bool(items) and not isinstance(items[0], bool) and hasattr(items[0], "__index__")
+        return [items] if not items or first_is_id else items
+    raise TypeError(f"{where}: reference ids must be a list of ints or a list of such lists, got {describe(value)}")
 
 
 def check_name(name: Any) -> str:

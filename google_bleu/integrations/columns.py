@@ -1,13 +1,14 @@
-"""Exact corpus GLEU over datasets and Ray Data columns.
+"""Exact corpus GLEU over datasets, Ray Data and Daft columns.
 
 Corpus GLEU is ``sum(n_match) / sum(n_all)``, so any engine that can map segments to
 :class:`GleuStats` rows and sum them computes the exact corpus score.
 :class:`GleuColumns` is a function for ``datasets.Dataset.map(..., batched=True, num_proc=N)``
   and for Ray Data's ``Dataset.map_batches`` (numpy or pandas batches) that adds the
   per-row statistics and sentence score as columns, and its :meth:`GleuColumns.reduce`
-  from those columns back to the exact corpus statistics (on Ray, by Ray's own ``sum``).
+  from those columns back to the exact corpus statistics (on Ray, by Ray's own ``sum``);
+  :meth:`GleuColumns.arrow` gives the columns as one Arrow struct array, for a Daft batch UDF.
 
-datasets and ray are never imported here.
+datasets, ray, daft and pyarrow are imported only when used (never here).
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ class GleuColumns:
     - a mapping of numpy arrays (Ray Data's ``batch_format="numpy"``): the batch's own
       columns plus the new ones as numpy arrays (Ray keeps only what the function returns);
     - a pandas DataFrame (``batch_format="pandas"``): a copy with the new columns.
+
+    :meth:`arrow` gives the same columns as one Arrow struct array, the return value of a
+    Daft batch method (``@daft.method.batch(return_dtype=..., unnest=True)``).
 
     Args:
         predictions: Name of the column of predictions (strings).
@@ -114,6 +118,26 @@ class GleuColumns:
             output = {name: values[0] for name, values in output.items()}
         return output
 
+    def arrow(self, predictions: Any, references: Any) -> Any:
+        """The new columns of a batch as one ``pyarrow.StructArray`` (fields ``n_match``,
+        ``n_hyp``, ``n_ref``, ``n_all`` as int64 and ``google_bleu`` as float64).
+
+        Args:
+            predictions: The batch's predictions: a list, numpy array, pandas Series, Arrow
+                array or Daft ``Series`` of strings.
+            references: Per row a string or a list of strings, in any of those containers.
+
+        Example:
+            >>> GleuColumns().arrow(["a b", "x"], [["a b"], ["y"]]).to_pylist()[0]
+            {'n_match': 3, 'n_hyp': 3, 'n_ref': 3, 'n_all': 3, 'google_bleu': 1.0}
+        """
+        import pyarrow as pa
+
+        stats = self.scorer.stats(_values(predictions), [_values(refs) for refs in _values(references)])
+        arrays = [pa.array(stats.rows[:, i], pa.int64()) for i in range(len(COLUMNS))]
+        arrays.append(pa.array(stats.sentence_scores(), pa.float64()))
+        return pa.StructArray.from_arrays(arrays, names=[*COLUMNS, SCORE_COLUMN])
+
     def reduce(self, columns: Any) -> GleuStats:
         """The exact corpus statistics from the columns :meth:`__call__` added.
 
@@ -149,6 +173,13 @@ def _plain(values: Any) -> Any:
     if isinstance(values, np.ndarray) or (hasattr(values, "tolist") and hasattr(values, "iloc")):
         return values.tolist()
     return values
+
+
+def _values(values: Any) -> Any:
+    """Python lists from Arrow arrays and Daft Series (``to_pylist``) and from numpy and pandas."""
+    if hasattr(values, "to_pylist") and not isinstance(values, (str, list)):
+        return values.to_pylist()
+    return _plain(values)
 
 
 def _arrow_friendly(references: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Any
 from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import check_list, check_type, describe
-from ._text import TRL_OBJECTS, check_name, completion_text, is_array
+from ._text import TRL_OBJECTS, check_name, completion_text, reference_ids
 
 # -- TRL ------------------------------------------------------------------------------------
 
@@ -121,28 +121,6 @@ class AsyncGleuReward(GleuReward):
         return await asyncio.to_thread(self._score, completions, log_metric, kwargs)
 
 
-def _is_id(value: Any) -> bool:
-    return not isinstance(value, bool) and hasattr(value, "__index__")
-
-
-def _id_references(value: Any, index: int, key: str) -> list:
-    """One example's reference ids: a sequence of ids (one reference) or of id sequences."""
-    if is_array(value):
-        if value.ndim == 1:
-            return [value]
-        if value.ndim == 2:
-            return list(value)
-    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray)):
-        items = list(value)
-        if not items or _is_id(items[0]):
-            return [items]  # one reference (possibly empty)
-        return items
-    raise TypeError(
-        f"column {key!r}, example {index}: reference ids must be a list of ints or a list of such lists, "
-        f"got {describe(value)}"
-    )
-
-
 class GleuIdReward:
     """A TRL reward on token ids: ``completion_ids`` against a column of reference ids.
 
@@ -210,7 +188,7 @@ class GleuIdReward:
         column = check_list(kwargs[self.reference_key], self.reference_key)
         if len(hypotheses) != len(column):
             raise ValueError(f"got {len(hypotheses)} completion_ids but {len(column)} values of {self.reference_key!r}")
-        references = [_id_references(value, i, self.reference_key) for i, value in enumerate(column)]
+        references = [reference_ids(value, f"column {self.reference_key!r}, example {i}") for i, value in enumerate(column)]
         try:
             scores = batch_sentence_gleu(
                 hypotheses,

@@ -330,9 +330,19 @@ GUIDE_BLOCKS = [
     "rl-openrlhf",
     "rl-verifiers-rewards",
     "rl-verifiers",
+    "rl-slime",
+    "rl-slime-file",
+    "rl-skyrl",
+    "rl-areal",
+    "rl-areal-file",
 ]
 #: Blocks run in a framework's own environment instead (its tests compare what they print).
-FRAMEWORK_ENV_BLOCKS = {"rl-verifiers": "tests/frameworks/verifiers"}
+FRAMEWORK_ENV_BLOCKS = {
+    "rl-verifiers": "tests/frameworks/verifiers",
+    "rl-slime": "tests/frameworks/slime",
+    "rl-skyrl": "tests/frameworks/skyrl",
+    "rl-areal": "tests/frameworks/areal",
+}
 
 
 def guide_blocks():

@@ -75,6 +75,10 @@ SPECIAL_RUNNERS = {
     "rl-verl": "veRL's reward call (tests/integrations/test_rewards.py)",
     "rl-openrlhf": "OpenRLHF's reward call (tests/integrations/test_rl_frameworks.py)",
     "rl-verifiers": "verifiers 0.4 (tests/frameworks/verifiers, make framework-verifiers)",
+    "rl-slime": "slime 0.3.1 (tests/frameworks/slime, make framework-slime with SLIME_SOURCE)",
+    "rl-skyrl": "skyrl-gym 0.4 (tests/frameworks/skyrl, make framework-skyrl)",
+    "rl-areal": "AReaL 1.0 (tests/frameworks/areal, make framework-areal)",
+    "daft-recipe": "Daft 0.7 (tests/frameworks/daft, make framework-daft)",
 }
 # evaluate-distributed and torch-distributed run alone as one process of one (their
 # preludes) and as several in tests/integrations/test_distributed.py.

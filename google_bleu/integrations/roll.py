@@ -1,0 +1,101 @@
+"""ROLL: a reward worker scoring a whole batch on token ids, ``GleuRewardWorker``.
+
+ROLL (0.3) sends each domain's samples to its reward workers' ``compute_rewards(data)``
+(``Dispatch.DP_MP_COMPUTE``: the batch is split across the workers, each gets a
+``DataProto``) and expects a ``DataProto`` with ``token_level_rewards``,
+``response_level_rewards`` and ``scores``, as its own reward workers return them.
+:class:`GleuRewardWorker` scores the response ids (``data.batch["responses"]`` under its
+``response_mask``, special tokens left out) against the ``ground_truth`` column tokenized by
+the worker's tokenizer, with one call of the batched id path
+(:func:`google_bleu.ids.batch_sentence_gleu`), no decoding. Name it in the pipeline's config,
+``rewards.<domain>.worker_cls: google_bleu.integrations.roll.GleuRewardWorker``; for other
+orders, subclass it and set :attr:`GleuRewardWorker.scorer`.
+
+This module imports ROLL (and torch) when it is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from roll.distributed.executor.worker import Worker
+from roll.distributed.scheduler.decorator import Dispatch, register
+from roll.distributed.scheduler.protocol import DataProto
+from roll.models.model_providers import default_tokenizer_provider
+
+from ..ids.batched import batch_sentence_gleu
+from ..scorer import GLEU, scorer_from_options, token_orders
+from ..validation import check_references
+
+__all__ = ["GleuRewardWorker"]
+
+#: The id that marks a position left out (padding, special tokens): no token id is negative.
+_LEFT_OUT = -1
+
+
+class GleuRewardWorker(Worker):
+    """A ROLL reward worker: sentence GLEU of each response's ids against its ground truth's ids.
+
+    Attributes:
+        scorer: The orders as a :class:`~google_bleu.GLEU` (default ``GLEU()``: orders 1-4);
+            a subclass may set another (``GLEU(max_len=2)``). Token ids are neither
+            tokenized nor lowercased: a scorer that sets either is refused.
+
+    ``compute_rewards(data)`` reads ``data.batch["responses"]`` (``[B, L]`` ids) with
+    ``data.batch["response_mask"]`` when present, and ``data.non_tensor_batch["ground_truth"]``
+    (per sample a string or a list of strings, tokenized without special tokens). It returns
+    ``scores`` and ``response_level_rewards`` (float32, ``[B]``, each nltk's
+    ``sentence_gleu`` on the same id lists rounded to float32) and ``token_level_rewards``
+    (zeros shaped like the responses), as ROLL's own reward workers do.
+    """
+
+    scorer: GLEU = GLEU()
+
+    def __init__(self, worker_config: Any) -> None:
+        super().__init__(worker_config=worker_config)
+        self.rank_info.dp_rank = self.rank_info.rank
+        self.rank_info.dp_size = self.rank_info.world_size
+        self.scorer = scorer_from_options(type(self).scorer)
+        self.min_len, self.max_len = token_orders(self.scorer)
+        self.tokenizer = default_tokenizer_provider(model_args=self.worker_config.model_args)
+        self._special_ids = torch.tensor(sorted(set(self.tokenizer.all_special_ids)), dtype=torch.long)
+
+    @register(dispatch_mode=Dispatch.ONE_TO_ALL)
+    def initialize(self, pipeline_config: Any) -> None:
+        pass
+
+    def reference_ids(self, ground_truths: Any) -> list[list[list[int]]]:
+        """Per sample, its references' ids (the worker's tokenizer, no special tokens)."""
+        references = [check_references(truth, f"ground_truth[{i}]") for i, truth in enumerate(ground_truths)]
+        flat = [text for refs in references for text in refs]
+        ids = self.tokenizer(flat, add_special_tokens=False)["input_ids"] if flat else []
+        out, start = [], 0
+        for refs in references:
+            out.append(ids[start : start + len(refs)])
+            start += len(refs)
+        return out
+
+    @register(dispatch_mode=Dispatch.DP_MP_COMPUTE, clear_cache=False)
+    def compute_rewards(self, data: DataProto) -> DataProto:
+        responses = data.batch["responses"]
+        keep = ~torch.isin(responses, self._special_ids.to(responses.device))
+        if "response_mask" in data.batch.keys():
+            keep &= data.batch["response_mask"].bool()
+        hypotheses = responses.masked_fill(~keep, _LEFT_OUT)
+        if "ground_truth" not in data.non_tensor_batch:
+            raise ValueError(
+                "the GLEU reward worker scores against the 'ground_truth' column; the batch has "
+                f"{sorted(data.non_tensor_batch)}"
+            )
+        references = self.reference_ids(data.non_tensor_batch["ground_truth"])
+        scores = batch_sentence_gleu(
+            hypotheses.cpu(), references, pad_id=_LEFT_OUT, min_len=self.min_len, max_len=self.max_len
+        ).to(torch.float32)
+        return DataProto.from_dict(
+            tensors={
+                "token_level_rewards": torch.zeros_like(responses, dtype=torch.float32),
+                "response_level_rewards": scores.clone(),
+                "scores": scores,
+            }
+        )
