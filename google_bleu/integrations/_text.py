@@ -90,6 +90,48 @@ def reference_ids(value: Any, where: str) -> list:
     raise TypeError(f"{where}: reference ids must be a list of ints or a list of such lists, got {describe(value)}")
 
 
+#: Special-token strings of common chat templates (ChatML/Qwen, Llama 3, Llama 2/Mistral,
+#: Gemma): what the OpenRLHF and AReaL rewards strip from decoded text by default.
+COMMON_SPECIAL_TOKENS = (
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    "<s>",
+    "</s>",
+    "<bos>",
+    "<eos>",
+    "<pad>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+)
+
+
+def special_token_strings(special_tokens: Any) -> tuple[str, ...]:
+    """The special-token strings to strip: a Hugging Face tokenizer's special and added special
+    tokens, or a list of non-empty strings; longest first."""
+    if hasattr(special_tokens, "all_special_tokens"):  # a Hugging Face tokenizer
+        tokens = list(special_tokens.all_special_tokens)
+        added = getattr(special_tokens, "added_tokens_decoder", None) or {}
+        tokens += [str(token) for token in added.values() if getattr(token, "special", False)]
+    elif isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Sequence):
+        raise TypeError(
+            "special_tokens must be a Hugging Face tokenizer or a list of special-token strings, "
+            f"got {describe(special_tokens)}"
+        )
+    else:
+        tokens = list(special_tokens)
+    for token in tokens:
+        if not isinstance(token, str) or not token:
+            raise TypeError(f"special_tokens must hold non-empty strings, got {describe(token)}")
+    # Longest first, so "<|im_end|>" goes before any shorter token it contains.
+    return tuple(sorted(set(tokens), key=lambda token: (-len(token), token)))
+
+
 def check_name(name: Any) -> str:
     """A reward's name: frameworks log it under this name (TRL: ``rewards/<name>/mean``)."""
     if not isinstance(name, str):

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..scorer import GLEU, scorer_from_options
 from ..validation import check_references, check_text, describe
-from .openrlhf import COMMON_SPECIAL_TOKENS, _special_token_strings
+from ._text import COMMON_SPECIAL_TOKENS, special_token_strings
 
 __all__ = ["GleuReward", "reward_fn"]
 
@@ -63,7 +63,7 @@ class GleuReward:
         if not isinstance(reference_key, str) or not reference_key:
             raise TypeError(f"reference_key must be a non-empty str naming a dataset field, got {describe(reference_key)}")
         self.reference_key = reference_key
-        self.special_tokens = _special_token_strings(special_tokens)
+        self.special_tokens = special_token_strings(special_tokens)
 
     def _key(self) -> tuple:
         return (self.scorer, self.reference_key, self.special_tokens)

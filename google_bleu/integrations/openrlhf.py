@@ -10,50 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..scorer import GLEU, scorer_from_options
-from ..validation import check_list, check_references, check_text, describe
-from ._text import check_name
+from ..validation import check_list, check_references, check_text
+from ._text import COMMON_SPECIAL_TOKENS, check_name, special_token_strings
+
+__all__ = ["COMMON_SPECIAL_TOKENS", "OpenRLHFReward", "make_openrlhf_reward"]
 
 # -- OpenRLHF -------------------------------------------------------------------------------
-
-#: Special-token strings of common chat templates (ChatML/Qwen, Llama 3, Llama 2/Mistral,
-#: Gemma), stripped by ``google_bleu/openrlhf_reward.py`` (which is not given the model's tokenizer).
-COMMON_SPECIAL_TOKENS = (
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<|begin_of_text|>",
-    "<|end_of_text|>",
-    "<|start_header_id|>",
-    "<|end_header_id|>",
-    "<|eot_id|>",
-    "<s>",
-    "</s>",
-    "<bos>",
-    "<eos>",
-    "<pad>",
-    "<start_of_turn>",
-    "<end_of_turn>",
-)
-
-
-def _special_token_strings(special_tokens: Any) -> tuple[str, ...]:
-    if hasattr(special_tokens, "all_special_tokens"):  # a Hugging Face tokenizer
-        tokens = list(special_tokens.all_special_tokens)
-        added = getattr(special_tokens, "added_tokens_decoder", None) or {}
-        tokens += [str(token) for token in added.values() if getattr(token, "special", False)]
-    elif isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Sequence):
-        raise TypeError(
-            "special_tokens must be a Hugging Face tokenizer or a list of special-token strings, "
-            f"got {describe(special_tokens)}"
-        )
-    else:
-        tokens = list(special_tokens)
-    for token in tokens:
-        if not isinstance(token, str) or not token:
-            raise TypeError(f"special_tokens must hold non-empty strings, got {describe(token)}")
-    # Longest first, so "<|im_end|>" goes before any shorter token it contains.
-    return tuple(sorted(set(tokens), key=lambda token: (-len(token), token)))
-
 
 class OpenRLHFReward:
     """OpenRLHF's ``reward_func(queries, prompts, labels)``: GLEU of each response.
@@ -97,7 +59,7 @@ class OpenRLHFReward:
 
     def __init__(self, special_tokens: Any, scorer: GLEU | None = None, *, name: str = "gleu", **settings: Any) -> None:
         self.scorer = scorer_from_options(scorer, settings, caller="OpenRLHFReward")
-        self.special_tokens = _special_token_strings(special_tokens)
+        self.special_tokens = special_token_strings(special_tokens)
         self.__name__ = check_name(name)
 
     def __repr__(self) -> str:
