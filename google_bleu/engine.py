@@ -1,20 +1,9 @@
-"""The counting engine: per-segment GLEU statistics, by one of two strategies.
+"""The counting engine: per-segment GLEU statistics.
 
-Small inputs (up to :data:`SMALL_TOKENS` tokens, :func:`small_input` decides) are counted in
-plain Python, nltk's algorithm over the same tokens (:func:`python_rows`): a numpy call
-costs a few microseconds whatever its size, more than a short pair's whole count. Larger
-inputs go through :func:`count_matches` and :func:`choose_references`, written once over a
-small backend interface: :class:`NumpyBackend` (CPU: a verified hash table groups exact
-keys, and positions that cannot extend to a match are dropped) and the torch backend of
-:mod:`google_bleu.ids.torch_backend` (every size fixed by the input's shape, so a call reads
-nothing back to the host and can be replayed as a CUDA graph). Both strategies give the
-same rows (``tests/core/test_strategies.py``).
-
-N-grams are walked order by order (:func:`extend`): the (n+1)-gram at position p is the
-n-gram at p followed by the n-gram at p + 1, so its exact key is the pair of their groups,
-and only n-grams found on both sides can extend. :func:`pair_counts` counts (n-gram,
-sentence) pairs. ``explain`` and pairwise GLEU walk with the same two functions.
-``docs/design.md`` explains the choices.
+Small inputs are counted in plain Python (:func:`python_rows`), larger ones by one
+vectorised algorithm (:func:`count_matches`, :func:`choose_references`, walking orders with
+:func:`extend`) over a numpy or torch backend; :func:`small_input` chooses. Both give the
+same rows; ``docs/design.md`` ("The counting engine") explains how and why.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Exact keys for tokens, and their grouping by a verified hash table (no sort).
 
-:func:`_group` gives each element the index of a representative equal element: a one-pass
-hash table whose every hit is checked against the exact values, so a hash collision costs
-a round, never a wrong count. :func:`token_groups` applies it to tokens: ``str`` tokens
-are read from their UTF-8 bytes (the first 8 bytes exactly, longer tokens hashed over all
-their bytes and checked byte for byte), other hashable tokens get exact ids from a dict.
-The counting engine (:mod:`google_bleu.engine`) groups with these on CPU;
-``docs/design.md`` explains the choices.
+``str`` tokens are keyed by their UTF-8 bytes (a word of up to 8 bytes, else a hash checked
+byte for byte), other tokens by exact ids from a dict; :class:`LineStore` keeps each
+distinct line's tokens and words once. ``docs/design.md`` ("Grouping with a verified hash
+table", "Token keys") explains the choices.
 """
 
 from __future__ import annotations

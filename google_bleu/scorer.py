@@ -1,19 +1,10 @@
-"""The scorer every surface shares: one settings object and one result object.
-
-:class:`GLEU` holds the settings that change a score (tokenizer, lowercase, n-gram
-orders), validates them once in its constructor, and builds its own signature, in the
-shape of sacrebleu's ``BLEU``. :class:`GleuScore` is what it returns: the corpus score,
-precision, recall, the exact integer totals behind them, the signature, and an interval
-or p-value when one was computed. It formats itself for people and for JSON
-(:meth:`GleuScore.format`) and as a plain dict (:meth:`GleuScore.to_dict`).
-
-The evaluate module, the command line, the Space, the training hooks, the dataset and
-Ray adapters and the reward functions all build a :class:`GLEU` and call it; none of
-them tokenizes, counts or signs by hand.
+"""The scorer every surface shares: :class:`GLEU`, the frozen settings (tokenizer, lowercase,
+orders), and :class:`GleuScore`, what it returns (score, precision, recall, the exact totals,
+the signature; an interval, p-value or per-order scores when asked), formatted for people,
+JSON and dicts alike. Every surface builds or takes a :class:`GLEU` and calls it.
 
 Example:
-    >>> scorer = GLEU()
-    >>> result = scorer.corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
+    >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
     >>> result.score, result.n_match, result.n_all
     (0.3333333333333333, 6, 18)
     >>> result.format()

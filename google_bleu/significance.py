@@ -1,30 +1,9 @@
 """Confidence intervals and paired significance tests for corpus Google-BLEU.
 
-Everything here resamples the per-segment sufficient statistics (:class:`GleuStats`
-rows), never sentence scores: a resampled corpus score is ``sum(n_match) / sum(n_all)``
-over the drawn rows, exactly as the corpus score itself (sacrebleu does the same for BLEU
-in ``sacrebleu/significance.py``). Resampling is vectorised: the drawn corpora are
-index-count matrices, and their column sums are one matrix product with the rows.
-
-Randomness comes from a local ``numpy.random.Generator`` built from an explicit seed
-(default 12345, as sacrebleu's ``SACREBLEU_SEED``); ``seed=None`` draws fresh entropy.
-The same seed, corpus size and number of samples always give the same draws, so the
-paired bootstrap of every system against the baseline uses the same resampled corpora.
-
-Two deliberate differences from sacrebleu 2.6's ``PairedTest``, both so that p-values
-are valid under the null hypothesis (see ``tests/core/test_significance.py``, which checks
-the rejection rate under a simulated null on real WMT17 systems):
-
-- A resampled statistic counts when it is *at least* as extreme as the observed one
-  (``>=``, as in Noreen 1989 and Riezler & Maxwell 2005). sacrebleu counts ``>`` only,
-  so a system compared with itself gets ``p = 1/(n+1)`` instead of ``p = 1``.
-- The paired bootstrap centres the resampled *signed* differences on the observed one
-  (Efron & Tibshirani 1993, section 16.4; Berg-Kirkpatrick et al. 2012):
-  ``c = #{ |delta*_b - delta| >= |delta| }``. sacrebleu centres the *absolute*
-  differences on their mean, which compares the observed difference with one tail
-  only and rejects a true null more than twice as often as the nominal level.
-
-The p-value is ``(c + 1) / (n + 1)`` in both tests, as in sacrebleu.
+Everything resamples per-segment statistics (:class:`GleuStats` rows), never sentence
+scores, with a local generator from an explicit seed (default 12345, as sacrebleu's);
+``docs/statistics.md`` gives the tests, their p-values and the two deliberate differences
+from sacrebleu 2.6's ``PairedTest`` (checked under a simulated null in the tests).
 
 Example:
     >>> from google_bleu import text_stats

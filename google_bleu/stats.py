@@ -1,15 +1,8 @@
 """Sufficient statistics of Google-BLEU: the one representation everything is built on.
 
-Each segment becomes one row of four integers: ``n_match`` (clipped n-gram matches
-against the chosen reference), ``n_hyp`` (hypothesis n-grams), ``n_ref`` (n-grams of
-the chosen reference) and ``n_all = max(n_hyp, n_ref)``. A segment that nltk leaves out
-of the sums (no n-gram on either side for every reference) is a row of zeros, so it
-adds nothing. Corpus scores, sentence scores, precision, recall, resampling, batching
-and distributed reduction are all sums or slices of these rows.
-
-``n_all`` is stored rather than derived because the corpus denominator is the sum of
-per-segment maxima (Wu et al. 2016, via nltk's ``corpus_gleu``), which cannot be
-recovered from ``sum(n_hyp)`` and ``sum(n_ref)``.
+Each segment is one row of four integers, ``(n_match, n_hyp, n_ref, n_all)``; corpus
+scores, sentence scores, resampling, batching and distributed reduction are sums or slices
+of these rows (``docs/design.md``, "The statistics").
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Tokenizers: named strategies with one contract, ``str -> list[str]``.
 
-Names map to sacrebleu's tokenizers (their output split on whitespace), built lazily
-on first use. Any callable returning a list of strings is accepted too, as in HF's
-``google_bleu``; its output is checked.
-
-``13a``, the default, is our own implementation (:mod:`google_bleu.fast13a`),
-token-identical to sacrebleu's ``Tokenizer13a`` and several times faster.
+Names map to sacrebleu's tokenizers, built on first use; ``13a``, the default, is our own
+(:mod:`google_bleu.fast13a`), token-identical to sacrebleu's. A callable is accepted too,
+its output checked.
 """
 
 from __future__ import annotations

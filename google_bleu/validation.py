@@ -1,17 +1,10 @@
-"""Input checks shared by every surface (core, scorer, evaluate module, CLI, app, adapters).
+"""Input checks: each raises a ``TypeError`` for a wrong kind of value and a ``ValueError``
+for a wrong value, naming the argument and showing what was given.
 
-Each check raises ``TypeError`` for a wrong kind of value and ``ValueError`` for a wrong
-value, with a message that names the argument and shows what was given. Nothing here
-imports evaluate, datasets or any I/O.
-
-Containers: wherever one entry per segment (or one token per position) is expected, a
-``list``, ``tuple``, numpy array (1-d or more), pandas ``Series``, datasets ``Column``
-(``dataset["prediction"]``) or any other sized, indexable sequence is accepted. Refused
-with a ``TypeError`` that names the argument and the type: strings (they
-would be scored character by character), mappings such as ``dict`` (iterating one gives
-its keys), tables (a pandas or polars ``DataFrame`` iterates its column names while
-``len()`` counts rows; a datasets ``Dataset`` iterates row dicts: select one column),
-sets, generators and iterators (no order or no length: make a list), and 0-d arrays.
+Wherever one entry per segment is expected, a ``list``, ``tuple``, numpy array, pandas
+``Series``, datasets ``Column`` or other sized, indexable sequence is accepted; refused,
+naming why: strings (scored character by character), mappings (they iterate their keys),
+tables (select one column), sets, generators and iterators (make a list), 0-d arrays.
 """
 
 from __future__ import annotations
