@@ -31,21 +31,17 @@ def gleu_stats(
     min_len: int = 1,
     max_len: int = 4,
 ) -> GleuStats:
-    """Per-segment sufficient statistics of Google-BLEU.
+    """Per-segment sufficient statistics of Google-BLEU, one row per segment, in order.
 
     Args:
-        hypotheses: One token sequence per segment (lists of str, of int, or any
-            hashable tokens).
+        hypotheses: One token sequence per segment (of str, of int, any hashable tokens).
         list_of_references: For each segment, one or more reference token sequences.
         min_len: Lowest n-gram order (default 1).
         max_len: Highest n-gram order (default 4).
 
-    Returns:
-        A :class:`GleuStats` with one row per segment, in input order.
-
     Raises:
-        TypeError: For a bare string where tokens are expected, or unhashable tokens.
-        ValueError: For mismatched counts, a segment without references, or bad orders.
+        TypeError, ValueError: For a bare string where tokens are expected, unhashable
+            tokens, mismatched counts, a segment without references, or bad orders.
 
     Example:
         >>> stats = gleu_stats(["the cat sat on the mat".split()], [["the cat ate the mat".split()]])
@@ -72,20 +68,9 @@ def corpus_gleu(
     min_len: int = 1,
     max_len: int = 4,
 ) -> float:
-    """Corpus-level GLEU, identical to ``nltk.translate.gleu_score.corpus_gleu``.
-
-    The corpus score sums matches and ``max(hypothesis n-grams, reference n-grams)``
-    over segments before dividing (it is not the mean of sentence scores). An empty
-    corpus, or one with no n-gram at all, scores 0.0 as in nltk.
-
-    Args:
-        list_of_references: For each hypothesis, one or more reference token sequences.
-        hypotheses: Token sequences.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
-
-    Returns:
-        The corpus GLEU in ``[0, 1]``.
+    """Corpus-level GLEU, identical to ``nltk.translate.gleu_score.corpus_gleu`` (arguments as
+    :func:`gleu_stats`, in nltk's order): summed matches over summed ``max(hypothesis
+    n-grams, reference n-grams)``, not a mean of sentence scores; 0.0 for an empty corpus.
 
     Example:
         >>> hyp = "the cat sat on the mat".split()
@@ -103,16 +88,8 @@ def sentence_gleu(
     min_len: int = 1,
     max_len: int = 4,
 ) -> float:
-    """Sentence-level GLEU, identical to ``nltk.translate.gleu_score.sentence_gleu``.
-
-    Args:
-        references: One or more reference token sequences.
-        hypothesis: The hypothesis token sequence.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
-
-    Returns:
-        ``min(precision, recall)`` over the n-grams of the best reference.
+    """Sentence-level GLEU, identical to ``nltk.translate.gleu_score.sentence_gleu``:
+    ``min(precision, recall)`` against the best of ``references`` (token sequences).
 
     Example:
         >>> sentence_gleu(["the cat is on the mat".split()], "the the the the the the the".split())

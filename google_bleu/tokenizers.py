@@ -191,23 +191,15 @@ def _sacrebleu_tokenizer(name: str) -> Callable[[str], list[str]]:
 def get_tokenizer(
     tokenizer: str | Callable[[str], Any] | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = False
 ) -> Tokenizer:
-    """Returns the tokenizer for a name, a callable or a :class:`Tokenizer`.
-
-    Args:
-        tokenizer: A name from :data:`SACREBLEU_TOKENIZERS`, a callable
-            ``str -> list[str]`` (its output is checked; ``str`` subclasses such as
-            ``numpy.str_`` are converted to ``str``), or a :class:`Tokenizer`.
-        lowercase: Lowercase before tokenizing. The returned :class:`Tokenizer` is the one
-            home of this setting: it applies it and reports it (``.lowercase``), and
-            signatures read it from there. A :class:`Tokenizer` that already lowercases
-            keeps doing so.
+    """The :class:`Tokenizer` of a name from :data:`SACREBLEU_TOKENIZERS`, a callable
+    ``str -> list[str]`` (its output checked; ``str`` subclasses converted) or a
+    :class:`Tokenizer`; with ``lowercase``, one that lowercases first (it holds and reports
+    that setting; one that already lowercases keeps doing so).
 
     Raises:
-        ValueError: For an unknown name.
-        TypeError: For something that is neither a name nor a callable, or a
-            ``lowercase`` that is not a bool.
-        ImportError: For a known tokenizer whose extra packages are missing; the message
-            says what to install.
+        ValueError, TypeError: An unknown name, neither name nor callable, a non-bool
+            ``lowercase``.
+        ImportError: A known tokenizer whose extra packages are missing, naming them.
 
     Example:
         >>> get_tokenizer("nonsense")

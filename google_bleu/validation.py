@@ -53,18 +53,8 @@ def check_bool(value: Any, name: str) -> bool:
 
 
 def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
-    """Validates the n-gram orders and returns them as plain ints.
-
-    Args:
-        min_len: Lowest n-gram order, at least 1.
-        max_len: Highest n-gram order, at least ``min_len`` and at most ``MAX_ORDER``.
-
-    Returns:
-        ``(min_len, max_len)``.
-
-    Raises:
-        TypeError: If an order is not an integer (``bool`` included).
-        ValueError: If the orders are out of range.
+    """The n-gram orders as plain ints: integers (not bools) with
+    ``1 <= min_len <= max_len <= MAX_ORDER``.
 
     Example:
         >>> check_orders(1, 4)
@@ -200,20 +190,9 @@ def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
 
 
 def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
-    """Validates pre-tokenized input for the core.
-
-    Args:
-        hypotheses: One token sequence per segment (containers as in the module docstring,
-            at both levels).
-        list_of_references: For each segment, a non-empty sequence of token sequences.
-
-    Returns:
-        ``(hypotheses, list_of_references)`` as lists (the token sequences are not copied).
-
-    Raises:
-        TypeError: If a hypothesis or reference is a bare string (it would be scored
-            as characters) or not a sequence.
-        ValueError: If the counts differ or a segment has no reference.
+    """Pre-tokenized input: one token sequence per segment and, per segment, a non-empty
+    sequence of token sequences (containers as the module says, at both levels), as lists
+    (the token sequences are not copied). A bare string, scored as characters, is refused.
 
     Example:
         >>> check_tokens([["a", "b"]], [[["a"], ["b"]]])
@@ -403,19 +382,9 @@ def _text(value: Any) -> str:
 
 
 def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
-    """Validates untokenized input and normalises references to one list per prediction.
-
-    Args:
-        predictions: One string per segment (containers as in the module docstring).
-        references: Per segment a string (one reference) or a non-empty sequence of strings.
-
-    Returns:
-        ``(predictions, references)``: plain ``str`` values (``numpy.str_`` and other str
-        subclasses converted); references always as a list of string lists.
-
-    Raises:
-        TypeError: If a container is refused or a prediction or reference is not a string.
-        ValueError: If the counts differ or a segment has no reference.
+    """Untokenized input: one string per segment and, per segment, a string or a non-empty
+    sequence of strings; as plain ``str`` (subclasses such as ``numpy.str_`` converted), the
+    references always as one list per prediction.
 
     Example:
         >>> check_texts(["a b"], ["a c"])
