@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import subprocess
 import sys
 
@@ -101,6 +102,33 @@ def test_make_run_command_prints_json():
     )
     assert done.returncode == 0, done.stderr.decode()
     assert [obj["system"] for obj in json.loads(done.stdout)] == systems
+    # The project's own sample reads without a warning (a user's file with a byte-order mark
+    # still gets one: test_bom_is_kept_as_sacrebleu_does).
+    assert done.stderr == b""
+
+
+def test_the_editable_install_of_make_run_builds_without_a_warning(tmp_path):
+    # What pip runs for `pip install -e .` (PEP 660), on a copy of the project: setuptools
+    # warned about a flat layout ("BuildBackendWarning: Editable installation") until the
+    # layout was declared (package-dir).
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, tmp_path / name)
+    shutil.copytree(REPO / "google_bleu", tmp_path / "google_bleu", ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "import warnings\n"
+        "from setuptools import build_meta\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    wheel = build_meta.build_editable('out')\n"
+        "print(wheel)\n"
+        "for warning in caught:\n"
+        "    print('WARNING', warning.category.__name__, str(warning.message).splitlines()[0])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1].endswith(".whl") and "editable" in lines[-1], done.stdout
+    assert [line for line in lines if line.startswith("WARNING")] == [] and "Warning" not in done.stderr
 
 
 def test_bom_is_kept_as_sacrebleu_does(shared_data, tmp_path):
