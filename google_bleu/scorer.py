@@ -201,8 +201,8 @@ class GleuScore:
             width: Decimals of printed scores (0-17).
             score_only: Only the score.
             json: A JSON object: ``name``, ``score``, ``precision``, ``recall`` (on ``scale``,
-                rounded), ``signature``, the exact totals, and ``ci_low``/``ci_high``/
-                ``p_value`` when computed.
+                rounded), ``scale`` (``"0-100"`` or ``"0-1"``), ``signature``, the exact totals,
+                and ``ci_low``/``ci_high``/``p_value`` when computed.
             scale: ``100`` (sacrebleu's 0-100, the default) or ``1`` (the 0-1 fractions).
 
         Example:
@@ -280,6 +280,7 @@ class GleuScore:
             "score": percent(self.score),
             "precision": percent(self.precision),
             "recall": percent(self.recall),
+            "scale": f"0-{factor}",  # the JSON names its scale, as the text line does
             "signature": self.signature,
             "n_match": self.n_match,
             "n_hyp": self.n_hyp,
