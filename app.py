@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import gradio as gr
-from starlette.middleware import Middleware
-
+from google_bleu import _import_optional
 from google_bleu.space import limits, page, render
 from google_bleu.space.examples import examples
 from google_bleu.space.inputs import TOKENIZERS
 from google_bleu.validation import MAX_ORDER
+
+gr = _import_optional("gradio", "app", "the Space (app.py)")
+Middleware = _import_optional("starlette.middleware", "app", "the Space (app.py)").Middleware
 
 INTRO = """\
 # Google-BLEU (GLEU)

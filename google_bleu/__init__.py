@@ -87,6 +87,29 @@ _MOVED = {
 }
 
 
+def _import_optional(module: str, extra: str | None, needed_by: str, how: str | None = None) -> Any:
+    """``module``, imported; when its package is not installed, an ``ImportError`` that
+    names what needs it and the extra that installs it (or ``how``, where no extra does).
+
+    Every import of a package outside the base install goes through here (the layout test
+    checks it), so no optional import fails with a bare ``No module named ...``.
+
+    Example:
+        >>> _import_optional("not_a_package", "torch", "this example")
+        Traceback (most recent call last):
+        ...
+        ImportError: this example needs not_a_package: pip install 'google-bleu[torch]' (from a clone: pip install '.[torch]')
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        package = module.split(".")[0]
+        if error.name is None or error.name.split(".")[0] != package:
+            raise  # the package is there but broken inside: its own message says why
+        install = how or f"pip install 'google-bleu[{extra}]' (from a clone: pip install '.[{extra}]')"
+        raise ImportError(f"{needed_by} needs {package}: {install}") from None
+
+
 def load(**kwargs: Any) -> Any:
     """``evaluate.load`` of this installed metric, offline, from any directory.
 
@@ -95,18 +118,15 @@ def load(**kwargs: Any) -> Any:
     Raises:
         ImportError: evaluate is not installed; the message names the extra to install.
     """
-    try:
-        import evaluate
-    except ImportError:
-        raise ImportError(
-            "google_bleu.load() needs HF evaluate and datasets: pip install 'google-bleu[evaluate]' "
-            "(from a clone: pip install '.[evaluate]')"
-        ) from None
+    _import_optional("datasets", "evaluate", "google_bleu.load()")  # first: evaluate imports it
+    evaluate = _import_optional("evaluate", "evaluate", "google_bleu.load()")
     return evaluate.load(METRIC_PATH, **kwargs)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "GoogleBleu":  # the evaluate metric class: imports evaluate
+    if name == "GoogleBleu":  # the evaluate metric class: imports evaluate and datasets
+        for module in ("datasets", "evaluate"):  # datasets first: evaluate imports it
+            _import_optional(module, "evaluate", "google_bleu.GoogleBleu")
         from .google_bleu import GoogleBleu
 
         return GoogleBleu

@@ -37,7 +37,15 @@ from ..engine import _rows, choose_references, count_matches
 from ..keys import SEGMENT_MIX, group_in_segments
 from ..stats import COLUMNS, GleuStats
 from ..validation import check_orders, check_sequence, describe, is_tensor
-from .checks import check_device, check_id_tensor, check_lengths, check_pad_id, id_arrays, id_references
+from .checks import (
+    check_device,
+    check_id_tensor,
+    check_lengths,
+    check_pad_id,
+    id_arrays,
+    id_references,
+    torch_module,
+)
 from .torch_backend import TorchBackend
 
 if TYPE_CHECKING:
@@ -353,7 +361,7 @@ def batch_gleu_stats(
         >>> batch_gleu_stats(hyp, ref, pad_id=-1).tolist()
         [[3, 6, 6, 6], [6, 10, 6, 10]]
     """
-    import torch
+    torch = torch_module()
 
     min_len, max_len = check_orders(min_len, max_len)
     pad_id = check_pad_id(pad_id)
@@ -418,7 +426,7 @@ def stats_scores(rows: torch.Tensor) -> torch.Tensor:
         >>> stats_scores(torch.tensor([[1, 3, 2, 3], [0, 0, 0, 0]])).tolist()
         [0.3333333333333333, 0.0]
     """
-    import torch
+    torch = torch_module()
 
     n_match, n_all = rows[:, 0].double(), rows[:, 3]
     return torch.where(n_all > 0, n_match / n_all.clamp(min=1).double(), torch.zeros_like(n_match))
@@ -497,7 +505,7 @@ class BatchScorer:
         self._graphs: OrderedDict = OrderedDict()
 
     def _inputs(self, hypotheses: Any, references: Any, hypothesis_lengths: Any, reference_lengths: Any) -> tuple:
-        import torch
+        torch = torch_module()
 
         if not (is_tensor(hypotheses) and is_tensor(references)):
             raise TypeError(

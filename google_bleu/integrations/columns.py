@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _import_optional
 from ..scorer import GLEU
 from ..stats import COLUMNS, GleuStats
 from ..validation import describe
@@ -198,11 +199,10 @@ def ray_stats(dataset: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
 
 def _is_integer_type(kind: Any) -> bool:
     try:
-        import pyarrow as pa
-
+        pa = _import_optional("pyarrow", "ray", "an Arrow column type")
         if isinstance(kind, pa.DataType):
             return bool(pa.types.is_integer(kind))
-    except ImportError:  # pragma: no cover - Ray Data needs pyarrow
+    except ImportError:  # pragma: no cover - Ray Data needs pyarrow; a numpy type is read below
         pass
     return bool(np.issubdtype(np.dtype(kind), np.integer))
 

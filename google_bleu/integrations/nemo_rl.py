@@ -26,12 +26,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import torch
-from nemo_rl.environments.interfaces import EnvironmentInterface, EnvironmentReturn
-
+from .. import _import_optional
 from ..scorer import GLEU
 from ..validation import describe
 from ._text import SETTINGS, _text_references, completion_text
+
+#: NeMo-RL is not on PyPI: no extra installs it.
+NEMO_RL = "install NeMo-RL 0.7 from a checkout of NVIDIA-NeMo/RL v0.7.0 (it is not on PyPI)"
+_interfaces = _import_optional("nemo_rl.environments.interfaces", None, "google_bleu.integrations.nemo_rl", NEMO_RL)
+EnvironmentInterface, EnvironmentReturn = _interfaces.EnvironmentInterface, _interfaces.EnvironmentReturn
+torch = _import_optional("torch", None, "google_bleu.integrations.nemo_rl", NEMO_RL)
 
 __all__ = ["GleuEnvironment"]
 
@@ -105,7 +109,7 @@ class GleuEnvironment(EnvironmentInterface):
 def __getattr__(name: str) -> Any:
     # The Ray actor class NeMo-RL's create_env instantiates, made on first use (imports ray).
     if name == "GleuEnvironmentActor":
-        import ray
+        ray = _import_optional("ray", "ray", "GleuEnvironmentActor")
 
         actor = ray.remote(GleuEnvironment)
         globals()[name] = actor

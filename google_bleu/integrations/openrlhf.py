@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .. import _import_optional
 from ..scorer import GLEU
 from ..tokenizers import DEFAULT_TOKENIZER, Tokenizer
 from ..validation import describe
@@ -140,7 +141,7 @@ class OpenRLHFReward:
         )
 
     def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
-        import torch
+        torch = _import_optional("torch", "openrlhf", "the OpenRLHF reward (its tensors)")
 
         queries = _check_list(queries, "queries")
         prompts = _check_list(prompts, "prompts")

@@ -19,14 +19,16 @@ from collections.abc import Callable, Sequence
 from typing import Any, Optional, Union
 
 import numpy as np
-import torch
-from torch import Tensor
-from torchmetrics import Metric
 
+from .. import _import_optional
 from ..scorer import GLEU
 from ..stats import COLUMNS, GleuStats
 from ..validation import _is_sequence, describe, reference_texts
 from ._text import check_scorer
+
+torch = _import_optional("torch", "torchmetrics", "google_bleu.integrations.torchmetrics")
+Tensor = torch.Tensor
+Metric = _import_optional("torchmetrics", "torchmetrics", "google_bleu.integrations.torchmetrics").Metric
 
 # Name of the optional per-sentence state (rows of COLUMNS, one per sentence).
 SENTENCE_STATE = "sentence_rows"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from google_bleu import _import_optional
+
 #: Largest input accepted, predictions and references together, in characters.
 MAX_INPUT_CHARS = 2_000_000
 #: Most segments (lines) accepted.
@@ -77,9 +79,9 @@ class RequestSizeLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    from fastapi import HTTPException  # gradio's server; passes FastAPI's body parsing unchanged
-
-                    raise HTTPException(status_code=413, detail=self._detail(f"more than {self.max_bytes:,}"))
+                    # gradio's server: FastAPI's own error passes its body parsing unchanged.
+                    fastapi = _import_optional("fastapi", "app", "the Space (google_bleu.space)")
+                    raise fastapi.HTTPException(status_code=413, detail=self._detail(f"more than {self.max_bytes:,}"))
             return message
 
         await self.app(scope, limited_receive, send)

@@ -13,12 +13,13 @@ import math
 import os
 from typing import Any
 
-import gradio as gr
-
+from google_bleu import _import_optional
 from google_bleu.scale.lines import split_lines
 
 from . import render
 from .inputs import InputError, digest, discard_upload, read_upload, score, scorer_for
+
+gr = _import_optional("gradio", "app", "the Space (google_bleu.space)")
 
 
 def message(text: str) -> dict:

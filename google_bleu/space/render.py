@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
-from google_bleu import GLEU, GleuScore, GleuStats
+from google_bleu import GLEU, GleuScore, GleuStats, _import_optional
 from google_bleu.analysis import explain
 from google_bleu.scorer import scaled_text
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
+
+pd = _import_optional("pandas", "app", "the Space (google_bleu.space)")
 
 #: The scale scores are shown on, stated wherever one is.
 SCALE = "0–100"

@@ -393,7 +393,7 @@ def test_install_hints_work_from_a_clone_and_from_an_index(tmp_path):
         for extra in re.findall(r"google-bleu\[([\w-]+)\]", text):
             assert f"from a clone: pip install '.[{extra}]'" in text, f"tokenizers.EXTRAS[{name!r}]: {text}"
     # A folder whose evaluate.py hides the real one, as where evaluate is not installed.
-    (tmp_path / "evaluate.py").write_text("raise ImportError('No module named evaluate')\n")
+    (tmp_path / "evaluate.py").write_text("raise ModuleNotFoundError(\"No module named 'evaluate'\", name='evaluate')\n")
     code = "import google_bleu\ntry:\n    google_bleu.load()\nexcept ImportError as error:\n    print(error)\n"
     out = subprocess.run(
         [sys.executable, "-c", code],
