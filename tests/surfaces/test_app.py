@@ -441,6 +441,11 @@ def test_uploads_fill_the_boxes(tmp_path):
     assert "latin1.txt is not UTF-8 text" in message["value"]
     _, message, *_ = page.load_predictions(str(tmp_path / "page.html"))
     assert "page.html is not a text file: upload .txt files" in message["value"]
+    # A file over the byte cap (gradio's max_file_size stops it at upload; here it is read as
+    # at most that many bytes, whatever its size).
+    (tmp_path / "big.txt").write_bytes(b"a" * (limits.MAX_FILE_BYTES + 1))
+    _, message, *_ = page.load_predictions(str(tmp_path / "big.txt"))
+    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.MAX_FILE_BYTES:,}" in message["value"]
     # Files outside gradio's upload folder are the user's: never deleted.
     assert (tmp_path / "hyp.txt").is_file()
 
@@ -483,6 +488,12 @@ def _file_data(path):
             {"r0.txt": b"x" * 1_000_000, "r1.txt": b"y" * 1_000_001},
             "the reference files together too large: 2,000,001 characters",
         ),
+        # Bytes: the reference files together (each under gradio's per-file cap), 4-byte characters.
+        (
+            "Reference files (one per reference, at most 8)",
+            {"r0.txt": "😀".encode() * 1_050_000, "r1.txt": "😀".encode() * 1_050_000},
+            "r1.txt is too large: 4,200,000 bytes, at most 3,800,000 for the reference files together",
+        ),
         # Files: more than one per reference the page takes.
         (
             "Reference files (one per reference, at most 8)",
@@ -490,14 +501,13 @@ def _file_data(path):
             "9 reference files: this page takes at most 8",
         ),
     ],
-    ids=["characters", "lines", "references-together", "files"],
+    ids=["characters", "lines", "references-together", "bytes-together", "files"],
 )
 def test_an_upload_over_a_bound_is_refused_where_it_is_read(app_url, label, files, message):
     event = page_event_id(app_url, "upload", label=label)
     paths = []
-    for offset in range(0, len(files), limits.MAX_UPLOAD_FILES):  # the route takes 8 files a request
-        chunk = dict(list(files.items())[offset : offset + limits.MAX_UPLOAD_FILES])
-        answer = _upload(app_url, chunk, "127.0.1.1")
+    for name, data in files.items():  # one a request: each request is within the route's caps
+        answer = _upload(app_url, {name: data}, "127.0.1.1")
         assert answer.status_code == 200, answer.text
         paths += answer.json()
     data = _file_data(paths[0]) if label == "Predictions file" else [_file_data(path) for path in paths]
