@@ -169,7 +169,8 @@ class UploadLimit:
     its client stored that are still on disk, plus this body, would pass
     ``MAX_CLIENT_UPLOAD_BYTES`` or ``MAX_CLIENT_UPLOAD_FILES`` (429); or when the folder's
     files plus the bodies being received would pass ``MAX_UPLOAD_DISK_BYTES`` or
-    ``MAX_UPLOAD_DISK_FILES`` (507). While it arrives, a body is cut off (413) past its
+    ``MAX_UPLOAD_DISK_FILES`` (507); an upload being received counts as its declared length
+    and as ``MAX_UPLOAD_FILES`` files, so that the caps hold exactly. While it arrives, a body is cut off (413) past its
     declared length, past ``MAX_UPLOAD_REQUEST_BYTES`` and past ``MAX_UPLOAD_FILES`` files,
     and when the client goes away before its end, in each case with gradio's own parse error,
     so that gradio deletes the part it has written.
@@ -216,11 +217,13 @@ class UploadLimit:
                 f"upload too large: {size:,} bytes, at most {MAX_UPLOAD_REQUEST_BYTES:,} in one upload "
                 f"(the page takes files of at most {MAX_FILE_BYTES:,} bytes, {MAX_INPUT_CHARS:,} characters)"
             )
-        files = self._kept(client)
+        self._forget_gone()
+        files = self.stored.get(client, {})
         receiving = [held for owner, held in self.receiving.values() if owner == client]
+        # An upload being received may hold up to MAX_UPLOAD_FILES files: counted as that many.
         if (
             sum(files.values()) + sum(receiving) + size > MAX_CLIENT_UPLOAD_BYTES
-            or len(files) + len(receiving) + 1 > MAX_CLIENT_UPLOAD_FILES
+            or len(files) + MAX_UPLOAD_FILES * (len(receiving) + 1) > MAX_CLIENT_UPLOAD_FILES
         ):
             return 429, (
                 f"too many uploads not read yet: {len(files)} files, {sum(files.values()):,} bytes from this address "
@@ -229,25 +232,26 @@ class UploadLimit:
             )
         used, count = folder_usage(self.folder())
         used += sum(held for _, held in self.receiving.values())
-        count += len(self.receiving)
-        if used + size > MAX_UPLOAD_DISK_BYTES or count + 1 > MAX_UPLOAD_DISK_FILES:
+        count += MAX_UPLOAD_FILES * len(self.receiving)
+        if used + size > MAX_UPLOAD_DISK_BYTES or count + MAX_UPLOAD_FILES > MAX_UPLOAD_DISK_FILES:
             return 507, (
                 f"the Space holds too many uploads now ({count:,} files, {used:,} bytes; at most "
                 f"{MAX_UPLOAD_DISK_FILES:,} files, {MAX_UPLOAD_DISK_BYTES:,} bytes): try again in a few minutes"
             )
         return None
 
-    def _kept(self, client: str) -> dict[str, int]:
-        """The client's stored files still on disk (those read or cleaned up are forgotten)."""
-        files = self.stored.get(client, {})
-        for path in list(files):
-            try:
-                files[path] = os.lstat(path).st_size
-            except OSError:
-                del files[path]
-        if not files:
-            self.stored.pop(client, None)
-        return files
+    def _forget_gone(self) -> None:
+        """Keeps, of every client's stored files, those still on disk (the page deletes what it
+        reads, gradio's cleanup the rest), so the record is never larger than the folder."""
+        for client in list(self.stored):
+            files = self.stored[client]
+            for path in list(files):
+                try:
+                    files[path] = os.lstat(path).st_size
+                except OSError:
+                    del files[path]
+            if not files:
+                del self.stored[client]
 
     def _counted(self, receive: Any, held: int, headers: dict) -> Any:
         limit = min(held, MAX_UPLOAD_REQUEST_BYTES)
