@@ -29,7 +29,7 @@ from .scorer import GLEU, GleuScore, text_stats
 from .signature import signature
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
-from .validation import MAX_ORDER
+from .validation import MAX_ORDER, import_optional
 from .version import __version__
 
 #: The metric folder: ``evaluate.load(METRIC_PATH)`` loads this metric offline.
@@ -92,18 +92,15 @@ def load(**kwargs: Any) -> Any:
     Raises:
         ImportError: evaluate is not installed; the message names the extra to install.
     """
-    try:
-        import evaluate
-    except ImportError:
-        raise ImportError(
-            "google_bleu.load() needs HF evaluate and datasets: pip install 'google-bleu[evaluate]' "
-            "(from a clone: pip install '.[evaluate]')"
-        ) from None
+    import_optional("datasets", "evaluate", "google_bleu.load()")  # first: evaluate imports it
+    evaluate = import_optional("evaluate", "evaluate", "google_bleu.load()")
     return evaluate.load(METRIC_PATH, **kwargs)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "GoogleBleu":  # the evaluate metric class: imports evaluate
+    if name == "GoogleBleu":  # the evaluate metric class: imports evaluate and datasets
+        for module in ("datasets", "evaluate"):  # datasets first: evaluate imports it
+            import_optional(module, "evaluate", "google_bleu.GoogleBleu")
         from .google_bleu import GoogleBleu
 
         return GoogleBleu

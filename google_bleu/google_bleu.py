@@ -179,6 +179,14 @@ class ComputeOptions:
         return cls(scorer, check_bool(kwargs.get("return_sentence_scores", False), "return_sentence_scores"), n_bootstrap, seed)
 
 
+def _check_keywords(method: str, kwargs: dict[str, Any], meant: dict[str, str], other: str) -> None:
+    # add() takes one example (prediction=, reference=), add_batch() and compute() lists
+    # (predictions=, references=): the other spelling would otherwise arrive as None.
+    for given, keyword in meant.items():
+        if given in kwargs:
+            raise TypeError(f"{method}() takes {keyword}=, not {given}= ({other}() takes {given}=)")
+
+
 def _checked(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
     # Checked and normalised before evaluate's Arrow encoding, so errors name the problem
     # (Arrow stores UTF-8: a lone surrogate would fail there without naming the segment).
@@ -217,12 +225,14 @@ class GoogleBleu(evaluate.Metric):
     # References are normalised to lists, so batches of either shape can be mixed.
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Adds a batch of predictions and references (validated first)."""
+        _check_keywords("add_batch", kwargs, {"prediction": "predictions", "reference": "references"}, "add")
         predictions, references = _checked(predictions, references)
         if predictions:
             super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Adds one prediction and its reference(s) (validated first)."""
+        _check_keywords("add", kwargs, {"predictions": "prediction", "references": "reference"}, "add_batch")
         predictions, references = _checked([prediction], [reference])
         super().add(prediction=predictions[0], reference=references[0], **kwargs)
 

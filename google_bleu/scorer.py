@@ -216,8 +216,8 @@ class GleuScore:
             width: Decimals of printed scores (0-17).
             score_only: Only the score.
             json: A JSON object: ``name``, ``score``, ``precision``, ``recall`` (on ``scale``,
-                rounded), ``signature``, the exact totals, and ``ci_low``/``ci_high``/
-                ``p_value`` when computed.
+                rounded), ``scale`` (``"0-100"`` or ``"0-1"``), ``signature``, the exact totals,
+                and ``ci_low``/``ci_high``/``p_value`` when computed.
             scale: ``100`` (sacrebleu's 0-100, the default) or ``1`` (the 0-1 fractions).
 
         Example:
@@ -283,8 +283,10 @@ class GleuScore:
         """
         width, factor = _check_width(width), _check_scale(scale)
         values = self._view(lambda value: round(factor * value, width), lambda value: round(value, 4))
-        required = {name: values.pop(name) for name in _REQUIRED}
-        return {"name": "GLEU", **(labels or {}), **required, **(settings or {}), **values}
+        figures = {name: values.pop(name) for name in _NAMES[:3]}  # score, precision, recall
+        totals = {name: values.pop(name) for name in _REQUIRED[3:]}  # signature and totals
+        # The JSON names its scale, as the text line does.
+        return {"name": "GLEU", **(labels or {}), **figures, "scale": f"0-{factor}", **totals, **(settings or {}), **values}
 
     def __str__(self) -> str:
         return self.format()

@@ -9,6 +9,7 @@ tables (select one column), sets, generators and iterators (make a list), 0-d ar
 
 from __future__ import annotations
 
+import importlib
 import numbers
 from collections.abc import Mapping, Sequence
 from itertools import chain, islice
@@ -476,3 +477,26 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
 def is_tensor(value: Any) -> bool:
     """Whether ``value`` is a torch tensor (without importing torch)."""
     return type(value).__module__.startswith("torch") and hasattr(value, "dim")
+
+
+def import_optional(module: str, extra: str | None, needed_by: str, how: str | None = None) -> Any:
+    """``module``, imported; when its package is not installed, an ``ImportError`` that
+    names what needs it and the extra that installs it (or ``how``, where no extra does).
+
+    Every import of a package outside the base install goes through here (the layout test
+    checks it), so no optional import fails with a bare ``No module named ...``.
+
+    Example:
+        >>> import_optional("not_a_package", "torch", "this example")
+        Traceback (most recent call last):
+        ...
+        ImportError: this example needs not_a_package: pip install 'google-bleu[torch]' (from a clone: pip install '.[torch]')
+    """
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        package = module.split(".")[0]
+        if error.name is None or error.name.split(".")[0] != package:
+            raise  # the package is there but broken inside: its own message says why
+        install = how or f"pip install 'google-bleu[{extra}]' (from a clone: pip install '.[{extra}]')"
+        raise ImportError(f"{needed_by} needs {package}: {install}") from None

@@ -11,6 +11,10 @@ from tests.helpers.oracles import SHARED_DATA
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="google_bleu_tests_hf_")
 for _flag in ("HF_EVALUATE_OFFLINE", "HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
     os.environ[_flag] = "1"
+# The Space's uploads and temporary files in a folder of this run's own, set before gradio
+# builds the page (each component reads it then), so that the upload bounds count this
+# run's files only, not another process's in the shared temporary folder.
+os.environ["GRADIO_TEMP_DIR"] = tempfile.mkdtemp(prefix="google_bleu_tests_gradio_")
 
 # tests/frameworks/<name>/ run in their own environments (`make frameworks`), not here.
 collect_ignore = ["frameworks"]

@@ -107,6 +107,30 @@ class Explanation:
         """
         return _coverage(len(self.reference), self.ref_match_array, limit)
 
+    def hypothesis_joins(self, limit: int | None = None) -> list[bool]:
+        """Per pair of neighbouring hypothesis tokens, whether one matched n-gram (of order 2
+        or more) holds both: two matched 1-grams side by side are not a matched 2-gram.
+
+        Args:
+            limit: Only the first ``limit`` tokens (``limit - 1`` pairs; all when ``None``).
+        """
+        return _joins(len(self.hypothesis), self.hyp_match_array, limit)
+
+    def reference_joins(self, limit: int | None = None) -> list[bool]:
+        """The same as :meth:`hypothesis_joins` for the chosen reference."""
+        return _joins(len(self.reference), self.ref_match_array, limit)
+
+
+def _joins(length: int, matches: np.ndarray, limit: int | None) -> list[bool]:
+    # A matched n-gram at `start` joins the pairs start..start+n-2.
+    if limit is not None:
+        length = max(min(length, int(limit)), 0)
+    edges = np.zeros(max(length, 1), np.int64)
+    longer = matches[(matches[:, 1] >= 2) & (matches[:, 0] < length - 1)]
+    np.add.at(edges, longer[:, 0], 1)
+    np.add.at(edges, np.minimum(longer[:, 0] + longer[:, 1] - 1, length - 1), -1)
+    return (np.cumsum(edges)[: max(length - 1, 0)] > 0).tolist()
+
 
 def _coverage(length: int, matches: np.ndarray, limit: int | None) -> list[int]:
     # One pass per order, shortest first, so a longer order overwrites a shorter one.

@@ -28,12 +28,16 @@ error is a bug and keeps its traceback.
 from __future__ import annotations
 
 import argparse
+import ast
+import codecs
+import dataclasses
 import json
 import os
 import signal
 import stat
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
 from tabulate import DataRow, Line, TableFormat, tabulate
@@ -76,7 +80,86 @@ class OutputError(Exception):
 class _Parser(argparse.ArgumentParser):
     # argparse prints the usage and exits; a one-line message is wanted instead.
     def error(self, message: str) -> None:  # type: ignore[override]
+        if "required: REF" in message:
+            message = (
+                "no reference file: references come first, system outputs after -i "
+                f"({PROG} REF [REF ...] -i HYP [HYP ...]; every file after -i is a system output)"
+            )
         raise UsageError(message)
+
+    def _get_option_tuples(self, option_string: str) -> list:
+        # No option is reachable by a prefix: argparse would take `-l` for `-lc` (and, for
+        # single-dash options, does so even with allow_abbrev=False), silently changing the
+        # score. What is kept: a one-letter option with its value attached (`-j2`, `-isys.txt`)
+        # and grouped one-letter flags (`-qb`).
+        prefix = option_string.split("=", 1)[0]
+        longer = sorted(name for name in self._option_string_actions if name.startswith(prefix) and name != prefix)
+        if longer:
+            self.error(f"unknown option {prefix} (options are never abbreviated): did you mean {' or '.join(longer)}?")
+        return [
+            found
+            for found in super()._get_option_tuples(option_string)
+            if option_string.startswith(found[1]) and not isinstance(found[0], _Answer)
+        ]
+
+
+class _Answer(argparse.Action):
+    """A sacrebleu option that has no meaning here: refused with what to do instead."""
+
+    def __init__(self, option_strings: list[str], dest: str, answer: str = "", nargs: Any = "*", **kwargs: Any):
+        super().__init__(
+            option_strings, argparse.SUPPRESS, nargs=nargs, default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        )
+        self.answer = answer
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        raise UsageError(f"{option_string}: {self.answer}")
+
+
+class _Done(Exception):
+    """An option that prints something and ends the run (``--citation``)."""
+
+
+class _Citation(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        raise _Done(citation())
+
+
+def citation() -> str:
+    """The BibTeX of the paper that defines GLEU (Wu et al. 2016), as the metric card gives it.
+
+    Read from the metric script's text, so that the command does not import evaluate.
+    """
+    script = Path(__file__).resolve().parent.parent / "google_bleu.py"
+    for node in ast.parse(script.read_text("utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["_CITATION"]:
+            return ast.literal_eval(node.value)
+    raise RuntimeError(f"no _CITATION in {script}")  # a broken install, not a user error
+
+
+def _encoding(text: str) -> str:
+    try:
+        name = codecs.lookup(text).name
+    except LookupError:
+        name = None
+    if name != "utf-8":
+        raise argparse.ArgumentTypeError(
+            f"files are read as UTF-8 only, got {text!r}: convert them first (iconv -f {text} -t utf-8 FILE > NEW)"
+        )
+    return text
+
+
+def _metrics(text: str) -> str:
+    if text.lower() not in ("gleu", "google_bleu", "google-bleu"):
+        raise argparse.ArgumentTypeError(f"this command computes GLEU only, got {text!r}: use sacrebleu -m {text}")
+    return text
+
+
+#: sacrebleu's test-set options: each is refused with this answer.
+TEST_SETS = "test sets are not downloaded here: pass reference files (sacrebleu -t TEST -l PAIR --echo ref > ref.txt writes one)"
 
 
 def _stdin(stdin: BinaryIO | None) -> BinaryIO:
@@ -184,8 +267,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Google-BLEU (GLEU, Wu et al. 2016): corpus and sentence scores exact to nltk, "
         "bootstrap confidence intervals and paired significance tests.",
+        epilog="sacrebleu's spellings are accepted where they mean something here (-pbsn, -parn, -sh, -e utf-8, "
+        "-m gleu, -nc, --force, --paired-jobs, --citation); its test-set, BLEU, chrF and TER options are refused "
+        "with what to do instead. No option may be abbreviated.",
+        allow_abbrev=False,
     )
-    parser.add_argument("refs", nargs="+", metavar="REF", help="reference files, one segment a line")
+    parser.add_argument("refs", nargs="+", metavar="REF", help="reference files, one segment a line (before -i)")
     parser.add_argument(
         "-i", "--input", nargs="+", default=None, metavar="HYP", help="system output files (default: standard input)"
     )
@@ -209,7 +296,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-j", "--jobs", type=_jobs, default=1, help="worker processes (default 1; 0 = all cores); same output"
     )
+    parser.add_argument(
+        "--paired-jobs", dest="jobs", type=_jobs, default=argparse.SUPPRESS, help="sacrebleu's name of --jobs"
+    )
     parser.add_argument("-sl", "--sentence-level", action="store_true", help="print one score per segment")
+    parser.add_argument(
+        "-e", "--encoding", type=_encoding, default="utf-8", help="encoding of the files: UTF-8 only (as the default)"
+    )
+    parser.add_argument(
+        "-m", "--metrics", type=_metrics, nargs="+", default=["gleu"], help="gleu, the only metric computed here"
+    )
     stats = parser.add_argument_group("statistics")
     stats.add_argument("-ci", "--confidence", action="store_true", help="add a 95%% bootstrap confidence interval")
     stats.add_argument(
@@ -228,8 +324,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--paired-n",
         type=int,
         default=None,
+        metavar="N",
         help=f"resamples (bs, default {DEFAULT_N_BOOTSTRAP}) or trials (ar, default {DEFAULT_N_RANDOMIZATION}), "
         f"at most {MAX_SAMPLES}",
+    )
+    stats.add_argument(
+        "-pbsn", "--paired-bs-n", type=int, default=None, metavar="N", help="resamples of --paired-bs (sacrebleu's name)"
+    )
+    stats.add_argument(
+        "-parn", "--paired-ar-n", type=int, default=None, metavar="N", help="trials of --paired-ar (sacrebleu's name)"
     )
     stats.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the resampling (default %(default)s)")
     output = parser.add_argument_group("output")
@@ -251,8 +354,35 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"decimals of printed scores, 0-17 (default {WIDTHS[100]} on the 0-100 scale, {WIDTHS[1]} on 0-1: "
         "the same digits)",
     )
+    output.add_argument(
+        "-sh", "--short", action="store_true", help="short signature in text and LaTeX (as sacrebleu: #, c, n, v)"
+    )
     output.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    output.add_argument("-nc", "--no-color", action="store_true", help="accepted: nothing is printed in colour")
+    output.add_argument(
+        "--force", action="store_true", help="accepted: tokenized input is scored as given, never refused"
+    )
     parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--citation", "--cite", action=_Citation, help="print the BibTeX of the GLEU paper and exit")
+    # sacrebleu's options that mean nothing here, each refused with what to do instead.
+    answers = {
+        ("-t", "--test-set"): TEST_SETS,
+        ("-l", "--language-pair"): TEST_SETS + "; choose the tokenizer with -tok (sacrebleu picks zh, ja-mecab "
+        "or ko-mecab from -l)",
+        ("--list", "--download", "--echo", "-ol", "--origlang", "--subset"): TEST_SETS,
+        ("-d", "--detail"): "test sets are not downloaded, so there is no split by original language: "
+        "score each subset's files",
+        ("-s", "--smooth-method", "-sv", "--smooth-value"): "GLEU needs no smoothing (a segment with no match "
+        "scores 0, and the corpus sums counts): drop the option",
+        (
+            *("-cc", "--chrf-char-order", "-cw", "--chrf-word-order", "--chrf-beta", "--chrf-whitespace"),
+            *("--chrf-lowercase", "--chrf-eps-smoothing"),
+        ): "chrF is not computed here: use sacrebleu -m chrf",
+        ("--ter-case-sensitive", "--ter-asian-support", "--ter-no-punct", "--ter-normalized"): "TER is not "
+        "computed here: use sacrebleu -m ter",
+    }
+    for names, answer in answers.items():
+        parser.add_argument(*names, action=_Answer, answer=answer)
     return parser
 
 
@@ -289,10 +419,11 @@ def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
     its traceback.
     """
     paired = args.paired_bs or args.paired_ar
+    args.paired_n, paired_n_name = _paired_n(args)
     try:
         check_n_samples(args.confidence_n, "--confidence-n")
         if args.paired_n is not None:
-            check_n_samples(args.paired_n, "--paired-n")
+            check_n_samples(args.paired_n, paired_n_name)
         check_seed(args.seed, "--seed")
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
@@ -308,9 +439,54 @@ def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
         raise UsageError(str(error)) from None
 
 
+def _paired_n(args: argparse.Namespace) -> tuple[int | None, str]:
+    """The resamples or trials of the paired test and the option that gave them: ours
+    (``--paired-n``, either test) or sacrebleu's (``--paired-bs-n``, ``--paired-ar-n``), each
+    only with its own test, so that none is silently left unused."""
+    given = [
+        (name, value)
+        for name, value in (
+            ("--paired-n", args.paired_n), ("--paired-bs-n", args.paired_bs_n), ("--paired-ar-n", args.paired_ar_n)
+        )
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise UsageError(f"give the resamples once: {' and '.join(name for name, _ in given)} were both given")
+    if not given:
+        return None, "--paired-n"
+    name, value = given[0]
+    for option, what, flag, test in (
+        ("--paired-bs-n", "resamples", "paired_bs", "-pbs/--paired-bs"),
+        ("--paired-ar-n", "trials", "paired_ar", "-par/--paired-ar"),
+    ):
+        if name == option and not getattr(args, flag):
+            raise UsageError(f"{option} gives the {what} of {test}, which was not given (for either test: --paired-n)")
+    return value, name
+
+
+def short_signature(signature: str) -> str:
+    """sacrebleu's ``--short`` form of a signature: each field's name abbreviated as
+    sacrebleu abbreviates it (``nrefs`` ``#``, ``case`` ``c``, ``version`` ``v``, ``seed``
+    ``rs``), and ``ngram`` as ``n``.
+
+    Example:
+        >>> short_signature("nrefs:1|case:mixed|tok:13a|ngram:1-4|bs:1000|seed:12345|version:0.1.0")
+        '#:1|c:mixed|tok:13a|n:1-4|bs:1000|rs:12345|v:0.1.0'
+    """
+    names = {"nrefs": "#", "case": "c", "ngram": "n", "seed": "rs", "version": "v"}
+    fields = (field.split(":", 1) for field in signature.split("|"))
+    return "|".join(f"{names.get(name, name)}:{value}" for name, value in fields)
+
+
 def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = None) -> None:
     """Parses ``argv``, scores, and writes the output to ``stdout``."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except _Done as done:
+        output = _Output(stdout)
+        output.write(str(done))
+        output.flush()
+        return
     if args.width is None:
         args.width = WIDTHS[args.scale]
     paths = args.input if args.input is not None else [STDIN]
@@ -411,7 +587,8 @@ def _sentences(stats: GleuStats, args: argparse.Namespace) -> str:
             lines.append(scaled_text(score, args.width, args.scale) + "\n")
         else:
             counts = dict(zip(("n_match", "n_hyp", "n_ref", "n_all"), row))
-            lines.append(json.dumps({"score": round(args.scale * score, args.width), **counts}) + "\n")
+            obj = {"score": round(args.scale * score, args.width), "scale": f"0-{args.scale}", **counts}
+            lines.append(json.dumps(obj) + "\n")
     return "".join(lines)
 
 
@@ -420,6 +597,8 @@ def _corpus(
 ) -> str:
     width = args.width
     names = ["stdin" if path == STDIN else path for path in paths]
+    if args.short and args.format != "json":  # as sacrebleu: JSON keeps the full signature
+        scores = [dataclasses.replace(score, signature=short_signature(score.signature)) for score in scores]
     if args.score_only:
         return "".join(score.format(width, score_only=True, scale=args.scale) + "\n" for score in scores)
     if args.format == "json":

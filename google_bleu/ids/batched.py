@@ -38,7 +38,7 @@ from ..engine import choose_references, count_matches, python_rows, rows_by_chun
 from ..keys import group_in_segments
 from ..stats import COLUMNS, GleuStats, ratio
 from ..validation import check_bool, check_orders, check_sequence, describe, is_tensor
-from .checks import check_device, check_id_tensor, check_lengths, check_pad_id, id_lists, id_references
+from .checks import check_device, check_id_tensor, check_lengths, check_pad_id, id_lists, id_references, torch_module
 from .torch_backend import TorchBackend
 
 if TYPE_CHECKING:
@@ -386,7 +386,7 @@ def _batch_rows(
 ) -> tuple[Any, Any]:
     """``(torch, rows)``: the rows as the engine gives them on the CPU (a list of rows for a
     small batch, else an array), or an ``int64`` tensor on another device."""
-    import torch
+    torch = torch_module()
 
     min_len, max_len = check_orders(min_len, max_len)
     pad_id = check_pad_id(pad_id)
@@ -525,7 +525,7 @@ class BatchScorer:
         self._graphs: OrderedDict = OrderedDict()
 
     def _inputs(self, hypotheses: Any, references: Any, hypothesis_lengths: Any, reference_lengths: Any) -> tuple:
-        import torch
+        torch = torch_module()
 
         if not (is_tensor(hypotheses) and is_tensor(references)):
             raise TypeError(

@@ -11,9 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_sequence, describe, is_tensor
+from ..validation import check_sequence, describe, import_optional, is_tensor
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def torch_module() -> Any:
+    """torch, imported when a token-id function needs it (an ImportError naming the extra if absent)."""
+    return import_optional("torch", "torch", "GLEU on token ids (google_bleu.ids)")
 
 
 def check_pad_id(pad_id: Any) -> int | None:

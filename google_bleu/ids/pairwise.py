@@ -53,7 +53,7 @@ from ..scorer import GLEU, scorer_from_options, token_orders
 from ..tokenizers import Tokenizer
 from ..validation import check_bool, describe, is_tensor
 from .batched import flat_ids
-from .checks import check_id_tensor, check_lengths, check_pad_id, id_array
+from .checks import check_id_tensor, check_lengths, check_pad_id, id_array, torch_module
 
 if TYPE_CHECKING:
     import torch
@@ -218,7 +218,7 @@ def _prepare(
         hyp = _token_side(hyp_name, hypotheses, pad_id)
         ref = None if references is None else _token_side(ref_name, references, pad_id)
         return _Prepared(kind, hyp, ref, None, None, None)
-    import torch
+    torch = torch_module()
 
     device = hypotheses.device
     hyp, hyp_ids = _tensor_side(
@@ -368,7 +368,7 @@ def _match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left:
     if device is None:
         matches = matches.astype(np.float64)
         return matches if product is None else matches.__iadd__(product)
-    import torch
+    torch = torch_module()
 
     matches = torch.from_numpy(matches).to(device=device, dtype=torch.float64)
     return matches if product is None else matches.add_(product)
@@ -419,7 +419,7 @@ def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side
             else:
                 matches += dense[:n_left] @ dense[n_left:].T
         return matches
-    import torch
+    torch = torch_module()
 
     matches = torch.zeros((n_left, n_right), dtype=torch.float64, device=device)
     rows_t = torch.from_numpy(rows).to(device)
@@ -453,7 +453,7 @@ def _scores(prepared: _Prepared, min_len: int, max_len: int):
         if device is None:
             matches[diagonal, diagonal] = n_hyp
         else:
-            import torch
+            torch = torch_module()
 
             index = torch.from_numpy(diagonal).to(device)
             matches[index, index] = torch.from_numpy(n_hyp).to(device=device, dtype=torch.float64)
@@ -464,7 +464,7 @@ def _scores(prepared: _Prepared, min_len: int, max_len: int):
         scores = np.zeros(n_all.shape, np.float64)
         np.divide(matches, n_all, out=scores, where=n_all > 0)
         return scores[hyp_inverse][:, ref_inverse]
-    import torch
+    torch = torch_module()
 
     n_hyp_t = torch.from_numpy(n_hyp).to(device)
     n_ref_t = torch.from_numpy(n_ref).to(device)

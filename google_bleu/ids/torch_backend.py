@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .checks import torch_module
+
 
 class TorchBackend:
     """torch on any device, with every size fixed by the input's shape.
@@ -21,8 +23,7 @@ class TorchBackend:
     compacts = False
 
     def __init__(self, device: Any) -> None:
-        import torch
-
+        torch = torch_module()
         self.xp = torch
         self.device = torch.device(device)
 

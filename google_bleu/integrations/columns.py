@@ -20,7 +20,7 @@ import numpy as np
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import describe
+from ..validation import describe, import_optional
 
 #: Column of the sentence score added by :class:`GleuColumns` (the metric's key).
 SCORE_COLUMN = "google_bleu"
@@ -131,7 +131,7 @@ class GleuColumns:
             >>> GleuColumns().arrow(["a b", "x"], [["a b"], ["y"]]).to_pylist()[0]
             {'n_match': 3, 'n_hyp': 3, 'n_ref': 3, 'n_all': 3, 'google_bleu': 1.0}
         """
-        import pyarrow as pa
+        pa = import_optional("pyarrow", None, "GleuColumns.arrow", "pip install pyarrow (Ray Data, Daft and datasets bring it)")
 
         stats = self.scorer.stats(_values(predictions), [_values(refs) for refs in _values(references)])
         arrays = [pa.array(stats.rows[:, i], pa.int64()) for i in range(len(COLUMNS))]
@@ -228,11 +228,10 @@ def ray_stats(dataset: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
 
 def _is_integer_type(kind: Any) -> bool:
     try:
-        import pyarrow as pa
-
+        pa = import_optional("pyarrow", "ray", "an Arrow column type")
         if isinstance(kind, pa.DataType):
             return bool(pa.types.is_integer(kind))
-    except ImportError:  # pragma: no cover - Ray Data needs pyarrow
+    except ImportError:  # pragma: no cover - Ray Data needs pyarrow; a numpy type is read below
         pass
     return bool(np.issubdtype(np.dtype(kind), np.integer))
 

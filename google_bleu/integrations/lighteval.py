@@ -26,20 +26,18 @@ from typing import Any
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
-from ..validation import describe, is_sequence
+from ..validation import describe, import_optional, is_sequence
 from .lm_eval import check_rows
 
-try:
-    from lighteval.metrics.metrics_corpus import CorpusLevelComputation
-    from lighteval.metrics.sample_preparator import Preparator
-    from lighteval.metrics.utils.metric_utils import CorpusLevelMetricGrouping
-    from lighteval.tasks.requests import SamplingMethod
-except ModuleNotFoundError as error:
-    if error.name != "lighteval":  # LightEval is there but broken: its own error says why
-        raise
-    raise ImportError(
-        "google_bleu.integrations.lighteval needs LightEval: pip install 'google-bleu[lighteval]'"
-    ) from None
+
+def _lighteval(module: str) -> Any:
+    return import_optional(f"lighteval.{module}", "lighteval", "google_bleu.integrations.lighteval")
+
+
+CorpusLevelComputation = _lighteval("metrics.metrics_corpus").CorpusLevelComputation
+Preparator = _lighteval("metrics.sample_preparator").Preparator
+CorpusLevelMetricGrouping = _lighteval("metrics.utils.metric_utils").CorpusLevelMetricGrouping
+SamplingMethod = _lighteval("tasks.requests").SamplingMethod
 
 __all__ = ["GleuCorpus", "GleuPreparator", "make_lighteval_metric", "mean_sentence_gleu"]
 

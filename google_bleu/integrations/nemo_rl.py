@@ -26,12 +26,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import torch
-from nemo_rl.environments.interfaces import EnvironmentInterface, EnvironmentReturn
-
 from ..scorer import SETTINGS, scorer_from_options
-from ..validation import check_references, check_type, describe
+from ..validation import check_references, check_type, describe, import_optional
 from ._text import completion_text
+
+#: NeMo-RL is not on PyPI: no extra installs it.
+NEMO_RL = "install NeMo-RL 0.7 from a checkout of NVIDIA-NeMo/RL v0.7.0 (it is not on PyPI)"
+_interfaces = import_optional("nemo_rl.environments.interfaces", None, "google_bleu.integrations.nemo_rl", NEMO_RL)
+EnvironmentInterface, EnvironmentReturn = _interfaces.EnvironmentInterface, _interfaces.EnvironmentReturn
+torch = import_optional("torch", None, "google_bleu.integrations.nemo_rl", NEMO_RL)
 
 __all__ = ["GleuEnvironment"]
 
@@ -103,7 +106,7 @@ class GleuEnvironment(EnvironmentInterface):
 def __getattr__(name: str) -> Any:
     # The Ray actor class NeMo-RL's create_env instantiates, made on first use (imports ray).
     if name == "GleuEnvironmentActor":
-        import ray
+        ray = import_optional("ray", "ray", "GleuEnvironmentActor")
 
         actor = ray.remote(GleuEnvironment)
         globals()[name] = actor

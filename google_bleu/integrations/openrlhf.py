@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..scorer import GLEU, scorer_from_options
-from ..validation import check_list, check_references, check_text
+from ..validation import check_list, check_references, check_text, import_optional
 from ._text import COMMON_SPECIAL_TOKENS, check_name, special_token_strings
 
 __all__ = ["COMMON_SPECIAL_TOKENS", "OpenRLHFReward", "make_openrlhf_reward"]
@@ -93,7 +93,7 @@ class OpenRLHFReward:
         )
 
     def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
-        import torch
+        torch = import_optional("torch", "openrlhf", "the OpenRLHF reward (its tensors)")
 
         queries = check_list(queries, "queries")
         prompts = check_list(prompts, "prompts")

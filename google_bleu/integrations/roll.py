@@ -18,15 +18,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
-from roll.distributed.executor.worker import Worker
-from roll.distributed.scheduler.decorator import Dispatch, register
-from roll.distributed.scheduler.protocol import DataProto
-from roll.models.model_providers import default_tokenizer_provider
-
 from ..ids.batched import batch_sentence_gleu
 from ..scorer import GLEU, scorer_from_options, token_orders
-from ..validation import check_references
+from ..validation import check_references, import_optional
+
+#: ROLL is not on PyPI (the roll name there is another project): no extra installs it.
+_ROLL = "install ROLL 0.3 from a checkout of alibaba/ROLL v0.3.0 (the roll package on PyPI is another project)"
+torch = import_optional("torch", "torch", "google_bleu.integrations.roll")
+Worker = import_optional("roll.distributed.executor.worker", None, "google_bleu.integrations.roll", _ROLL).Worker
+_decorator = import_optional("roll.distributed.scheduler.decorator", None, "google_bleu.integrations.roll", _ROLL)
+Dispatch, register = _decorator.Dispatch, _decorator.register
+DataProto = import_optional("roll.distributed.scheduler.protocol", None, "google_bleu.integrations.roll", _ROLL).DataProto
+default_tokenizer_provider = import_optional(
+    "roll.models.model_providers", None, "google_bleu.integrations.roll", _ROLL
+).default_tokenizer_provider
 
 __all__ = ["GleuRewardWorker"]
 

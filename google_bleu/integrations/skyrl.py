@@ -23,10 +23,11 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput
-
 from ..scorer import GLEU, scorer_from_options
-from ..validation import check_references, check_text, describe
+from ..validation import check_references, check_text, describe, import_optional
+
+_base = import_optional("skyrl_gym.envs.base_text_env", None, "google_bleu.integrations.skyrl", "pip install skyrl-gym")
+BaseTextEnv, BaseTextEnvStepOutput = _base.BaseTextEnv, _base.BaseTextEnvStepOutput
 
 __all__ = ["GleuEnv", "gleu_env"]
 

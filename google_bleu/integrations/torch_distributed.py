@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..stats import GleuStats
+from ..validation import import_optional
 
 
 def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) -> GleuStats:
@@ -36,8 +37,8 @@ def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) ->
         >>> all_reduce_stats(stats).score()  # one process: nothing to reduce
         0.3333333333333333
     """
-    import torch
-    import torch.distributed as dist
+    torch = import_optional("torch", "torch", "all_reduce_stats")
+    dist = import_optional("torch.distributed", "torch", "all_reduce_stats")
 
     if not isinstance(stats, GleuStats):
         raise TypeError(f"stats must be a GleuStats, got {type(stats).__name__}")

@@ -19,13 +19,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Optional, Union
 
 import numpy as np
-import torch
-from torch import Tensor
-from torchmetrics import Metric
 
 from ..scorer import GLEU, SETTINGS, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import check_bool, check_references, check_text, describe, is_sequence
+from ..validation import check_bool, check_references, check_text, describe, import_optional, is_sequence
+
+torch = import_optional("torch", "torchmetrics", "google_bleu.integrations.torchmetrics")
+Tensor = torch.Tensor
+Metric = import_optional("torchmetrics", "torchmetrics", "google_bleu.integrations.torchmetrics").Metric
 
 # Name of the optional per-sentence state (rows of COLUMNS, one per sentence).
 SENTENCE_STATE = "sentence_rows"

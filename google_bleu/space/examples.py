@@ -1,4 +1,8 @@
-"""The page's examples: the metric card's, and slices of the bundled real WMT samples."""
+"""The page's examples: the metric card's, and slices of the bundled real WMT samples.
+
+A label gives, in brackets, the GLEU the metric card gives for it (0-100), so a click shows
+that the page agrees with the card.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any
 
 from google_bleu.scale.lines import split_lines
 
-from .inputs import TOKENIZERS
+from .inputs import JOIN, TOKENIZERS
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -16,9 +20,11 @@ _CARD_PREDICTIONS = (
     "he read the book because he was interested in world history"
 )
 _CARD_REFERENCES = (
-    "It is the guiding principle which guarantees the rubber duck forces never being under the command of the cat\t"
-    "It is a guide to action that ensures that the rubber duck will never heed the cat commands\t"
-    "It is the practical guide for the rubber duck army never to heed the directions of the cat\n"
+    "It is the guiding principle which guarantees the rubber duck forces never being under the command of the cat"
+    + JOIN
+    + "It is a guide to action that ensures that the rubber duck will never heed the cat commands"
+    + JOIN
+    + "It is the practical guide for the rubber duck army never to heed the directions of the cat\n"
     "he was interested in world history because he read the book"
 )
 
@@ -39,9 +45,9 @@ def examples() -> tuple[list[list[Any]], list[str]]:
         ["the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False],
     ]
     labels = [
-        "Metric card: several references (61)",
-        "Metric card: min_len=2 (53)",
-        "Metric card: min_len=2, max_len=6 (40)",
+        "Metric card: 3 references (GLEU 61)",
+        "Metric card: min_len=2 (GLEU 53)",
+        "Metric card: min_len=2, max_len=6 (GLEU 40)",
         "The cat sat on the mat",
     ]
     if (SAMPLES / "wmt17_en_de").is_dir():

@@ -1,15 +1,18 @@
 """The page's input: text boxes and uploads to lines, settings to a :class:`GLEU`, checked.
 
 Pasted text and uploads follow the shared line policy (:mod:`google_bleu.scale.lines`);
-settings are checked by :class:`GLEU` itself. Every problem is an :class:`InputError` whose
-message is shown on the page (or returned by the API), never a traceback.
+settings are checked by :class:`GLEU` itself. Several references for a segment share its
+line, separated by ``|||`` (typed on any keyboard; spaces around it belong to it) or by a
+tab (pasted from a spreadsheet or a ``-nr`` file). Every input is bounded where it is read
+(characters, lines, files, bytes), and every problem is an :class:`InputError` whose message
+is shown on the page (or returned by the API), never a traceback.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +21,13 @@ from google_bleu import GLEU, GleuScore, GleuStats, get_tokenizer
 from google_bleu.scale.lines import split_lines
 from google_bleu.signature import count_references
 
-from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_SEGMENTS, UPLOAD_TYPES
+from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, upload_folder
+
+#: What separates the references of one segment on its line: ``|||`` (with the spaces
+#: around it) or a tab.
+REFERENCE_SEPARATOR = re.compile(r" *\|\|\| *|\t")
+#: How the page joins references it writes into the box (uploaded files, examples).
+JOIN = " ||| "
 
 #: Tokenizers this page may offer. The SentencePiece ones are left out: they download a
 #: model at first use and write it outside a temporary directory.
@@ -50,28 +59,48 @@ def _check_text(name: str, text: str) -> None:
         ) from None
 
 
-def parse_inputs(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
-    """Predictions and references (tab-separated columns) from the two text boxes.
+def split_references(line: str) -> list[str]:
+    """The references of one segment's line.
 
     Example:
-        >>> parse_inputs("a\\nb\\n", "x\\ty\\nz")
+        >>> split_references("the cat ||| a cat|||the dog\\tone more")
+        ['the cat', 'a cat', 'the dog', 'one more']
+    """
+    return REFERENCE_SEPARATOR.split(line)
+
+
+def check_size(size: int, source: str = "input") -> None:
+    """Refuses text over the page's character cap, naming where it came from."""
+    if size > MAX_INPUT_CHARS:
+        raise InputError(
+            f"{source} too large: {size:,} characters, this page takes at most {MAX_INPUT_CHARS:,} "
+            "(use the google-bleu package or CLI for larger corpora)"
+        )
+
+
+def check_lines(count: int, source: str) -> None:
+    """Refuses more lines than the page's segment cap, naming where they came from."""
+    if count > MAX_SEGMENTS:
+        raise InputError(f"too many segments: {source} has {count:,} lines, this page takes at most {MAX_SEGMENTS:,}")
+
+
+def parse_inputs(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
+    """Predictions and references (separated by ``|||`` or tabs) from the two text boxes.
+
+    Example:
+        >>> parse_inputs("a\\nb\\n", "x ||| y\\nz")
         (['a', 'b'], [['x', 'y'], ['z']])
     """
     for name, value in (("predictions", predictions), ("references", references)):
         if not isinstance(value, str):
             raise InputError(f"{name} must be text (one segment a line), got {type(value).__name__}")
-    size = len(predictions) + len(references)
-    if size > MAX_INPUT_CHARS:
-        raise InputError(
-            f"input too large: {size:,} characters, this page takes at most {MAX_INPUT_CHARS:,} "
-            "(use the google-bleu package or CLI for larger corpora)"
-        )
+    check_size(len(predictions) + len(references))
     _check_text("predictions", predictions)
     _check_text("references", references)
     if not predictions.strip() and not references.strip():
         raise InputError("no input: paste predictions and references, one segment a line")
     if not references.strip():
-        raise InputError("references are empty: paste one reference a line (several: separated by tabs)")
+        raise InputError("references are empty: paste one reference a line (several for a segment: separated by |||)")
     prediction_lines = split_lines(predictions)
     reference_lines = split_lines(references)
     if len(prediction_lines) != len(reference_lines):
@@ -81,7 +110,7 @@ def parse_inputs(predictions: Any, references: Any) -> tuple[list[str], list[lis
         )
     if len(prediction_lines) > MAX_SEGMENTS:
         raise InputError(f"too many segments: {len(prediction_lines):,}, this page takes at most {MAX_SEGMENTS:,}")
-    return prediction_lines, [line.split("\t") for line in reference_lines]
+    return prediction_lines, [split_references(line) for line in reference_lines]
 
 
 def digest(predictions: str, references: str) -> str:
@@ -139,15 +168,11 @@ def score(
     return Scored(prediction_lines, reference_lists, scorer, stats, result)
 
 
-def _upload_folder() -> Path:
-    return Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio").resolve()
-
-
 def discard_upload(path: str) -> None:
     """Deletes an upload that gradio keeps in its temporary folder (and its folder, when empty);
     a file anywhere else is left alone."""
     file = Path(path).resolve()
-    if _upload_folder() not in file.parents:
+    if upload_folder() not in file.parents:
         return
     file.unlink(missing_ok=True)
     try:
@@ -156,26 +181,80 @@ def discard_upload(path: str) -> None:
         pass
 
 
-def read_upload(path: str) -> list[str]:
-    """Lines of an uploaded UTF-8 text file, after the type and size checks; the upload is
-    deleted once read (or refused).
-
-    Raises:
-        InputError: Not a ``.txt`` file, too large, or not UTF-8 text.
-    """
+def _read_text(path: str, limit: int) -> str:
+    """An upload's text, read as at most ``limit`` bytes (whatever its size claims) and
+    decoded as UTF-8; the upload is deleted once read (or refused)."""
     name = os.path.basename(path)
     try:
         if Path(name).suffix.lower() not in UPLOAD_TYPES:
             raise InputError(f"{name} is not a text file: upload {' or '.join(UPLOAD_TYPES)} files, one segment a line")
         try:
-            size = os.path.getsize(path)
-            if size > MAX_FILE_BYTES:
-                raise InputError(f"{name} is too large: {size:,} bytes, at most {MAX_FILE_BYTES:,}")
-            text = Path(path).read_bytes().decode("utf-8")
+            with open(path, "rb") as file:
+                data = file.read(limit + 1)
+            if len(data) > limit:
+                size = max(os.path.getsize(path), len(data))
+                together = " for the reference files together" if limit < MAX_FILE_BYTES else ""
+                raise InputError(f"{name} is too large: {size:,} bytes, at most {limit:,}{together}")
+            return data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise InputError(f"{name} is not UTF-8 text ({error.reason} at byte {error.start})") from None
         except OSError as error:  # gone (read once already), or unreadable
             raise InputError(f"{name} could not be read ({error.strerror}): upload it again") from None
     finally:
         discard_upload(path)
-    return split_lines(text)
+
+
+def read_upload(path: str) -> list[str]:
+    """Lines of an uploaded UTF-8 text file, after the type and size checks; the upload is
+    deleted once read (or refused). At most ``MAX_FILE_BYTES`` are read, whatever the file's
+    size claims, and the text must fit the page's caps on characters and lines.
+
+    Raises:
+        InputError: Not a ``.txt`` file, too large, too many lines, or not UTF-8 text.
+    """
+    text = _read_text(path, MAX_FILE_BYTES)
+    name = os.path.basename(path)
+    check_size(len(text), name)
+    lines = split_lines(text)
+    check_lines(len(lines), name)
+    return lines
+
+
+def read_references(paths: list[str]) -> str:
+    """The references box from one uploaded file per reference: line by line, the files'
+    lines joined by ``|||``. Bounded before anything is read (the number of files) and while
+    reading (the files' bytes together, then the box's characters and lines); every file is
+    deleted, read or not.
+
+    Raises:
+        InputError: Too many files, one of :func:`read_upload`'s problems, files of different
+            lengths, or a line holding a reference separator.
+    """
+    try:
+        if len(paths) > MAX_REFERENCES:
+            raise InputError(f"{len(paths)} reference files: this page takes at most {MAX_REFERENCES} (one per reference)")
+        columns: list[list[str]] = []
+        budget, size = MAX_FILE_BYTES, 0  # bytes left to read; characters read
+        for path in paths:
+            text = _read_text(path, budget)
+            budget -= len(text.encode("utf-8"))
+            size += len(text)
+            check_size(size, "the reference files together")
+            columns.append(split_lines(text))
+            check_lines(len(columns[-1]), os.path.basename(path))
+        counts = {len(column) for column in columns}
+        if len(counts) > 1:
+            sizes = ", ".join(f"{os.path.basename(p)}: {len(c)}" for p, c in zip(paths, columns))
+            raise InputError(f"reference files have different numbers of lines ({sizes})")
+        for path, column in zip(paths, columns):
+            for number, line in enumerate(column, 1):
+                if REFERENCE_SEPARATOR.search(line):
+                    raise InputError(
+                        f"{os.path.basename(path)} line {number} holds a tab or |||, which separate references here"
+                    )
+        text = "\n".join(JOIN.join(cells) for cells in zip(*columns))
+        check_size(len(text), "the references")
+        return text
+    finally:
+        for path in paths:  # the files not read yet go too
+            discard_upload(path)

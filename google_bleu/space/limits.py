@@ -1,21 +1,43 @@
-"""What one request, one session and the whole Space may use, and the request-size cap.
+"""What one request, one session and the whole Space may use, and the caps on requests.
 
-Every bound has its own visible message. Memory is bounded per session (a session keeps
-the statistics of its last result, never its text or a rendered table of every segment)
-and in total (gradio keeps at most ``SESSION_CAPACITY`` sessions).
+Every bound has its own visible message. Memory is bounded per session and in total: gradio
+keeps, for at most ``SESSION_CAPACITY`` sessions, the last value of every component (the
+text boxes included, so at most ``MAX_INPUT_CHARS`` characters of text, and the outputs:
+a table of at most ``MAX_TABLE_ROWS`` rows, one explained segment); the page's own state
+adds the statistics of the last result (five integers a segment), never a second copy of
+the text. Disk is bounded by :class:`UploadLimit`.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from google_bleu.validation import import_optional
 
 #: Largest input accepted, predictions and references together, in characters.
 MAX_INPUT_CHARS = 2_000_000
 #: Most segments (lines) accepted.
 MAX_SEGMENTS = 20_000
-#: Largest uploaded file, in bytes (UTF-8 takes at most 4 bytes a character).
+#: Largest uploaded file, in bytes (UTF-8 takes at most 4 bytes a character); also the most
+#: the reference files of one upload may hold together.
 MAX_FILE_BYTES = 4 * MAX_INPUT_CHARS
+#: Most reference files one upload may hold (one per reference).
+MAX_REFERENCES = 8
+#: Most files in one request to gradio's upload route, and the largest body it may have
+#: (the page's files are at most ``MAX_FILE_BYTES`` together; 64 KiB for the multipart framing).
+MAX_UPLOAD_FILES = MAX_REFERENCES
+MAX_UPLOAD_REQUEST_BYTES = MAX_FILE_BYTES + (64 << 10)
+#: What one client (an address) may keep stored in the upload folder, not yet read by the page.
+MAX_CLIENT_UPLOAD_BYTES = 4 * MAX_FILE_BYTES
+MAX_CLIENT_UPLOAD_FILES = 4 * MAX_UPLOAD_FILES
+#: What the upload folder may hold in all (gradio's temporary files, every client's uploads).
+MAX_UPLOAD_DISK_BYTES = 16 * MAX_FILE_BYTES
+MAX_UPLOAD_DISK_FILES = 16 * MAX_UPLOAD_FILES
 #: File types an upload may have (text only; gradio refuses others before the app sees them).
 UPLOAD_TYPES = [".txt"]
 #: Gradio deletes the files it keeps (uploads included) this often and after this age, in
@@ -77,9 +99,9 @@ class RequestSizeLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    from fastapi import HTTPException  # gradio's server; passes FastAPI's body parsing unchanged
-
-                    raise HTTPException(status_code=413, detail=self._detail(f"more than {self.max_bytes:,}"))
+                    # gradio's server: FastAPI's own error passes its body parsing unchanged.
+                    fastapi = import_optional("fastapi", "app", "the Space (google_bleu.space)")
+                    raise fastapi.HTTPException(status_code=413, detail=self._detail(f"more than {self.max_bytes:,}"))
             return message
 
         await self.app(scope, limited_receive, send)
@@ -94,3 +116,199 @@ class RequestSizeLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+def upload_folder() -> Path:
+    """Where gradio keeps uploads and its other temporary files (its own rule)."""
+    return Path(os.environ.get("GRADIO_TEMP_DIR") or Path(tempfile.gettempdir()) / "gradio").resolve()
+
+
+def folder_usage(folder: Path) -> tuple[int, int]:
+    """``(bytes, files)`` of every file under ``folder`` (0, 0 when it does not exist)."""
+    total = count = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:  # deleted meanwhile
+                continue
+            count += 1
+    return total, count
+
+
+async def _answer(send: Any, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _cut_off(detail: str) -> Exception:
+    """An upload stopped while gradio parses it: gradio's own parse error, on which it deletes
+    the files it has written so far and answers 413 (its message names "maximum allowed
+    size"). Any other exception there would leave those files on disk, where gradio's
+    cleanup never looks (it deletes only the uploads it has answered with)."""
+    route_utils = import_optional("gradio.route_utils", "app", "the Space (google_bleu.space)")
+    return route_utils.MultiPartException(f"upload over the maximum allowed size: {detail}")
+
+
+class UploadLimit:
+    """ASGI middleware: bounds what gradio's upload route stores on disk.
+
+    ``POST /gradio_api/upload`` writes every file of its body into the upload folder, where
+    it stays until the page reads it (and deletes it) or gradio's cleanup removes it
+    (``UPLOAD_CLEANUP``); the route knows no session, so uploads are bounded per request, per
+    client (its address as the server sees it: behind a proxy that does not pass addresses on,
+    every visitor shares one allowance) and in total. Before the body is read, a request is
+    refused when its declared length is over ``MAX_UPLOAD_REQUEST_BYTES`` (413); when the files
+    its client stored that are still on disk, plus this body, would pass
+    ``MAX_CLIENT_UPLOAD_BYTES`` or ``MAX_CLIENT_UPLOAD_FILES`` (429); or when the folder's
+    files plus the bodies being received would pass ``MAX_UPLOAD_DISK_BYTES`` or
+    ``MAX_UPLOAD_DISK_FILES`` (507); an upload being received counts as its declared length
+    and as ``MAX_UPLOAD_FILES`` files, so that the caps hold exactly. While it arrives, a body is cut off (413) past its
+    declared length, past ``MAX_UPLOAD_REQUEST_BYTES`` and past ``MAX_UPLOAD_FILES`` files,
+    and when the client goes away before its end, in each case with gradio's own parse error,
+    so that gradio deletes the part it has written.
+
+    It also answers gradio's deep-link route with 404: that route writes a session's inputs
+    and outputs (its text) into the upload folder, and this page has no deep links.
+    """
+
+    def __init__(self, app: Any, folder: Callable[[], Path] = upload_folder) -> None:
+        self.app = app
+        self.folder = folder
+        #: Per client, the files its uploads stored: path -> bytes.
+        self.stored: dict[str, dict[str, int]] = {}
+        #: Uploads being received: their client and the bytes held for them.
+        self.receiving: dict[int, tuple[str, int]] = {}
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        path = scope.get("path", "").rstrip("/") if scope["type"] == "http" else ""
+        if path.endswith("/gradio_api/deep_link"):
+            await _answer(send, 404, "this Space keeps no deep links (a link would store the session's text)")
+            return
+        if not path.endswith("/gradio_api/upload") or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        client = str((scope.get("client") or ("unknown",))[0])
+        declared = headers.get(b"content-length", b"")
+        size = int(declared) if declared.isdigit() else None
+        held = MAX_UPLOAD_REQUEST_BYTES if size is None else size
+        refusal = self._refusal(client, held)
+        if refusal is not None:
+            await _answer(send, *refusal)
+            return
+        key = id(receive)
+        self.receiving[key] = (client, held)
+        try:
+            await self.app(scope, self._counted(receive, held, headers), self._recorded(send, client))
+        finally:
+            del self.receiving[key]
+
+    def _refusal(self, client: str, size: int) -> tuple[int, str] | None:
+        if size > MAX_UPLOAD_REQUEST_BYTES:
+            return 413, (
+                f"upload too large: {size:,} bytes, at most {MAX_UPLOAD_REQUEST_BYTES:,} in one upload "
+                f"(the page takes files of at most {MAX_FILE_BYTES:,} bytes, {MAX_INPUT_CHARS:,} characters)"
+            )
+        self._forget_gone()
+        files = self.stored.get(client, {})
+        receiving = [held for owner, held in self.receiving.values() if owner == client]
+        # An upload being received may hold up to MAX_UPLOAD_FILES files: counted as that many.
+        if (
+            sum(files.values()) + sum(receiving) + size > MAX_CLIENT_UPLOAD_BYTES
+            or len(files) + MAX_UPLOAD_FILES * (len(receiving) + 1) > MAX_CLIENT_UPLOAD_FILES
+        ):
+            return 429, (
+                f"too many uploads not read yet: {len(files)} files, {sum(files.values()):,} bytes from this address "
+                f"(at most {MAX_CLIENT_UPLOAD_FILES} files, {MAX_CLIENT_UPLOAD_BYTES:,} bytes): "
+                "load them into the page, or try again in a few minutes"
+            )
+        used, count = folder_usage(self.folder())
+        used += sum(held for _, held in self.receiving.values())
+        count += MAX_UPLOAD_FILES * len(self.receiving)
+        if used + size > MAX_UPLOAD_DISK_BYTES or count + MAX_UPLOAD_FILES > MAX_UPLOAD_DISK_FILES:
+            return 507, (
+                f"the Space holds too many uploads now ({count:,} files, {used:,} bytes; at most "
+                f"{MAX_UPLOAD_DISK_FILES:,} files, {MAX_UPLOAD_DISK_BYTES:,} bytes): try again in a few minutes"
+            )
+        return None
+
+    def _forget_gone(self) -> None:
+        """Keeps, of every client's stored files, those still on disk (the page deletes what it
+        reads, gradio's cleanup the rest), so the record is never larger than the folder."""
+        for client in list(self.stored):
+            files = self.stored[client]
+            for path in list(files):
+                try:
+                    files[path] = os.lstat(path).st_size
+                except OSError:
+                    del files[path]
+            if not files:
+                del self.stored[client]
+
+    def _counted(self, receive: Any, held: int, headers: dict) -> Any:
+        limit = min(held, MAX_UPLOAD_REQUEST_BYTES)
+        content_type = headers.get(b"content-type", b"").decode("latin-1")
+        boundary = content_type.split("boundary=", 1)[1].split(";")[0].strip('" ') if "boundary=" in content_type else ""
+        delimiter = b"--" + boundary.encode("latin-1")
+        received = parts = 0
+        tail = b""  # the end of the body so far, shorter than a delimiter
+
+        async def counted() -> dict:
+            nonlocal received, parts, tail
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _cut_off("the client went away before the end of its upload")
+            if message["type"] == "http.request":
+                body = message.get("body", b"")
+                received += len(body)
+                if received > limit:
+                    raise _cut_off(f"more than {limit:,} bytes in one upload")
+                if boundary:
+                    # A part starts at each delimiter (the last one closes the body).
+                    window = tail + body
+                    parts += window.count(delimiter)
+                    tail = window[-(len(delimiter) - 1) :]
+                    if parts - 1 > MAX_UPLOAD_FILES:
+                        raise _cut_off(f"more than {MAX_UPLOAD_FILES} files in one upload")
+            return message
+
+        return counted
+
+    def _recorded(self, send: Any, client: str) -> Any:
+        status = 0
+        body = b""
+
+        async def recorded(message: dict) -> None:
+            nonlocal status, body
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body" and status == 200 and len(body) < (1 << 20):
+                body += message.get("body", b"")
+                if not message.get("more_body"):
+                    self._record(client, body)
+            await send(message)
+
+        return recorded
+
+    def _record(self, client: str, body: bytes) -> None:
+        # The route answers with the paths it stored.
+        try:
+            paths = json.loads(body)
+        except ValueError:
+            return
+        if isinstance(paths, list):
+            files = self.stored.setdefault(client, {})
+            for path in paths:
+                if isinstance(path, str):
+                    try:
+                        files[path] = os.lstat(path).st_size
+                    except OSError:
+                        pass

@@ -1,10 +1,11 @@
 """The page's event handlers and the ``compute`` endpoint: inputs checked, outputs rendered.
 
-A session keeps only what explaining a segment needs besides the text boxes: the settings,
-a fingerprint of the text that was scored, and its statistics (five integers a segment).
-The text itself is read again from the boxes when a segment is explained, so it is never
-stored twice; if the boxes changed since Compute, the page says so instead of explaining
-other text with old numbers.
+The page's own state holds only what explaining a segment needs besides the text boxes: the
+settings, a fingerprint of the text that was scored, and its statistics (five integers a
+segment). The text is read again from the boxes when a segment is explained, so the state
+never holds a second copy of it (gradio keeps each session's last box values, bounded by
+the page's caps: see :mod:`google_bleu.space.limits`); if the boxes changed since Compute,
+the page says so instead of explaining other text with old numbers.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import math
 import os
 from typing import Any
 
-import gradio as gr
-
 from google_bleu.scale.lines import split_lines
+from google_bleu.validation import import_optional
 
-from . import render
-from .inputs import InputError, digest, discard_upload, read_upload, score, scorer_for
+from . import limits, render
+from .inputs import InputError, digest, read_references, read_upload, score, scorer_for, split_references
+
+gr = import_optional("gradio", "app", "the Space (google_bleu.space)")
 
 
 def message(text: str) -> dict:
@@ -41,7 +43,7 @@ def compute(
 ) -> dict:
     """Google-BLEU of newline-separated predictions against newline-separated references.
 
-    Several references for a segment are separated by tabs on its line. Returns the
+    Several references for a segment share its line, separated by ``|||`` or tabs. Returns the
     evaluate module's dict (values 0-1): google_bleu, precision, recall, signature, the
     exact totals n_match, n_hyp, n_ref, n_all, and sentence_scores.
     """
@@ -123,7 +125,7 @@ def highlight(state: dict | None, predictions: Any, references: Any, segment: An
     # The same text that was scored: its lines are those the statistics were counted on.
     index = number - 1
     prediction = split_lines(predictions)[index]
-    reference = split_lines(references)[index].split("\t")
+    reference = split_references(split_lines(references)[index])
     scorer = scorer_for(state["tokenizer"], state["min_len"], state["max_len"], state["lowercase"])
     return render.explain_segment(scorer, state["stats"], index, prediction, reference)
 
@@ -143,35 +145,49 @@ def select_row(state: dict | None, event: gr.SelectData) -> tuple[Any, Any]:
 
 
 # -- uploads ---------------------------------------------------------------------------------
-def load_predictions(path: Any) -> tuple[Any, Any, Any]:
-    """Fills the predictions box from an uploaded file, then clears the upload (deleted once read)."""
+def _loaded(text: str) -> dict:
+    return gr.update(value=text, visible=True)
+
+
+def _stale() -> tuple[Any, Any]:
+    """The results and the state after an upload: the text changed, so the old result goes
+    (as after bad input) instead of staying beside text it was not computed on."""
+    return gr.update(visible=False), None
+
+
+def load_predictions(path: Any) -> tuple[Any, ...]:
+    """Fills the predictions box from an uploaded file, then clears the upload (deleted once
+    read) and says which file was loaded.
+
+    Outputs: the box, the message, the upload, the note under it, the results, the state.
+    """
     if not path or not isinstance(path, str):
-        return gr.skip(), gr.skip(), gr.skip()
+        return (gr.skip(),) * 6
+    name = os.path.basename(path)
     try:
         lines = read_upload(path)
     except InputError as error:
-        return gr.skip(), message(str(error)), None
-    return "\n".join(lines), no_message(), None
+        return (gr.skip(), message(str(error)), None, _loaded(f"Not loaded: {name} (see the message)"), gr.skip(), gr.skip())
+    note = f"Loaded **{name}** into the predictions box: {len(lines):,} line{'s' if len(lines) != 1 else ''}."
+    return ("\n".join(lines), no_message(), None, _loaded(note), *_stale())
 
 
-def load_references(paths: Any) -> tuple[Any, Any, Any]:
-    """Fills the references box from one file per reference (columns joined by tabs), then
-    clears the uploads (deleted once read)."""
+def load_references(paths: Any) -> tuple[Any, ...]:
+    """Fills the references box from one file per reference (a line's references joined by
+    ``|||``), then clears the uploads (deleted once read) and says which files were loaded.
+
+    Outputs: the box, the message, the upload, the note under it, the results, the state.
+    """
     if not paths or not isinstance(paths, list) or not all(isinstance(path, str) for path in paths):
-        return gr.skip(), gr.skip(), gr.skip()
-    columns = []
+        return (gr.skip(),) * 6
+    names = ", ".join(f"**{os.path.basename(path)}**" for path in paths[:limits.MAX_REFERENCES + 1])
     try:
-        for path in paths:
-            columns.append(read_upload(path))
-        counts = {len(column) for column in columns}
-        if len(counts) > 1:
-            sizes = ", ".join(f"{os.path.basename(p)}: {len(c)}" for p, c in zip(paths, columns))
-            raise InputError(f"reference files have different numbers of lines ({sizes})")
-        for path, column in zip(paths, columns):
-            if any("\t" in line for line in column):
-                raise InputError(f"{os.path.basename(path)} contains tabs, which separate references here")
+        text = read_references(paths)
     except InputError as error:
-        for path in paths:  # the files not read yet go too
-            discard_upload(path)
-        return gr.skip(), message(str(error)), None
-    return "\n".join("\t".join(cells) for cells in zip(*columns)), no_message(), None
+        return (gr.skip(), message(str(error)), None, _loaded(f"Not loaded: {names} (see the message)"), gr.skip(), gr.skip())
+    n_lines = len(split_lines(text))
+    note = (
+        f"Loaded {names} into the references box: {n_lines:,} line{'s' if n_lines != 1 else ''}, "
+        f"{len(paths)} reference{'s' if len(paths) != 1 else ''} a line."
+    )
+    return (text, no_message(), None, _loaded(note), *_stale())

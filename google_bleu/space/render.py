@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
 from google_bleu import GLEU, GleuScore, GleuStats
 from google_bleu.analysis import explain
 from google_bleu.scorer import scaled_text
+from google_bleu.validation import import_optional
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
+
+pd = import_optional("pandas", "app", "the Space (google_bleu.space)")
 
 #: The scale scores are shown on, stated wherever one is.
 SCALE = "0–100"
@@ -123,22 +125,27 @@ def align(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
     return spans
 
 
-def spans(text: str, tokens: Sequence[str], orders: list[int], lowercase: bool = False) -> Spans:
+def spans(text: str, tokens: Sequence[str], orders: list[int], joins: list[bool], lowercase: bool = False) -> Spans:
     """The highlighted text of one side: the original words where the tokens align with the
     text (lowercased first when the scorer lowercases), each token coloured by the longest
-    matched n-gram it belongs to; otherwise the tokens joined by spaces. Only the first
-    ``len(orders)`` tokens are shown, with a note when cut.
+    matched n-gram it belongs to; otherwise the tokens joined by spaces. Neighbouring tokens
+    share one highlight only when one matched n-gram holds both (``joins``, from
+    :meth:`Explanation.hypothesis_joins`): two matched 1-grams side by side are two boxes, not
+    one that would read as a matched 2-gram. Only the first ``len(orders)`` tokens are shown,
+    with a note when cut.
 
     Example:
-        >>> spans("28-jähriger Mann", ["28", "-", "jähriger", "Mann"], [1, 0, 2, 2])
+        >>> spans("28-jähriger Mann", ["28", "-", "jähriger", "Mann"], [1, 0, 2, 2], [False, False, True])
         [('28', '1-gram'), ('-', None), ('jähriger Mann', '2-gram')]
+        >>> spans("the commands", ["the", "commands"], [1, 1], [False])
+        [('the', '1-gram'), (' ', None), ('commands', '1-gram')]
     """
     folded = text.lower() if lowercase else text
     where = align(folded if len(folded) == len(text) else text, tokens[: len(orders)])
     out: Spans = []
 
-    def add(piece: str, label: str | None) -> None:
-        if out and out[-1][1] == label:
+    def add(piece: str, label: str | None, into_previous: bool) -> None:
+        if into_previous and out:
             out[-1] = (out[-1][0] + piece, label)
         elif piece:
             out.append((piece, label))
@@ -151,12 +158,15 @@ def spans(text: str, tokens: Sequence[str], orders: list[int], lowercase: bool =
         else:
             gap = text[previous[0] : where[i][0]]
             token = text[where[i][0] : where[i][1]]
-        # The space between two tokens of one matched n-gram is part of its highlight.
-        add(gap, label if label is not None and label == previous[1] else None)
-        add(str(token), label)
+        # Two tokens of one matched n-gram share a highlight, the space between them included;
+        # unhighlighted text runs together.
+        joined = label is not None and label == previous[1] and i > 0 and joins[i - 1]
+        after_plain = bool(out) and out[-1][1] is None
+        add(gap, label if joined else None, joined or after_plain)
+        add(str(token), label, joined or (label is None and bool(out) and out[-1][1] is None))
         previous = (where[i][1] if where is not None else 0, label)
     if len(tokens) > len(orders):
-        add(f" … (showing the first {len(orders):,} of {len(tokens):,} tokens)", None)
+        add(f" … (showing the first {len(orders):,} of {len(tokens):,} tokens)", None, bool(out) and out[-1][1] is None)
     return out or [("(empty)", None)]
 
 
@@ -198,7 +208,7 @@ def explain_segment(
         f"Each word is coloured by the longest matched n-gram it belongs to.{cut}"
     )
     return (
-        spans(prediction, hyp_tokens, e.hypothesis_orders(), scorer.lowercase),
-        spans(reference, ref_tokens, e.reference_orders(), scorer.lowercase),
+        spans(prediction, hyp_tokens, e.hypothesis_orders(), e.hypothesis_joins(), scorer.lowercase),
+        spans(reference, ref_tokens, e.reference_orders(), e.reference_joins(), scorer.lowercase),
         info,
     )

@@ -76,7 +76,20 @@ def imports(path: Path) -> tuple[set[str], set[str], set[str]]:
                 absolute.add(node.module.split(".")[0])
         elif isinstance(node, ast.Import):
             absolute.update(alias.name.split(".")[0] for alias in node.names)
+        elif _optional_import(node):  # import_optional("torch", ...) imports torch as well
+            absolute.add(node.args[0].value.split(".")[0])
     return top, anywhere, absolute
+
+
+def _optional_import(node: ast.AST) -> bool:
+    """Whether ``node`` is a call ``import_optional("<module>", ...)``."""
+    return (
+        isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "import_optional"
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    )
 
 
 def core_closure(script: Path) -> set[str]:
@@ -188,8 +201,8 @@ def test_rooms_and_flat_files():
     for path in PACKAGE.rglob("*.py"):
         room = path.relative_to(PACKAGE).parts[0]
         _, _, absolute = imports(path)
-        # The metric script and load() need evaluate; the Space's room needs gradio.
-        allowed = {"google_bleu.py": {"evaluate", "datasets"}, "__init__.py": {"evaluate"}, "space": {"gradio"}}
+        # The metric script and load() need evaluate and datasets; the Space's room needs gradio.
+        allowed = {"google_bleu.py": {"evaluate", "datasets"}, "__init__.py": {"evaluate", "datasets"}, "space": {"gradio"}}
         if room != "integrations":
             unexpected = absolute & FRAMEWORKS - allowed.get(room, set())
             assert not unexpected, f"{path}: frameworks {unexpected} outside integrations/"
@@ -228,7 +241,7 @@ def test_moved_names_warn_and_name_their_new_home(name):
 
 def test_load_without_evaluate_says_which_extra(tmp_path):
     # A folder that hides evaluate: google_bleu.load() names the extra to install.
-    (tmp_path / "evaluate.py").write_text("raise ImportError('No module named evaluate')\n")
+    (tmp_path / "evaluate.py").write_text("raise ModuleNotFoundError(\"No module named 'evaluate'\", name='evaluate')\n")
     code = "import google_bleu\ntry:\n    google_bleu.load()\nexcept ImportError as error:\n    print(error)\n"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
@@ -331,3 +344,97 @@ def test_the_module_checks_fail_on_a_planted_circle_or_private_import(tmp_path, 
     target.write_text(target.read_text("utf-8") + "\n" + problem)
     edges, private = package_imports(copy)
     assert private or circles(edges)
+
+
+# -- optional imports --------------------------------------------------------------------
+#: What the base install brings (pyproject's dependencies).
+BASE = {"numpy", "sacrebleu", "tqdm", "tabulate"}
+
+
+def _plain_optional_imports(path: Path) -> list[str]:
+    """Import statements of packages outside the base install, other than under
+    ``if TYPE_CHECKING:`` (annotations only)."""
+    tree = ast.parse(path.read_text("utf-8"))
+    skipped = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING"
+        for inner in ast.walk(node)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            if top not in BASE | set(sys.stdlib_module_names) | {"google_bleu", "__future__"}:
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: import {name}")
+    return found
+
+
+def test_every_optional_import_names_its_extra():
+    # Outside the base install, a package is imported by import_optional, whose ImportError
+    # names the extra; the metric script is the exception (evaluate.load runs it, so evaluate
+    # and datasets are there; google_bleu.GoogleBleu checks them first).
+    found = []
+    for path in [*sorted(PACKAGE.rglob("*.py")), REPO / "app.py"]:
+        if path != SCRIPT:
+            found += _plain_optional_imports(path)
+    assert found == []
+    # The check sees an import it should refuse.
+    assert _plain_optional_imports(PACKAGE / "google_bleu.py") == [
+        "google_bleu/google_bleu.py:20: import datasets",
+        "google_bleu/google_bleu.py:21: import evaluate",
+    ]
+
+
+#: (packages hidden, code, what the ImportError must say): every surface that imports an
+#: optional package, run where that package is not installed.
+WITHOUT = [
+    (["torch"], "from google_bleu.integrations.trl import GleuIdReward\n"
+     "GleuIdReward()(completion_ids=[[1, 2]], reference_ids=[[1, 2]])",
+     "GLEU on token ids (google_bleu.ids) needs torch: pip install 'google-bleu[torch]'"),
+    (["torch"], "import google_bleu.ids as ids\nids.batch_sentence_gleu([[1, 2]], [[1, 2]])", "google-bleu[torch]"),
+    (["torch"], "import google_bleu.ids as ids\nids.BatchScorer()([[1, 2]], [[1, 2]])", "google-bleu[torch]"),
+    (["torch"], "import google_bleu.integrations.torchmetrics",
+     "google_bleu.integrations.torchmetrics needs torch: pip install 'google-bleu[torchmetrics]'"),
+    (["torchmetrics"], "import google_bleu.integrations.torchmetrics",
+     "google_bleu.integrations.torchmetrics needs torchmetrics: pip install 'google-bleu[torchmetrics]'"),
+    (["torch"], "from google_bleu import text_stats\nfrom google_bleu.integrations.torch_distributed import "
+     "all_reduce_stats\nall_reduce_stats(text_stats(['a'], ['a']))",
+     "all_reduce_stats needs torch: pip install 'google-bleu[torch]'"),
+    (["torch"], "from google_bleu.integrations.openrlhf import make_openrlhf_reward\n"
+     "make_openrlhf_reward([])(['p a'], ['p '], ['a'])", "needs torch: pip install 'google-bleu[openrlhf]'"),
+    (["nemo_rl"], "import google_bleu.integrations.nemo_rl", "install NeMo-RL 0.7 from a checkout"),
+    (["lighteval"], "import google_bleu.integrations.lighteval",
+     "google_bleu.integrations.lighteval needs lighteval: pip install 'google-bleu[lighteval]'"),
+    (["gradio"], "import app", "the Space (google_bleu.space) needs gradio: pip install 'google-bleu[app]'"),
+    (["pandas"], "import google_bleu.space.render", "needs pandas: pip install 'google-bleu[app]'"),
+    (["evaluate"], "import google_bleu\ngoogle_bleu.load()", "google_bleu.load() needs evaluate: pip install 'google-bleu[evaluate]'"),
+    (["datasets"], "import google_bleu\ngoogle_bleu.GoogleBleu", "google_bleu.GoogleBleu needs datasets: pip install 'google-bleu[evaluate]'"),
+]
+
+_HIDE = """\
+import importlib.abc, sys
+class _Hidden(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {hidden!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+sys.meta_path.insert(0, _Hidden())
+"""
+
+
+@pytest.mark.parametrize(("hidden", "code", "message"), WITHOUT, ids=[f"{h[0]}:{c[:40]}" for h, c, _ in WITHOUT])
+def test_a_missing_optional_package_names_its_extra(hidden, code, message):
+    script = _HIDE.format(hidden=set(hidden)) + "try:\n" + "".join(f"    {line}\n" for line in code.splitlines())
+    script += "except ImportError as error:\n    print(type(error).__name__, error)\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("ImportError ") and message in done.stdout, done.stdout
+    assert "No module named" not in done.stdout

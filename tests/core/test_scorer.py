@@ -198,6 +198,7 @@ def test_score_object_formats():
         "score": 33.3,
         "precision": 33.3,
         "recall": 42.9,
+        "scale": "0-100",
         "signature": score.signature,
         "n_match": 6,
         "n_hyp": 18,

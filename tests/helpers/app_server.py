@@ -1,4 +1,9 @@
-"""Serves the real Space app (``app.py``) on a free local port, for the app and browser tests."""
+"""Serves the real Space app (``app.py``) on a free local port, for the app and browser tests.
+
+The test run gives the server a folder of its own for uploads (``GRADIO_TEMP_DIR``, set in
+tests/conftest.py before gradio builds the page; the server process of the load test
+inherits it), so the upload bounds count this run's files only.
+"""
 
 from __future__ import annotations
 

@@ -37,22 +37,86 @@ def readme_snippet(name: str) -> str:
 
 
 # -- every python block, with its prelude ----------------------------------------------
-# A block that is a fragment (it uses names an earlier block or the text defines) says so
-# in the text and names what completes it in an HTML comment right above it (above its
-# ``<!-- test: -->`` marker, if any), which the rendered page hides and the page source shows:
-#
-#     <!-- prelude: NAME -->            the block marked NAME runs first (with its own prelude)
-#     <!-- prelude:
-#     predictions = ["..."]             or: this code runs first
-#     -->
-#
-# The suite runs every block that is not a ``>>>`` session (those are doctests) alone in a
-# fresh ``python`` with its prelude.
-_PYTHON = re.compile(
-    r"(?:<!-- prelude:(?P<prelude>(?:(?!-->).)*?)-->\n)?(?:<!-- test: (?P<name>[\w-]+) -->\n)?"
-    r"```python\n(?P<code>.*?)\n```",
-    re.DOTALL,
-)
+# A block that is a fragment (it uses names an earlier block, the text or the reader's own
+# program define) says so in the text; what completes it when it runs alone is its prelude,
+# below, by the name of its marker. The suite runs every block that is not a ``>>>`` session
+# (those are doctests) alone in a fresh ``python`` with its prelude.
+#: The names the blocks of docs/scale.md take from the one before them.
+_SCALE_SAMPLE = """\
+from pathlib import Path
+import google_bleu
+from google_bleu import GLEU
+sample = Path(google_bleu.__file__).parent / "samples" / "wmt17_en_de"
+references = (sample / "ref0.txt").read_text("utf-8").splitlines()
+predictions = (sample / "sys_online-A.0.txt").read_text("utf-8").splitlines()
+"""
+
+#: The code a fragment needs first, by the name of its block (``<!-- test: NAME -->``): code,
+#: or the name of another block, which runs first (with its own prelude). The pages say in
+#: words what a fragment continues or takes from the reader; the values that run it alone
+#: are here, where a reader of the page does not meet them.
+PRELUDES: dict[str, str] = {
+    "how-to-use": """\
+import os
+os.chdir(os.environ["REPO"])  # the repository root
+predictions = ["the cat sat on the mat"]
+references = [["the cat ate the mat", "a cat sat on the mat"]]
+""",
+    "lighteval": """\
+# A custom model that replays the WMT17 system online-B.0 (tests/frameworks/lighteval).
+model_name, model_file = "online-B.0", "tests/frameworks/lighteval/wmt17_model.py"
+""",
+    "porting-sacrebleu": "porting-data",
+    "porting-orientation": "porting-data",
+    "porting-evaluate": "porting-data",
+    "porting-nltk": "porting-data",
+    "file-stats": _SCALE_SAMPLE,
+    "ray-recipe": _SCALE_SAMPLE,
+    "datasets-map": _SCALE_SAMPLE,
+    "scale-torch-distributed": _SCALE_SAMPLE,
+    "trainer": """\
+import tempfile
+import datasets
+import torch
+import transformers
+from tokenizers import Tokenizer, models, pre_tokenizers, processors
+words = "<pad> </s> <s> <unk> the cat sat on mat dog ate a red big".split()
+backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+backend.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+tokenizer = transformers.PreTrainedTokenizerFast(
+    tokenizer_object=backend, pad_token="<pad>", eos_token="</s>", bos_token="<s>", unk_token="<unk>")
+torch.manual_seed(2)
+model = transformers.BartForConditionalGeneration(transformers.BartConfig(
+    vocab_size=len(words), d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+    decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=32,
+    pad_token_id=0, bos_token_id=2, eos_token_id=1, decoder_start_token_id=1)).eval()
+model.generation_config = transformers.GenerationConfig(
+    max_length=9, decoder_start_token_id=1, eos_token_id=1, pad_token_id=0, bos_token_id=2)
+encoded = tokenizer(["the cat sat on the mat", "a dog ate", "the big red cat"])
+encoded["labels"] = tokenizer(["the cat sat", "a dog sat", "the big cat sat"])["input_ids"]
+eval_dataset = datasets.Dataset.from_dict(dict(encoded))
+data_collator = transformers.DataCollatorForSeq2Seq(tokenizer, model=model)
+output_dir = tempfile.mkdtemp()
+""",
+    "evaluate-distributed": """\
+import tempfile
+world_size, rank = 1, 0
+experiment_id, cache_dir = "gleu-dev", tempfile.mkdtemp()
+my_predictions, my_references = ["the cat sat on the mat"], [["the cat ate the mat"]]
+""",
+    "torch-distributed": """\
+import os
+import socket
+with socket.socket() as free:
+    free.bind(("127.0.0.1", 0))
+    port = free.getsockname()[1]
+os.environ.update(RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+my_predictions, my_references = ["the cat sat on the mat"], [["the cat ate the mat"]]
+""",
+}
+
+_PYTHON = re.compile(r"(?:<!-- test: (?P<name>[\w-]+) -->\n)?```python\n(?P<code>.*?)\n```", re.DOTALL)
 
 
 class PythonBlock:
@@ -81,7 +145,7 @@ def python_blocks() -> list[PythonBlock]:
         text = page.read_text("utf-8")
         for match in _PYTHON.finditer(text):
             line = text.count("\n", 0, match.start("code"))  # the fence's line, 1-based
-            found.append((page, line, match["name"], match["code"], (match["prelude"] or "").strip("\n")))
+            found.append((page, line, match["name"], match["code"], PRELUDES.get(match["name"] or "", "").strip("\n")))
     by_name = {name: (code, prelude) for _, _, name, code, prelude in found if name}
 
     def expand(prelude: str, seen: tuple[str, ...]) -> str:

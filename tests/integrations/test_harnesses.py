@@ -222,7 +222,8 @@ def test_make_lighteval_metric_without_lighteval_says_how_to_install():
     )
     errors = [line for line in done.stderr.splitlines() if re.match(r"\w*(Error|Exception)\b", line)]
     assert done.returncode == 1 and errors == [
-        "ImportError: google_bleu.integrations.lighteval needs LightEval: pip install 'google-bleu[lighteval]'"
+        "ImportError: google_bleu.integrations.lighteval needs lighteval: pip install 'google-bleu[lighteval]' "
+        "(from a clone: pip install '.[lighteval]')"
     ]
 
 

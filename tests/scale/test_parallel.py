@@ -277,7 +277,9 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 def test_cli_jobs_output_is_identical(tmp_path):
     ref0, ref1 = str(WMT17 / "ref0.txt"), str(WMT17 / "sys_online-B.0.txt")
-    systems = [str(WMT17 / "sys_online-A.0.txt"), str(WMT17 / "sys_uedin-nmt.4722.txt")]
+    # online-A as WMT17 published it: line 1 starts with a byte-order mark (the sample's copy has none).
+    original = write(tmp_path / "sys_online-A.0.txt", b"\xef\xbb\xbf" + (WMT17 / "sys_online-A.0.txt").read_bytes())
+    systems = [original, str(WMT17 / "sys_uedin-nmt.4722.txt")]
     for options in (["-f", "text", "--confidence"], ["--sentence-level"]):
         chosen = systems if "--sentence-level" not in options else systems[:1]
         one = cli(ref0, ref1, "-i", *chosen, *options)

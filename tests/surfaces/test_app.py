@@ -377,7 +377,38 @@ def test_highlight_shows_the_original_words():
     assert "".join(text for text, _ in ref) == references
     assert hyp[0] == ("Der 28-jährige Mann", "4-gram")
     # A tokenizer that changes characters (13a unescapes &quot;) is shown as its tokens.
-    assert render.spans("a &quot;b", ["a", '"', "b"], [1, 1, 1]) == [('a " b', "1-gram")]
+    assert render.spans("a &quot;b", ["a", '"', "b"], [2, 2, 0], [True, False]) == [('a "', "2-gram"), (" b", None)]
+
+
+def test_neighbouring_matched_unigrams_are_separate_boxes():
+    # The metric card's segment 1: "the" and "commands" are matched 1-grams side by side, not
+    # a matched 2-gram, so they are two highlights; the 4-grams and "the cat" stay whole.
+    scored = inputs.score("\n".join(CARD_PREDICTIONS), as_text(CARD_REFERENCES))
+    hyp, ref, _ = render.explain_segment(scored.scorer, scored.stats, 0, scored.predictions[0], scored.references[0])
+    assert hyp[:3] == [("It is a guide to action", "4-gram"), (" which ", None), ("ensures that the rubber duck", "4-gram")]
+    assert hyp[4:] == [("the", "1-gram"), (" ", None), ("commands", "1-gram"), (" of ", None), ("the cat", "2-gram")]
+    assert ("the cat", "2-gram") in ref and ("commands", "1-gram") in ref
+    # On a real sample, a new highlight starts exactly where no matched n-gram spans the
+    # token and the one before it.
+    folder = SAMPLES / "wmt17_en_de"
+    scorer = GLEU()
+    pairs = zip(read_lines(folder / "sys_online-B.0.txt")[:60], read_lines(folder / "ref0.txt")[:60])
+    for prediction, reference in pairs:
+        tokens = scorer.tokenizer(prediction)
+        e = explain(tokens, [scorer.tokenizer(reference)])
+        orders, joins = e.hypothesis_orders(), e.hypothesis_joins()
+        starts = sum(1 for i, order in enumerate(orders) if order and not (i and orders[i - 1] == order and joins[i - 1]))
+        shown = render.spans(prediction, tokens, orders, joins)
+        assert len([text for text, label in shown if label]) == starts
+
+
+def test_joins_say_which_neighbours_one_matched_ngram_holds():
+    # "a b" and "b c" are matched 2-grams, "c d" is not (d matches alone), "d e" is not matched.
+    e = explain("a b c d e".split(), ["a b c x d".split()])
+    assert e.hypothesis_orders() == [3, 3, 3, 1, 0]  # "a b c" is a matched 3-gram
+    assert e.hypothesis_joins() == [True, True, False, False]
+    assert e.hypothesis_joins(limit=2) == [True] and e.reference_joins() == [True, True, False, False]
+    assert explain([], [["a"]]).hypothesis_joins() == [] and explain(["a"], [["a"]]).hypothesis_joins() == []
 
 
 def test_uploads_fill_the_boxes(tmp_path):
@@ -387,28 +418,113 @@ def test_uploads_fill_the_boxes(tmp_path):
     (tmp_path / "short.txt").write_text("a\n", encoding="utf-8")
     (tmp_path / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
     (tmp_path / "page.html").write_text("<script>alert(1)</script>\n", encoding="utf-8")
-    # In a file, the final newline ends the last line.
-    assert page.load_predictions(str(tmp_path / "hyp.txt"))[0] == "a b\n\nc"
-    text, _, _ = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "ref1.txt")])
-    assert text == "a b\tb a\nx\ty\nc\td"
-    _, message, _ = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
+    (tmp_path / "bars.txt").write_text("a\nb ||| c\nd\n", encoding="utf-8")
+    # In a file, the final newline ends the last line; the note names the file; the old
+    # result goes (the results hidden, the state cleared), as the text changed.
+    text, message, cleared, note, results, state = page.load_predictions(str(tmp_path / "hyp.txt"))
+    assert text == "a b\n\nc" and message["visible"] is False and cleared is None
+    assert note == {"__type__": "update", "value": "Loaded **hyp.txt** into the predictions box: 3 lines.", "visible": True}
+    assert results["visible"] is False and state is None
+    # References: one file per reference, joined on each line by |||, which the page reads back.
+    text, _, _, note, results, state = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "ref1.txt")])
+    assert text == "a b ||| b a\nx ||| y\nc ||| d"
+    assert inputs.parse_inputs("1\n2\n3", text)[1] == [["a b", "b a"], ["x", "y"], ["c", "d"]]
+    assert "Loaded **ref0.txt**, **ref1.txt** into the references box: 3 lines, 2 references a line." in note["value"]
+    assert results["visible"] is False and state is None
+    # A refused upload says why, names the file in the note, and leaves the results alone.
+    _, message, _, note, results, state = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
     assert "different numbers of lines (ref0.txt: 3, short.txt: 1)" in message["value"]
-    _, message, _ = page.load_predictions(str(tmp_path / "latin1.txt"))
+    assert "Not loaded: **ref0.txt**, **short.txt**" in note["value"] and results == state == gradio.skip()
+    _, message, *_ = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "bars.txt")])
+    assert "bars.txt line 2 holds a tab or |||, which separate references here" in message["value"]
+    _, message, *_ = page.load_predictions(str(tmp_path / "latin1.txt"))
     assert "latin1.txt is not UTF-8 text" in message["value"]
-    _, message, _ = page.load_predictions(str(tmp_path / "page.html"))
+    _, message, *_ = page.load_predictions(str(tmp_path / "page.html"))
     assert "page.html is not a text file: upload .txt files" in message["value"]
+    # A file over the byte cap (gradio's max_file_size stops it at upload; here it is read as
+    # at most that many bytes, whatever its size).
+    (tmp_path / "big.txt").write_bytes(b"a" * (limits.MAX_FILE_BYTES + 1))
+    _, message, *_ = page.load_predictions(str(tmp_path / "big.txt"))
+    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.MAX_FILE_BYTES:,}" in message["value"]
     # Files outside gradio's upload folder are the user's: never deleted.
     assert (tmp_path / "hyp.txt").is_file()
 
 
+def test_several_references_are_typed_with_bars(client, metric):
+    # A tab cannot be typed into a box (it moves the focus) nor on a phone: ||| can.
+    assert inputs.parse_inputs("p", "a ||| b|||c \t d") == (["p"], [["a", "b", "c ", " d"]])
+    assert inputs.parse_inputs("p\nq", "a |||\nb") == (["p", "q"], [["a", ""], ["b"]])
+    predictions, references = CARD_PREDICTIONS, CARD_REFERENCES
+    typed = "\n".join(" ||| ".join(refs) if isinstance(refs, list) else refs for refs in references)
+    got = client.predict("\n".join(predictions), typed, "13a", 1, 4, False, api_name="/compute")
+    assert got == expected(metric, predictions, references)
+    outputs = page.run("\n".join(predictions), typed, "13a", 1, 4, False)
+    assert outputs[5] == {key: got[key] for key in outputs[5]} and "reference 2 of 3 chosen" in outputs[10]
+
+
+# -- uploads: every bound where it is read, real gradio over real HTTP -----------------------
+def _upload(app_url, files, address="127.0.0.1"):
+    """Posts ``files`` (name -> bytes) to gradio's upload route from ``address`` (any
+    127.x.y.z is this machine, each a client of its own)."""
+    transport = httpx.HTTPTransport(local_address=address)
+    with httpx.Client(transport=transport, timeout=120) as http:
+        return http.post(app_url + "gradio_api/upload", files=[("files", (n, d)) for n, d in files.items()])
+
+
+def _file_data(path):
+    return {"path": path, "meta": {"_type": "gradio.FileData"}}
+
+
+@pytest.mark.parametrize(
+    ("label", "files", "message"),
+    [
+        # Characters: one file over the page's cap (ASCII: 2,000,001 bytes, under the byte cap).
+        ("Predictions file", {"hyp.txt": b"x" * (limits.MAX_INPUT_CHARS + 1)}, "hyp.txt too large: 2,000,001 characters"),
+        # Lines.
+        ("Predictions file", {"hyp.txt": b"a\n" * (limits.MAX_SEGMENTS + 1)}, "too many segments: hyp.txt has 20,001 lines"),
+        # The reference files together, joined, over the character cap (each alone is under it).
+        (
+            "Reference files (one per reference, at most 8)",
+            {"r0.txt": b"x" * 1_000_000, "r1.txt": b"y" * 1_000_001},
+            "the reference files together too large: 2,000,001 characters",
+        ),
+        # Bytes: the reference files together (each under gradio's per-file cap), 4-byte characters.
+        (
+            "Reference files (one per reference, at most 8)",
+            {"r0.txt": "😀".encode() * 1_050_000, "r1.txt": "😀".encode() * 1_050_000},
+            "r1.txt is too large: 4,200,000 bytes, at most 3,800,000 for the reference files together",
+        ),
+        # Files: more than one per reference the page takes.
+        (
+            "Reference files (one per reference, at most 8)",
+            {f"r{i}.txt": b"a\n" for i in range(limits.MAX_REFERENCES + 1)},
+            "9 reference files: this page takes at most 8",
+        ),
+    ],
+    ids=["characters", "lines", "references-together", "bytes-together", "files"],
+)
+def test_an_upload_over_a_bound_is_refused_where_it_is_read(app_url, label, files, message):
+    event = page_event_id(app_url, "upload", label=label)
+    paths = []
+    for name, data in files.items():  # one a request: each request is within the route's caps
+        answer = _upload(app_url, {name: data}, "127.0.1.1")
+        assert answer.status_code == 200, answer.text
+        paths += answer.json()
+    data = _file_data(paths[0]) if label == "Predictions file" else [_file_data(path) for path in paths]
+    outputs = page_event(app_url, event, [data], None)
+    assert outputs[1]["visible"] and message in outputs[1]["value"], outputs[1]
+    assert outputs[0] is None or outputs[0] == {"__type__": "update"}  # the box is left as it was
+    assert not any(Path(path).exists() for path in paths)  # every file deleted, read or not
+
+
 def test_an_upload_is_deleted_once_read_and_other_types_are_refused(app_url, tmp_path):
-    folder = inputs._upload_folder()
+    folder = limits.upload_folder()
     (tmp_path / "hyp.txt").write_text("a b\n" * 1000, encoding="utf-8")
     with (tmp_path / "hyp.txt").open("rb") as file:
         uploaded = httpx.post(app_url + "gradio_api/upload", files={"files": ("hyp.txt", file)}, timeout=60).json()
     path = uploaded[0]
     assert (folder / path).is_file() or Path(path).is_file()
-    text, message, cleared = page.load_predictions(path)
+    text, message, cleared, *_ = page.load_predictions(path)
     assert text == "\n".join(["a b"] * 1000) and message["visible"] is False and cleared is None
     assert not Path(path).exists()  # gradio's copy of the upload is gone
     # The page's upload event, as the browser sends it: a file read once is gone (a message, not
@@ -421,6 +537,166 @@ def test_an_upload_is_deleted_once_read_and_other_types_are_refused(app_url, tmp
         path = httpx.post(app_url + "gradio_api/upload", files={"files": ("page.html", file)}, timeout=60).json()[0]
     outputs = page_event(app_url, file_event, [{"path": path, "meta": {"_type": "gradio.FileData"}}], None)
     assert "Invalid file type" in str(outputs) or "page.html is not a text file" in outputs[1]["value"]
+
+
+def test_the_upload_route_bounds_each_request(app_url):
+    before = limits.folder_usage(limits.upload_folder())
+    # Bytes: a file over gradio's own max_file_size (set at launch) is refused by gradio; a body
+    # over the request cap is refused before it is read, however its files are split.
+    too_big = _upload(app_url, {"big.txt": b"x" * (limits.MAX_FILE_BYTES + 1)}, "127.0.2.1")
+    assert too_big.status_code == 413
+    halves = {"a.txt": b"x" * (limits.MAX_FILE_BYTES // 2 + 100_000), "b.txt": b"y" * (limits.MAX_FILE_BYTES // 2)}
+    two = _upload(app_url, halves, "127.0.2.1")
+    assert two.status_code == 413 and "upload too large" in two.json()["detail"]
+    # Files: more in one request than the page ever sends.
+    many = _upload(app_url, {f"f{i}.txt": b"a" for i in range(limits.MAX_UPLOAD_FILES + 1)}, "127.0.2.2")
+    assert many.status_code == 413 and f"more than {limits.MAX_UPLOAD_FILES} files in one upload" in many.text
+    # A body without a declared length is counted as it arrives and cut off past the cap.
+    boundary = "x" * 16
+
+    def chunked():  # two files, each under gradio's per-file cap, over the request cap together
+        for name in ("c.txt", "d.txt"):
+            yield f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\n\r\n".encode()
+            for _ in range(limits.MAX_UPLOAD_REQUEST_BYTES // (2 << 20) + 1):
+                yield b"z" * (1 << 20)
+            yield b"\r\n"
+        yield f"--{boundary}--\r\n".encode()
+
+    with httpx.Client(transport=httpx.HTTPTransport(local_address="127.0.2.3"), timeout=120) as http:
+        answer = http.post(
+            app_url + "gradio_api/upload", content=chunked(),
+            headers={"content-type": f"multipart/form-data; boundary={boundary}"},
+        )
+    assert answer.status_code == 413 and "upload over the maximum allowed size: more than" in answer.text
+    # Nothing of a refused upload stays on disk.
+    assert limits.folder_usage(limits.upload_folder()) == before
+
+
+def test_uploads_are_bounded_per_client_until_the_page_reads_them(app_url):
+    # One client (an address) may keep MAX_CLIENT_UPLOAD_FILES files / MAX_CLIENT_UPLOAD_BYTES
+    # bytes that the page has not read; then it is told to wait, before its body is read.
+    address = "127.0.3.1"
+    size = limits.MAX_CLIENT_UPLOAD_BYTES // 4 - 4096
+    kept = []
+    try:
+        _per_client(app_url, address, size, kept)
+    finally:
+        _delete(kept)
+
+
+def _delete(paths):
+    """Deletes uploads a test left unread, so that they do not count against later tests."""
+    for path in paths:
+        Path(path).unlink(missing_ok=True)
+
+
+def _per_client(app_url, address, size, kept):
+    for i in range(4):
+        answer = _upload(app_url, {f"s{i}.txt": b"a b\n" * (size // 4)}, address)
+        assert answer.status_code == 200, answer.text
+        kept += answer.json()
+    refused = _upload(app_url, {"s4.txt": b"a b\n" * (size // 4)}, address)
+    assert refused.status_code == 429, refused.text
+    assert "too many uploads not read yet: 4 files" in refused.json()["detail"]
+    other = _upload(app_url, {"s4.txt": b"a b\n"}, "127.0.3.2")  # another client is not
+    assert other.status_code == 200
+    kept += other.json()
+    # Once the page has read one (here it refuses it: 2,000,000 lines), and so deleted it, the
+    # client may upload again.
+    event = page_event_id(app_url, "upload", label="Predictions file")
+    outputs = page_event(app_url, event, [_file_data(kept[0])], None)
+    assert "s0.txt too large" in outputs[1]["value"] and not Path(kept[0]).exists()
+    again = _upload(app_url, {"s5.txt": b"a b\n" * (size // 4)}, address)
+    assert again.status_code == 200
+    kept += again.json()
+    # Small files count too: at most MAX_CLIENT_UPLOAD_FILES of them.
+    small = "127.0.3.3"
+    for i in range(limits.MAX_CLIENT_UPLOAD_FILES // limits.MAX_UPLOAD_FILES):
+        files = {f"t{i}-{j}.txt": b"a" for j in range(limits.MAX_UPLOAD_FILES)}
+        answer = _upload(app_url, files, small)
+        assert answer.status_code == 200
+        kept += answer.json()
+    refused = _upload(app_url, {"one-more.txt": b"a"}, small)
+    assert refused.status_code == 429 and f"{limits.MAX_CLIENT_UPLOAD_FILES} files" in refused.json()["detail"]
+
+
+def test_the_upload_folder_is_bounded_in_total(app_url):
+    # Clients of their own, each within its allowance, fill the folder to its cap; then every
+    # upload is refused (507) before its body is read, and the folder never passes the cap.
+    size = limits.MAX_CLIENT_UPLOAD_BYTES // 4 - 4096
+    kept, statuses = [], []
+    try:
+        for client in range(limits.MAX_UPLOAD_DISK_BYTES // limits.MAX_CLIENT_UPLOAD_BYTES + 1):
+            for i in range(4):
+                used, _ = limits.folder_usage(limits.upload_folder())
+                answer = _upload(app_url, {f"d{client}-{i}.txt": b"z" * size}, f"127.0.4.{client + 1}")
+                statuses.append(answer.status_code)
+                if answer.status_code == 200:
+                    kept += answer.json()
+                    assert used + size <= limits.MAX_UPLOAD_DISK_BYTES
+                else:
+                    assert answer.status_code == 507, answer.text
+                    assert "the Space holds too many uploads now" in answer.json()["detail"]
+                    assert used + size > limits.MAX_UPLOAD_DISK_BYTES - (64 << 10)  # the body's framing
+                assert limits.folder_usage(limits.upload_folder())[0] <= limits.MAX_UPLOAD_DISK_BYTES
+        assert statuses.count(507) >= 4  # the last client's four, at least
+    finally:
+        _delete(kept)
+    # Once files go (read by the page, or gradio's cleanup), uploads are taken again.
+    answer = _upload(app_url, {"after.txt": b"a b\n"}, "127.0.4.99")
+    assert answer.status_code == 200
+    _delete(answer.json())
+
+
+def test_deep_links_are_refused(app_url):
+    # gradio's deep-link route writes a session's inputs and outputs (its text) to disk; the
+    # page has no deep links, and the route answers 404 without writing anything.
+    session = "deeplink" + "0" * 10
+    compute_event = page_event_id(app_url, "click", elem_id="compute")
+    page_event(app_url, compute_event, ["a b\nc", "a b\nc", "13a", 1, 4, False], None, session)
+    answer = httpx.get(app_url + f"gradio_api/deep_link?session_hash={session}", timeout=30)
+    assert answer.status_code == 404 and "keeps no deep links" in answer.json()["detail"]
+    assert not (limits.upload_folder() / "deep_links").exists()
+
+
+def _characters(value):
+    """Characters of every string in a nest of dicts and lists (what a session holds as text)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_characters(key) + _characters(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return sum(_characters(item) for item in value)
+    return 0
+
+
+def test_a_session_keeps_its_text_once_within_the_caps(app_url):
+    # What limits.py and docs/space.md say: gradio keeps a session's last component values
+    # (the boxes' text once, the table, one explanation), for at most SESSION_CAPACITY
+    # sessions; the page's own state holds statistics and a fingerprint, never text. Here a
+    # session fills both boxes near the cap by uploads (the text comes back as an output),
+    # then computes (the text goes in as an input).
+    folder = SAMPLES / "wmt17_en_de"
+    hyps, refs = read_lines(folder / "sys_online-B.0.txt"), read_lines(folder / "ref0.txt")
+    n = (limits.MAX_INPUT_CHARS // 2 - 20_000) // (sum(map(len, hyps)) // len(hyps) + 1)
+    predictions = "\n".join(hyps[i % len(hyps)] for i in range(n))
+    references = "\n".join(refs[i % len(refs)] for i in range(n))
+    session = uuid.uuid4().hex
+    for label, name, text in (
+        ("Predictions file", "hyp.txt", predictions),
+        (f"Reference files (one per reference, at most {limits.MAX_REFERENCES})", "ref.txt", references),
+    ):
+        path = _upload(app_url, {name: text.encode()}).json()[0]
+        data = _file_data(path) if name == "hyp.txt" else [_file_data(path)]
+        assert page_event(app_url, page_event_id(app_url, "upload", label=label), [data], None, session)[0] == text
+    compute = page_event_id(app_url, "click", elem_id="compute")
+    outputs = page_event(app_url, compute, [predictions, references, "13a", 1, 4, False], None, session)
+    assert outputs[1]["visible"] is True
+    kept = app.demo.state_holder[session]
+    text = len(predictions) + len(references)
+    table = limits.MAX_TABLE_ROWS * (2 * (limits.MAX_CELL_CHARS + 40) + 100)
+    assert text <= _characters(kept.config_values) <= text + table + 50_000
+    assert _characters(list(kept.state_data.values())[0] if kept.state_data else {}) < 200  # the page's own state
 
 
 def test_the_explanation_of_a_long_segment_is_bounded(monkeypatch):

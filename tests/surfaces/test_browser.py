@@ -1,8 +1,9 @@
-"""The Space in a real headless browser: Debian's chromium driven by playwright.
+"""The Space in a real headless browser: Debian's chromium driven by playwright, at a
+desktop's width (1280 px) and a phone's (390 px).
 
 Skips, with the reason, only where chromium cannot be had (``make test`` installs it as
-root); under CI (``CI=true``) a missing browser is a failure, not a skip. The screenshot
-is saved under ``artifacts/`` (git-ignored).
+root); under CI (``CI=true``) a missing browser is a failure, not a skip. Screenshots are
+saved under ``artifacts/`` (git-ignored), named by width.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO
-from tests.surfaces.test_app import as_text
 
 # CHROMIUM_PATH points at another Debian chromium binary (or at none, to check the skip).
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -47,14 +47,30 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser, app_url):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+#: (width, height) of the screens the page is tried on: a desktop and a phone (390 px wide).
+SCREENS = {"desktop": (1280, 900), "phone": (390, 844)}
+
+
+@pytest.fixture(params=list(SCREENS))
+def page(request, browser, app_url):
+    width, height = SCREENS[request.param]
+    page = browser.new_page(viewport={"width": width, "height": height})
     page.set_default_timeout(30_000)
     page.goto(app_url)
     page.wait_for_selector("#compute")
+    page.screen = request.param
     yield page
     page.close()
+
+
+def shot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-{page.screen}.png"), full_page=True)
+
+
+def top(page, selector) -> float:
+    """Where an element starts, in px from the top of the page."""
+    return page.locator(selector).first.evaluate("e => e.getBoundingClientRect().top + window.scrollY")
 
 
 def shown_score(page) -> str:
@@ -68,7 +84,8 @@ def test_paste_compute_read_score_highlight_and_table(page):
 
     wanted = evaluate.load(str(REPO / "google_bleu")).compute(predictions=CARD_PREDICTIONS, references=CARD_REFERENCES)
     page.locator("#predictions textarea").fill("\n".join(CARD_PREDICTIONS))
-    page.locator("#references textarea").fill(as_text(CARD_REFERENCES))
+    # Several references typed as anyone can type them (a tab would move the focus): |||.
+    page.locator("#references textarea").fill("\n".join(" ||| ".join(refs) for refs in CARD_REFERENCES))
     # No empty result panels before the first score.
     assert not page.locator("#results").is_visible() and not page.get_by_role("tab", name="Segments").is_visible()
     page.click("#compute")
@@ -82,8 +99,10 @@ def test_paste_compute_read_score_highlight_and_table(page):
     assert highlighted.count() > 0
     assert "It is a guide to action" in highlighted.first.inner_text()
     assert page.locator("#highlight-reference .highlighted").count() > 0
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "space.png"), full_page=True)
+    # Matched 1-grams side by side are two highlights, not one that reads as a 2-gram.
+    boxes = [text.strip() for text in highlighted.all_inner_texts()]
+    assert "the commands" not in " | ".join(boxes) and boxes.count("commands") == 1 and "the" in boxes
+    shot(page, "space")
 
     # The table: one row per segment with its prediction; clicking a row explains it.
     page.get_by_role("tab", name="Segments").click()
@@ -91,13 +110,13 @@ def test_paste_compute_read_score_highlight_and_table(page):
     for prediction in CARD_PREDICTIONS:
         table.get_by_text(prediction, exact=True).filter(visible=True).first.wait_for()
     table.get_by_text(CARD_PREDICTIONS[1], exact=True).filter(visible=True).first.click()
-    page.get_by_role("tab", name="Why this score").click()
+    page.get_by_role("tab", name="Why").click()
     page.wait_for_function("document.querySelector('#segment-info').innerText.includes('Segment 2')")
     assert "he was interested in world history" in page.inner_text("#highlight-reference")
-    page.screenshot(path=str(ARTIFACTS / "space-segment-2.png"), full_page=True)
+    shot(page, "space-segment-2")
 
     # The distribution plot renders.
-    page.get_by_role("tab", name="Distribution").click()
+    page.get_by_role("tab", name="Histogram").click()
     page.locator("#distribution canvas, #distribution svg").first.wait_for()
 
 
@@ -110,8 +129,7 @@ def test_an_example_computes_when_clicked_and_shows_the_original_words(page):
     shown = page.inner_text("#highlight-prediction")
     assert " ".join(prediction.split()[:6]) in " ".join(shown.split())
     assert page.locator("#highlight-prediction .highlighted").count() > 0
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "space-example.png"), full_page=True)
+    shot(page, "space-example")
 
 
 def test_example_click_and_bad_input_message(page):
@@ -121,6 +139,7 @@ def test_example_click_and_bad_input_message(page):
 
     page.locator("#predictions textarea").fill("one\ntwo")
     page.locator("#references textarea").fill("one")
+    _open_uploads(page)  # the upload section open, as when files were loaded
     page.click("#compute")
     message = page.locator("#message")
     message.wait_for(state="visible")
@@ -128,7 +147,11 @@ def test_example_click_and_bad_input_message(page):
     assert "Traceback" not in page.content()
     # The earlier result is cleared, so it cannot be taken for this input's.
     page.wait_for_selector("#score h2", state="detached")
-    page.screenshot(path=str(ARTIFACTS / "space-error.png"), full_page=True)
+    # The message is next to Compute: within a short distance below it, on screen.
+    assert 0 <= top(page, "#message") - top(page, "#compute") < 150
+    box = page.locator("#message").bounding_box()
+    assert box and 0 <= box["y"] and box["y"] + box["height"] <= page.viewport_size["height"]
+    shot(page, "space-error")
 
 
 def test_oversize_input_shows_its_message(page):
@@ -142,3 +165,69 @@ def test_oversize_input_shows_its_message(page):
     message.wait_for(state="visible", timeout=60_000)
     assert f"input too large: {limits.MAX_INPUT_CHARS + 1:,} characters" in message.inner_text()
     assert "Traceback" not in page.inner_text("body")
+
+
+def test_the_first_screen_holds_compute_and_the_examples(page):
+    # Before any scrolling, on a desktop and on a phone: the introduction is short, and
+    # Compute and the first examples are on the first screen.
+    height = page.viewport_size["height"]
+    assert top(page, "#compute") + 40 < height
+    first_example = page.get_by_text("Metric card: 3 references (GLEU 61)", exact=True)
+    assert first_example.bounding_box()["y"] + 30 < height
+    # The number in an example's label says what it is: the card's GLEU, on the 0-100 scale.
+    assert "GLEU: the score the metric card gives, 0–100" in page.inner_text("#examples")
+    first_example.click()
+    assert shown_score(page) == "61.11"  # the card's 0.61
+    shot(page, "space-first-screen")
+
+
+def test_every_result_tab_shows_and_the_segment_label_names_one(page):
+    page.get_by_text("The cat sat on the mat", exact=True).click()
+    shown_score(page)
+    for name in ("Why", "Segments", "Histogram", "Raw"):
+        assert page.get_by_role("tab", name=name, exact=True).is_visible(), name
+    assert not page.get_by_label("More tabs").is_visible()  # nothing folded behind "⋯"
+    assert "its row under Segments" in page.inner_text("#segment")
+
+
+def _open_uploads(page):
+    page.get_by_text("Upload files instead").click()
+    page.locator("input[type=file]").first.wait_for(state="attached")
+
+
+def test_an_upload_clears_the_old_result_and_names_its_file(page, tmp_path):
+    page.get_by_text("The cat sat on the mat", exact=True).click()
+    shown_score(page)
+    (tmp_path / "hyp.txt").write_text("a b c\nd e\n", encoding="utf-8")
+    (tmp_path / "ref0.txt").write_text("a b x\nd e\n", encoding="utf-8")
+    (tmp_path / "ref1.txt").write_text("a b c\nd f\n", encoding="utf-8")
+    _open_uploads(page)
+    page.locator("input[type=file]").nth(0).set_input_files(str(tmp_path / "hyp.txt"))
+    page.locator("#loaded-predictions").get_by_text("hyp.txt").wait_for()
+    assert "Loaded hyp.txt into the predictions box: 2 lines." in page.inner_text("#loaded-predictions")
+    # The box holds the new text, and no score of the old text stays beside it.
+    assert page.locator("#predictions textarea").input_value() == "a b c\nd e"
+    page.wait_for_selector("#results", state="hidden")
+    page.locator("input[type=file]").nth(1).set_input_files([str(tmp_path / "ref0.txt"), str(tmp_path / "ref1.txt")])
+    page.locator("#loaded-references").get_by_text("ref1.txt").wait_for()
+    assert page.locator("#references textarea").input_value() == "a b x ||| a b c\nd e ||| d f"
+    page.click("#compute")
+    assert shown_score(page) == "100.00"
+    shot(page, "space-uploaded")
+
+
+def test_a_later_upload_clears_an_upload_message(page, tmp_path):
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "sys.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    (tmp_path / "sys.txt").write_text("café\n", encoding="utf-8")
+    _open_uploads(page)
+    page.locator("input[type=file]").nth(0).set_input_files(str(tmp_path / "bad" / "sys.txt"))
+    message = page.locator("#message")
+    message.wait_for(state="visible")
+    assert "sys.txt is not UTF-8 text" in message.inner_text()
+    assert "Not loaded: sys.txt" in page.inner_text("#loaded-predictions")
+    # The same name, now UTF-8: loaded, and the old message goes.
+    page.locator("input[type=file]").nth(0).set_input_files(str(tmp_path / "sys.txt"))
+    message.wait_for(state="hidden")
+    page.locator("#loaded-predictions").get_by_text("Loaded").wait_for()
+    assert page.locator("#predictions textarea").input_value() == "café"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
+import io
 import json
 import os
 import pty
 import re
+import shutil
 import subprocess
 import sys
 
@@ -17,6 +20,7 @@ from sacrebleu.utils import smart_open
 import google_bleu
 from google_bleu import text_stats
 from google_bleu.cli import main
+from google_bleu.cli.main import build_parser
 from google_bleu.significance import bootstrap_ci
 from tests.helpers.oracles import REPO, SAMPLES, read_lines
 
@@ -101,6 +105,33 @@ def test_make_run_command_prints_json():
     )
     assert done.returncode == 0, done.stderr.decode()
     assert [obj["system"] for obj in json.loads(done.stdout)] == systems
+    # The project's own sample reads without a warning (a user's file with a byte-order mark
+    # still gets one: test_bom_is_kept_as_sacrebleu_does).
+    assert done.stderr == b""
+
+
+def test_the_editable_install_of_make_run_builds_without_a_warning(tmp_path):
+    # What pip runs for `pip install -e .` (PEP 660), on a copy of the project: setuptools
+    # warned about a flat layout ("BuildBackendWarning: Editable installation") until the
+    # layout was declared (package-dir).
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(REPO / name, tmp_path / name)
+    shutil.copytree(REPO / "google_bleu", tmp_path / "google_bleu", ignore=shutil.ignore_patterns("__pycache__"))
+    code = (
+        "import warnings\n"
+        "from setuptools import build_meta\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    wheel = build_meta.build_editable('out')\n"
+        "print(wheel)\n"
+        "for warning in caught:\n"
+        "    print('WARNING', warning.category.__name__, str(warning.message).splitlines()[0])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1].endswith(".whl") and "editable" in lines[-1], done.stdout
+    assert [line for line in lines if line.startswith("WARNING")] == [] and "Warning" not in done.stderr
 
 
 def test_bom_is_kept_as_sacrebleu_does(shared_data, tmp_path):
@@ -379,7 +410,12 @@ def test_bad_option_value_through_subprocess():
 
 def test_more_usage_errors():
     system = SAMPLE / "sys_online-B.0.txt"
-    assert_one_line_error(run_cli(), "the following arguments are required: REF")
+    assert_one_line_error(run_cli(), "no reference file: references come first, system outputs after -i")
+    # sacrebleu's order mistake: the reference after -i is read as a system output.
+    assert_one_line_error(
+        run_cli("-i", system, SAMPLE / "ref0.txt"),
+        "references come first, system outputs after -i (google-bleu REF [REF ...] -i HYP [HYP ...]",
+    )
     assert_one_line_error(
         run_cli(SAMPLE / "ref0.txt", "-i", system, system, "-sl"), "--sentence-level takes one system"
     )
@@ -445,3 +481,111 @@ def test_latex_and_scale_outputs():
     default1 = ok_json(SAMPLE / "ref0.txt", "-i", system, "--scale", "1")
     assert default1["score"] == round(out100["score"] / 100, 3) != 0
     assert len(str(default1["score"]).split(".")[1]) == 3 and len(str(default100["score"]).split(".")[1]) == 1
+
+
+# -- no abbreviation; sacrebleu's spellings ------------------------------------------------
+def in_process(*options):
+    """``main`` on the sample with these options: (status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main([str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-B.0.txt"), *options])
+    return subprocess.CompletedProcess([], status, out.getvalue().encode(), err.getvalue().encode())
+
+
+def option_names():
+    return sorted({name for action in build_parser()._actions for name in action.option_strings})
+
+
+def test_no_option_is_reachable_by_a_prefix():
+    # Every proper prefix of every option (that is not an option itself) is refused with a
+    # message naming what it could have meant, alone and in the --name=value form; before,
+    # argparse took -l for -lc (and -t for -tok, --min for --min-len) and scored on.
+    names = option_names()
+    tried = 0
+    for name in names:
+        for cut in range(2, len(name)):
+            prefix = name[:cut]
+            if prefix in names or prefix == "--":
+                continue
+            for argument in (prefix, f"{prefix}=2"):
+                done = in_process(argument)
+                assert_one_line_error(done, f"unknown option {prefix} (options are never abbreviated): did you mean")
+                assert name in done.stderr.decode()
+                tried += 1
+    assert tried > 150
+    # A one-letter option still takes its value attached, and one-letter flags still group.
+    assert in_process("-j1").returncode == 0 and in_process("-qb").stdout.decode().count("\n") == 1
+
+
+def test_minus_l_is_not_lowercase():
+    # The report's case: -l used to be taken for -lc (34.6 became 35.4); it is sacrebleu's
+    # language pair, refused with what to do instead, and nothing is scored.
+    done = in_process("-l", "en-de")
+    assert_one_line_error(done, "-l: test sets are not downloaded here: pass reference files", "-tok")
+    assert json.loads(in_process("-lc").stdout)["signature"].startswith("nrefs:1|case:lc|")
+
+
+@pytest.mark.parametrize(
+    "options, answer",
+    [
+        (["-t", "wmt17"], "-t: test sets are not downloaded here"),
+        (["--test-set", "wmt17", "-l", "en-de"], "--test-set: test sets are not downloaded here"),
+        (["--list"], "--list: test sets are not downloaded"),
+        (["--echo", "src"], "--echo: test sets are not downloaded"),
+        (["--download", "wmt17"], "--download: test sets are not downloaded"),
+        (["-ol", "en"], "-ol: test sets"),
+        (["--subset", "x"], "--subset: test sets"),
+        (["-d"], "-d: test sets are not downloaded, so there is no split by original language"),
+        (["-s", "floor"], "-s: GLEU needs no smoothing"),
+        (["-sv", "0.1"], "-sv: GLEU needs no smoothing"),
+        (["-cc", "6"], "-cc: chrF is not computed here: use sacrebleu -m chrf"),
+        (["--chrf-whitespace"], "--chrf-whitespace: chrF is not computed here"),
+        (["--ter-normalized"], "--ter-normalized: TER is not computed here: use sacrebleu -m ter"),
+        (["-m", "bleu", "chrf"], "argument -m/--metrics: this command computes GLEU only, got 'bleu': use sacrebleu -m bleu"),
+        (["-e", "latin-1"], "argument -e/--encoding: files are read as UTF-8 only, got 'latin-1': convert them first"),
+        (["-e", "no-such-codec"], "got 'no-such-codec'"),
+        (["-pbsn", "100"], "--paired-bs-n gives the resamples of -pbs/--paired-bs, which was not given"),
+        (["-pbs", "-parn", "100"], "--paired-ar-n gives the trials of -par/--paired-ar, which was not given"),
+        (["-pbs", "-pbsn", "10", "--paired-n", "10"], "give the resamples once: --paired-n and --paired-bs-n"),
+        (["-pbs", "-pbsn", "0"], "--paired-bs-n must be a positive integer, got 0"),
+    ],
+)
+def test_sacrebleu_options_without_a_meaning_here_get_an_answer(options, answer):
+    if "-pbs" in options or "-par" in options:
+        options = [str(SAMPLE / "sys_uedin-nmt.4722.txt"), *options]  # a second system to compare
+    assert_one_line_error(in_process(*options), answer)
+
+
+def test_sacrebleu_spellings_that_mean_something_here():
+    base = ok_json(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", SAMPLE / "sys_uedin-nmt.4722.txt", "-pbs",
+                   "--paired-n", "200")
+    for options in (["-pbsn", "200"], ["--paired-bs-n", "200"]):
+        assert json.loads(in_process(str(SAMPLE / "sys_uedin-nmt.4722.txt"), "-pbs", *options).stdout) == base
+    ar = json.loads(in_process(str(SAMPLE / "sys_uedin-nmt.4722.txt"), "-par", "--paired-n", "300").stdout)
+    assert json.loads(in_process(str(SAMPLE / "sys_uedin-nmt.4722.txt"), "-par", "-parn", "300").stdout) == ar
+    assert "|ar:300|" in ar[1]["signature"]
+    # Options that change nothing here are accepted and change nothing.
+    plain = in_process().stdout
+    for options in (["-e", "utf-8"], ["--encoding", "UTF8"], ["-m", "gleu"], ["-nc"], ["--no-color"], ["--force"],
+                    ["--paired-jobs", "1"]):
+        assert in_process(*options).stdout == plain, options
+    # --short abbreviates the signature in text and LaTeX (as sacrebleu), not in JSON.
+    text = in_process("-f", "text", "-sh", "-ci").stdout.decode()
+    assert text.startswith("GLEU|#:1|c:mixed|tok:13a|n:1-4|bs:1000|rs:12345|v:") and text.endswith(", scale 0-100\n")
+    assert in_process("-f", "text", "-ci").stdout.decode().split(" = ")[1] == text.split(" = ")[1]
+    assert json.loads(in_process("--short").stdout) == json.loads(plain)
+    assert "% GLEU|#:1|" in in_process(str(SAMPLE / "sys_uedin-nmt.4722.txt"), "-f", "latex", "-sh").stdout.decode()
+    # --citation prints the metric card's BibTeX (read from the metric script) and exits 0.
+    done = run_cli("--citation")
+    assert done.returncode == 0 and done.stderr == b""
+    assert done.stdout.decode().startswith("@misc{wu2016googles,") and "eprint={1609.08144}" in done.stdout.decode()
+    assert run_cli("--cite").stdout == done.stdout
+
+
+def test_every_json_object_names_its_scale():
+    assert ok_json(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt")["scale"] == "0-100"
+    assert ok_json(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", "--scale", "1")["scale"] == "0-1"
+    two = ok_json(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", SAMPLE / "sys_uedin-nmt.4722.txt", "-pbs")
+    assert [obj["scale"] for obj in two] == ["0-100", "0-100"]
+    lines = in_process("-sl", "--scale", "1", "-w", "4").stdout.decode().splitlines()
+    assert len(lines) == 300 and all(json.loads(line)["scale"] == "0-1" for line in lines)

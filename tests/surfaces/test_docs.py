@@ -361,7 +361,51 @@ def test_readme_extras_table_names_every_extra_and_only_those():
     rows = [line for line in install.splitlines() if line.startswith("| `")]
     named = {name for row in rows for name in re.findall(r"`([\w-]+)`", row.split("|")[1])}
     assert named == pyproject_extras()
-    assert "pip install ." in install and "pip install '.[" in install and "@ git+https://" in install
+    assert "pip install ." in install and "pip install '.[" in install
+    # The address form names no placeholder: git gives the address of the clone's origin.
+    assert '@ git+$(git remote get-url origin)"' in install and "OWNER" not in install
+
+
+# -- what a reader meets --------------------------------------------------------------------
+def test_user_pages_show_no_test_plumbing():
+    # The values that run a fragment alone live in tests/helpers/readme_snippets.py, not in
+    # the pages (not even as HTML comments), and no page points the reader at them.
+    from tests.helpers.readme_snippets import PRELUDES
+
+    for page in PAGES:
+        text = page.read_text("utf-8")
+        assert "<!-- prelude" not in text and "page source" not in text, page.name
+    assert set(PRELUDES) <= set(marked_blocks())  # every prelude still has its block
+
+
+def test_the_pages_give_the_bundled_samples_size():
+    from tests.helpers.oracles import SAMPLES, read_lines
+
+    lines = len(read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt"))
+    claims = []
+    for page in PAGES:
+        text = page.read_text("utf-8")
+        claims += re.findall(r"wmt17_en_de`?, (\d+) segments", text)
+        claims += re.findall(r"WMT17 sample \((\d+) segments", text)
+    assert claims and {int(n) for n in claims} == {lines} == {300}
+
+
+def test_the_readme_says_what_evaluate_load_does_elsewhere(tmp_path):
+    # Offline, from a folder that is not the repository root, evaluate.load("google_bleu")
+    # fails with the message the README quotes; google_bleu.load() works there.
+    readme = (REPO / "README.md").read_text("utf-8")
+    quoted = re.search(r'fails offline \("(Couldn\'t find a module script at)\s+\.\.\./google_bleu/google_bleu\.py"\)', readme)
+    assert quoted and "google_bleu.load()` loads this metric from anywhere" in readme
+    code = (
+        "import evaluate, google_bleu\n"
+        "try:\n    evaluate.load('google_bleu')\nexcept FileNotFoundError as error:\n    print(error)\n"
+        "print(google_bleu.load().compute(predictions=['a b'], references=[['a b']])['google_bleu'])\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(REPO), HF_EVALUATE_OFFLINE="1", HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    message, score = out.stdout.strip().splitlines()[-2:]
+    assert message.startswith(f"{quoted[1]} {tmp_path}/google_bleu/google_bleu.py") and score == "1.0"
 
 
 _HINT = re.compile(r"pip install '(google-bleu|\.)\[([\w,-]+)\]'")
@@ -397,7 +441,7 @@ def test_install_hints_work_from_a_clone_and_from_an_index(tmp_path):
         for extra in re.findall(r"google-bleu\[([\w-]+)\]", text):
             assert f"from a clone: pip install '.[{extra}]'" in text, f"tokenizers.EXTRAS[{name!r}]: {text}"
     # A folder whose evaluate.py hides the real one, as where evaluate is not installed.
-    (tmp_path / "evaluate.py").write_text("raise ImportError('No module named evaluate')\n")
+    (tmp_path / "evaluate.py").write_text("raise ModuleNotFoundError(\"No module named 'evaluate'\", name='evaluate')\n")
     code = "import google_bleu\ntry:\n    google_bleu.load()\nexcept ImportError as error:\n    print(error)\n"
     out = subprocess.run(
         [sys.executable, "-c", code],

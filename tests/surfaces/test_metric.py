@@ -82,6 +82,25 @@ def test_add_batch_in_chunks_equals_one_shot(metric):
     assert metric.compute(tokenizer="char", return_sentence_scores=True) == one_shot
 
 
+def test_add_and_add_batch_name_the_keyword_to_use(metric):
+    # add() takes one example, add_batch() lists: the other spelling named, not "got NoneType".
+    cases = [
+        (metric.add, {"prediction": "a b", "references": ["a b"]}, "add() takes reference=, not references="),
+        (metric.add, {"predictions": ["a b"], "reference": "a b"}, "add() takes prediction=, not predictions="),
+        (metric.add_batch, {"prediction": "a b", "references": ["a b"]}, "add_batch() takes predictions=, not prediction="),
+        (metric.add_batch, {"predictions": ["a b"], "reference": "a b"}, "add_batch() takes references=, not reference="),
+    ]
+    for method, kwargs, message in cases:
+        with pytest.raises(TypeError) as error:
+            method(**kwargs)
+        other = "add_batch" if method == metric.add else "add"
+        given = message.split("not ")[1].rstrip("=")
+        assert str(error.value) == f"{message} ({other}() takes {given}=)"
+    # The refused calls added nothing: the next compute() sees only what is added after them.
+    metric.add(prediction="a b c", reference="a b d")
+    assert metric.compute()["google_bleu"] == 0.5
+
+
 def test_empty_predictions_are_scored_not_dropped(metric):
     result = metric.compute(predictions=["", "a b"], references=[["x"], ["a b"]], return_sentence_scores=True)
     assert result["sentence_scores"] == [0.0, 1.0]
