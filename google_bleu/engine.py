@@ -12,11 +12,11 @@ from itertools import chain, count, repeat
 from operator import add, and_, eq
 from typing import Any
 
-import numpy as np
-
 from .keys import group_keys, token_groups
 from .stats import ratio
-from .validation import check_token_kinds
+from .validation import check_token_kinds, lazy_module
+
+np = lazy_module("numpy")
 
 try:  # Counter's own counting loop, in C (Counter() adds a few microseconds around it)
     from collections import _count_elements
@@ -200,8 +200,12 @@ class NumpyBackend:
     compacts = True
     xp = np
     group = staticmethod(group_keys)  # per key, the index of a representative equal key
-    found = staticmethod(np.flatnonzero)  # the labels that occur (others add nothing)
-    take = staticmethod(np.take)  # a gather (faster than fancy indexing)
+
+    def found(self, counts: np.ndarray) -> np.ndarray:
+        return np.flatnonzero(counts)  # the labels that occur (others add nothing)
+
+    def take(self, values: np.ndarray, index: np.ndarray) -> np.ndarray:
+        return np.take(values, index)  # a gather (faster than fancy indexing)
 
     def arange(self, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)

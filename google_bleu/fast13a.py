@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-import numpy as np
+from .validation import check_strings, lazy_module
 
-from .validation import check_strings
+np = lazy_module("numpy")
 
 
 class TokenSpans(NamedTuple):

@@ -10,13 +10,13 @@ from collections.abc import Hashable, Sequence
 from itertools import chain, islice, repeat
 from typing import Any
 
-import numpy as np
-
 from .engine import CHARS_PER_TOKEN, chunks, python_rows, segment_rows, small_input, stored_segment_rows
 from .keys import LineStore
 from .stats import GleuStats
 from .tokenizers import Tokenizer
-from .validation import check_orders, check_tokens, unhashable_token
+from .validation import check_orders, check_tokens, lazy_module, unhashable_token
+
+np = lazy_module("numpy")
 
 Tokens = Sequence[Hashable]
 

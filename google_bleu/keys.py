@@ -8,27 +8,37 @@ table", "Token keys") explains the choices.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from itertools import chain, compress, count
 from typing import Any
 
-import numpy as np
+from .validation import check_token_kinds, lazy_module
 
-from .validation import check_token_kinds
+np = lazy_module("numpy")
 
 #: Bytes of a token that its first word holds exactly; longer tokens are hashed.
 _WORD = 8
-#: ``_WORD_MASKS[k]`` keeps the low ``k`` bytes of a little-endian word (k = 0..8).
-_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1], np.uint64)
+#: The ``k``-th keeps the low ``k`` bytes of a little-endian word (k = 0..8).
+_WORD_MASKS = [(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1]
 #: Odd 64-bit multipliers for hashing (Fibonacci hashing; mixing words, segments and rounds).
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX = np.uint64(0xBF58476D1CE4E5B9)
+_GOLDEN = 0x9E3779B97F4A7C15  # Python ints: numpy reads them as uint64 (no numpy at import)
+_MIX = 0xBF58476D1CE4E5B9
 
 
 #: Tokens whose words :class:`LineStore` computes at a time (bounds the temporaries).
 _WORDS_AT_ONCE = 1 << 16
-#: ``0, 1, 2, ...`` kept for :func:`_group` (read only): a chunk's worth, not made at every call.
-_INDEX = np.arange(1 << 17)
+#: Length of the ``0, 1, 2, ...`` kept for :func:`_group` (a chunk's worth, not made at every call).
+_INDEX = 1 << 17
+
+
+@functools.cache
+def _arrays() -> tuple:
+    """The word masks and ``0, 1, 2, ...`` (read only), made once, when first needed."""
+    masks, index = np.array(_WORD_MASKS, np.uint64), np.arange(_INDEX)
+    masks.setflags(write=False)
+    index.setflags(write=False)
+    return masks, index
 
 
 def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -47,7 +57,7 @@ def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
     shift = np.uint64(64 - bits)
     table = np.empty(1 << bits, np.int64)  # only slots written in a round are read back in it
     slot = (hashed >> shift).view(np.int64)
-    table[slot] = _INDEX[:n] if n <= _INDEX.size else np.arange(n)
+    table[slot] = _arrays()[1][:n] if n <= _INDEX else np.arange(n)
     rep = np.take(table, slot)
     lost = np.take(exact[0], rep) != exact[0]
     for values in exact[1:]:
@@ -194,7 +204,7 @@ def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
     high <<= np.uint64(1)
     high <<= np.uint64(63) - shift  # two steps: a shift by 64 is not defined
     words |= high
-    words &= np.take(_WORD_MASKS, np.minimum(lengths, _WORD))
+    words &= np.take(_arrays()[0], np.minimum(lengths, _WORD))
     return words
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .stats import GleuStats, check_stats, ratio
-from .validation import check_n_samples, check_seed, check_sequence
+from .validation import check_n_samples, check_seed, check_sequence, lazy_module
+
+np = lazy_module("numpy")
 
 #: Default seed of every resampling (sacrebleu's default too).
 DEFAULT_SEED = 12345

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import numpy as np
+from .validation import check_orders, describe, lazy_module
 
-from .validation import check_orders, describe
+np = lazy_module("numpy")
 
 #: Column order of :attr:`GleuStats.rows`.
 COLUMNS = ("n_match", "n_hyp", "n_ref", "n_all")
@@ -85,7 +85,7 @@ class GleuStats:
     @property
     def rows(self) -> np.ndarray:
         """The ``int64`` rows, shape ``(n_segments, 4)``, columns :data:`COLUMNS` (read only)."""
-        if type(self._rows) is not np.ndarray:
+        if type(self._rows) is list:
             self._rows = np.array(self._rows, np.int64).reshape(-1, len(COLUMNS))
         self._rows.setflags(write=False)
         return self._rows
@@ -95,7 +95,7 @@ class GleuStats:
         """Per segment, the index of the chosen reference among its own (nltk's rule: best
         ratio, the first on a tie), -1 where no reference is a candidate; ``None`` when not
         known (statistics summed, or built from outside the engine)."""
-        if self._index is not None and type(self._index) is not np.ndarray:
+        if type(self._index) is list:
             self._index = np.array(self._index, np.int64)
         if self._index is not None:
             self._index.setflags(write=False)
@@ -172,7 +172,7 @@ class GleuStats:
     # -- reduction and scores -------------------------------------------------
     def totals(self) -> tuple[int, int, int, int]:
         """Column sums as Python ints: ``(n_match, n_hyp, n_ref, n_all)``."""
-        if type(self._rows) is not np.ndarray:
+        if type(self._rows) is list:  # the engine's plain-Python rows: no numpy needed
             return tuple(map(sum, zip(*self._rows))) if self._rows else (0, 0, 0, 0)  # type: ignore[return-value]
         sums = self._rows.sum(axis=0, dtype=np.int64)  # the constructor checked that they fit
         return tuple(int(value) for value in sums)  # type: ignore[return-value]
@@ -207,7 +207,7 @@ class GleuStats:
             >>> GleuStats([[1, 2, 4, 4]]).segment_scores()
             [(0.25, 0.5, 0.25)]
         """
-        rows = self._rows.tolist() if type(self._rows) is np.ndarray else self._rows
+        rows = self._rows if type(self._rows) is list else self._rows.tolist()
         return [(ratio(m, a), ratio(m, h), ratio(m, r)) for m, h, r, a in rows]
 
     # -- serialisation --------------------------------------------------------

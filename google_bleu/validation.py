@@ -10,7 +10,9 @@ tables (select one column), sets, generators and iterators (make a list), 0-d ar
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import numbers
+import sys
 from collections.abc import Mapping, Sequence
 from itertools import chain, islice
 from typing import Any
@@ -500,3 +502,24 @@ def import_optional(module: str, extra: str | None, needed_by: str, how: str | N
             raise  # the package is there but broken inside: its own message says why
         install = how or f"pip install 'google-bleu[{extra}]' (from a clone: pip install '.[{extra}]')"
         raise ImportError(f"{needed_by} needs {package}: {install}") from None
+
+
+def lazy_module(name: str) -> Any:
+    """The module ``name``, its code run when one of its attributes is first read (importlib's
+    ``LazyLoader``), or the module itself when it is imported already. numpy costs tens of
+    milliseconds to import, and a short input never needs it (``docs/design.md``).
+
+    Example:
+        >>> lazy_module("json").dumps([1])
+        '[1]'
+    """
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

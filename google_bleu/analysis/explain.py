@@ -23,16 +23,19 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
-import numpy as np
-
 from ..engine import NUMPY, extend
 from ..gleu import gleu_stats
 from ..keys import token_ids
-from ..validation import check_tokens
+from ..validation import check_tokens, lazy_module
+
+np = lazy_module("numpy")
 
 Tokens = Sequence[Hashable]
 
-_NO_MATCHES = np.zeros((0, 2), np.int64)
+
+
+def _no_matches() -> np.ndarray:
+    return np.zeros((0, 2), np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,8 +69,8 @@ class Explanation:
     n_all: int
     min_len: int
     max_len: int
-    hyp_match_array: np.ndarray = field(default_factory=lambda: _NO_MATCHES, repr=False)
-    ref_match_array: np.ndarray = field(default_factory=lambda: _NO_MATCHES, repr=False)
+    hyp_match_array: np.ndarray = field(default_factory=lambda: _no_matches(), repr=False)
+    ref_match_array: np.ndarray = field(default_factory=lambda: _no_matches(), repr=False)
 
     @property
     def row(self) -> tuple[int, int, int, int]:
@@ -156,7 +159,7 @@ def _matches(
     n_hyp_tokens = len(hypothesis)
     n = n_hyp_tokens + len(reference)  # entries (n-gram occurrences), and their labels' bound
     if n == 0:
-        return _NO_MATCHES, _NO_MATCHES
+        return _no_matches(), _no_matches()
     # Order 1: a token's group is the position of its first occurrence (exact, via a dict).
     group = token_ids(chain(hypothesis, reference), n)
     position = np.arange(n, dtype=np.int64)  # where each entry starts
@@ -190,7 +193,7 @@ def _matches(
         if n == 0:
             break
     if not found:
-        return _NO_MATCHES, _NO_MATCHES
+        return _no_matches(), _no_matches()
     everything = np.concatenate(found)
     everything = everything[np.lexsort((everything[:, 1], everything[:, 0]))]
     in_hyp = everything[:, 0] < n_hyp_tokens

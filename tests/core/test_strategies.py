@@ -179,3 +179,23 @@ def test_the_crossover_is_the_one_decision(monkeypatch):
     text = "a " * 13 + "a"  # 27 characters: 54 of 55 for 11 tokens' worth
     assert type(text_stats([text], [text])._rows) is list
     assert type(text_stats([text + "b"], [text])._rows) is np.ndarray
+
+
+def test_a_short_input_never_imports_numpy():
+    # numpy takes tens of milliseconds to import; a process that scores short text (a CLI call,
+    # a reward in a fresh worker) never needs it.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, google_bleu\n"
+        "scorer = google_bleu.GLEU()\n"
+        "print(scorer.sentence_score('the cat sat on the mat', ['the cat ate the mat']).score,\n"
+        "      scorer.sentence_scores(['a b c', 'x'], [['a b c'], ['y', 'x']]),\n"
+        "      scorer.corpus_score(['a b'] * 3, ['a c'] * 3, by_order=True).orders[0][1].score,\n"
+        "      google_bleu.sentence_gleu([['a', 'b']], ['a', 'b']))\n"
+        "print(type(sys.modules['numpy']).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "0.3333333333333333 [1.0, 1.0] 0.5 1.0"
+    assert out[1] == "_LazyModule"  # made, never run
