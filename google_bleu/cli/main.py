@@ -40,7 +40,7 @@ from tabulate import DataRow, Line, TableFormat, tabulate
 from tqdm import tqdm
 
 from ..scale.lines import LineError
-from ..scale.parallel import FileError, WorkerError, WorkerPool, _NamedBytes, count_lines, files_stats, resolve_jobs
+from ..scale.parallel import FileError, Spool, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs, spool
 from ..scorer import GLEU, GleuScore, scale_name, scaled_text
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
@@ -131,9 +131,9 @@ def workers_for(sources: Sequence[Any], jobs: int) -> int:
 
 
 def _reference(path: str) -> Any:
-    """The reference ``path`` as it is read: the path of a regular file (streamed), else the
-    bytes of a pipe, FIFO or ``/dev/stdin``, read once (a pipe cannot be read twice: once to
-    count its lines, once to score)."""
+    """The reference ``path`` as it is read: the path of a regular file (streamed), else a
+    pipe, FIFO, device or ``/dev/stdin`` read once into a :class:`~google_bleu.scale.parallel.Spool`
+    (a pipe cannot be read twice: once to count its lines, once to score), in bounded memory."""
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
@@ -141,7 +141,7 @@ def _reference(path: str) -> Any:
     if regular:
         return path
     with open(path, "rb") as handle:
-        return _NamedBytes(handle.read(), path)
+        return spool(handle, path)
 
 
 def _positive(text: str) -> int:
@@ -322,7 +322,7 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     refs = [_input(_reference, path) for path in args.refs]
     n_segments = _input(count_lines, refs, warn=_warn)
     for ref in refs:
-        if isinstance(ref, _NamedBytes):
+        if isinstance(ref, Spool):
             ref.seek(0)
     nrefs = args.num_refs if args.num_refs > 1 else len(args.refs)
     sources = [_stdin(stdin) if path == STDIN else path for path in paths]
