@@ -16,7 +16,7 @@ from typing import Any
 from ..scorer import GLEU
 from ..stats import GleuStats
 from ..validation import describe
-from ._text import _TRL_OBJECTS, _check_list, _check_name, _is_array, check_scorer, completion_text
+from ._text import _TRL_OBJECTS, _check_list, _check_name, _is_array, check_scorer, completion_text, mean_score
 
 # -- TRL ------------------------------------------------------------------------------------
 
@@ -87,8 +87,8 @@ class GleuReward:
             raise TypeError(f"log_metric must be callable (TRL passes its logger), got {describe(log_metric)}")
         rows = self.stats(completions, **kwargs).segment_scores()
         if log_metric is not None and rows:
-            log_metric(f"{self.__name__}/precision", sum(row[1] for row in rows) / len(rows))
-            log_metric(f"{self.__name__}/recall", sum(row[2] for row in rows) / len(rows))
+            log_metric(f"{self.__name__}/precision", mean_score([row[1] for row in rows], "precision"))
+            log_metric(f"{self.__name__}/recall", mean_score([row[2] for row in rows], "recall"))
         return [row[0] for row in rows]
 
     def __call__(
