@@ -127,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             f"tokens), seed {args.seed}, and their own pseudo-references (equal weights); times are the best of "
             f"{args.repeat} runs of `mbr_select` on the texts, 13a tokenization included. Regret: the exact "
             "expected GLEU of the exact pick minus that of aggregation's pick. Exact MBR is `mbr_select`: the "
-            "matrix (`pairwise_gleu`, also timed alone) and a correctly rounded `math.fsum` of each row in Python, "
-            "which dominates at large N.",
+            "matrix (`pairwise_gleu`, also timed alone) and each row's weighted mean, exact and rounded once "
+            "(integer limbs summed by float64 matrix products).",
             f"Agreement: every segment of {real_data}, its systems' translations as the candidates. Same text "
             "counts a pick of another candidate with the same translation as agreeing.",
         ],

@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli.main import main
+from _google_bleu_cli import main
 
 sys.exit(main())

@@ -275,16 +275,26 @@ class GoogleBleu(evaluate.Metric):
         self._given = len(predictions) if predictions else 0
         if predictions:
             super().add_batch(predictions=predictions, references=references)
-        return super().compute(options=options)
+        try:
+            return super().compute(options=options)
+        except BaseException:
+            # Ctrl-C in evaluate's own steps, after it read the cache back (its writer gone,
+            # its data loaded) and before _compute: the rows added before are stored again.
+            if self.num_process == 1 and self.writer is None and self.data is not None:
+                added = len(self.data) - self._given
+                if added > 0:
+                    self._store_again(list(self.data["predictions"][:added]), list(self.data["references"][:added]))
+            raise
 
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
         # Stored inputs were checked by add/add_batch; options by compute(). A callable
-        # tokenizer can still fail on a stored line (it was only tried on "a b"): evaluate
-        # has consumed the stored data by now, so it is stored again before the error
-        # leaves, and the next compute() sees everything that was added.
+        # tokenizer can still fail on a stored line (it was only tried on "a b"), and Ctrl-C
+        # can come at any moment: evaluate has consumed the stored data by now, so it is
+        # stored again before any exception leaves (KeyboardInterrupt included), and the
+        # next compute() sees everything that was added.
         try:
             return self._score(predictions, references, options)
-        except Exception:
+        except BaseException:
             added = len(predictions) - getattr(self, "_given", 0)
             if self.num_process == 1 and added > 0:
                 self._store_again(predictions[:added], references[:added])

@@ -50,6 +50,7 @@ SLOW_FILES = {
 SLOW_TESTS = {
     "test_streamed_files_memory_grows_with_rows_not_text",
     "test_sigterm_while_the_workers_start_never_hangs",
+    "test_a_signal_at_any_moment_ends_the_command_within_a_second",
     "test_lm_eval_harness_score_of_real_translations",
     "test_lm_eval_dummy_model_runs_guide_snippet",
     "test_trl_rewards_run_in_a_spawned_cuda_free_child",

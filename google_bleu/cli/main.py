@@ -44,7 +44,7 @@ from tabulate import DataRow, Line, TableFormat, tabulate
 from tqdm import tqdm
 
 from ..scale.lines import LineError
-from ..scale.parallel import FileError, NamedBytes, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs
+from ..scale.parallel import FileError, Spool, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs, spool
 from ..scorer import GLEU, GleuScore, scale_name, scaled_text
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
@@ -214,9 +214,9 @@ def workers_for(sources: Sequence[Any], jobs: int) -> int:
 
 
 def _reference(path: str) -> Any:
-    """The reference ``path`` as it is read: the path of a regular file (streamed), else the
-    bytes of a pipe, FIFO or ``/dev/stdin``, read once (a pipe cannot be read twice: once to
-    count its lines, once to score)."""
+    """The reference ``path`` as it is read: the path of a regular file (streamed), else a
+    pipe, FIFO, device or ``/dev/stdin`` read once into a :class:`~google_bleu.scale.parallel.Spool`
+    (a pipe cannot be read twice: once to count its lines, once to score), in bounded memory."""
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
@@ -224,7 +224,7 @@ def _reference(path: str) -> Any:
     if regular:
         return path
     with open(path, "rb") as handle:
-        return NamedBytes(handle.read(), path)
+        return spool(handle, path)
 
 
 def _positive(text: str) -> int:
@@ -498,7 +498,7 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     refs = [_input(_reference, path) for path in args.refs]
     n_segments = _input(count_lines, refs, warn=_warn)
     for ref in refs:
-        if isinstance(ref, NamedBytes):
+        if isinstance(ref, Spool):
             ref.seek(0)
     nrefs = args.num_refs if args.num_refs > 1 else len(args.refs)
     sources = [_stdin(stdin) if path == STDIN else path for path in paths]
@@ -668,8 +668,51 @@ class Terminated(BaseException):
     unwinds as on Ctrl-C, so the worker pool is stopped, not orphaned."""
 
 
-def _terminate(signum: int, frame: Any) -> None:
-    raise Terminated
+#: The stop signals: the exception the first one raises in the run, and the line it prints.
+STOPS = {
+    signal.SIGINT: (KeyboardInterrupt, f"{PROG}: interrupted"),
+    signal.SIGTERM: (Terminated, f"{PROG}: terminated"),
+}
+
+
+class _StopSignals:
+    """Ctrl-C and SIGTERM while the command runs.
+
+    The first one raises its exception (:data:`STOPS`) where the run is, once, so the run
+    unwinds and its workers are killed; any later one is only noted, so it cannot break
+    into that clean-up. The exit status follows the first signal whatever the run ended
+    with (a SIGTERM sent to the whole process group also ends the workers, which the run
+    may see first). The handlers in place before are restored at the end, unless the
+    process ends there (``restore=False``): then later signals are only noted.
+    """
+
+    def __init__(self, restore: bool = True) -> None:
+        self.received: int | None = None
+        self.armed = False
+        self.restore = restore
+        self.previous: dict[int, Any] = {}
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.received is None:
+            self.received = signum
+        if self.armed:
+            self.armed = False
+            raise STOPS[signum][0]
+
+    def __enter__(self) -> _StopSignals:
+        try:
+            for signum in STOPS:
+                self.previous[signum] = signal.signal(signum, self._handle)
+        except ValueError:  # not the main thread: the caller owns the signals
+            pass
+        self.armed = True
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.armed = False
+        if self.restore:
+            for signum, handler in self.previous.items():
+                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
 
 
 def _stderr_or_null() -> None:
@@ -691,36 +734,51 @@ def _stderr_or_null() -> None:
     sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the whole process
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point: returns the exit status (0 ok, 2 usage or input error, 1 output not
-    written or a worker process killed, 130 Ctrl-C, 143 SIGTERM)."""
-    _stderr_or_null()
-    previous = None
-    try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
-    except ValueError:  # not the main thread: the caller owns the signals
-        pass
+def _outcome(argv: Sequence[str] | None) -> tuple[int, str | None]:
+    """Runs the command: its exit status and the line for standard error."""
     try:
         run(argv, sys.stdout)
     except UsageError as error:
         message = " ".join(str(error).split())
-        print(f"{PROG}: error: {message}", file=sys.stderr)
-        return 2
+        return 2, f"{PROG}: error: {message}"
     except (OutputError, WorkerError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
         _silence_stdout()
-        return 1
+        return 1, f"{PROG}: error: {error}"
     except BrokenPipeError:
         # `google-bleu ... | head` closes the pipe early; that is not an error.
         _silence_stdout()
-        return 0
+        return 0, None
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return 128 + signal.SIGINT, STOPS[signal.SIGINT][1]
     except Terminated:
-        print(f"{PROG}: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-    return 0
+        return 128 + signal.SIGTERM, STOPS[signal.SIGTERM][1]
+    return 0, None
+
+
+def main(argv: Sequence[str] | None = None, *, restore_signals: bool = True) -> int:
+    """Entry point: returns the exit status (0 ok, 2 usage or input error, 1 output not
+    written or a worker process killed, 130 Ctrl-C, 143 SIGTERM).
+
+    ``restore_signals=False`` (for a process that ends when this returns) leaves the
+    command's handlers of SIGINT and SIGTERM in place, disarmed: a signal that comes after
+    the run changes nothing, where the handlers from before would act on it again.
+    """
+    _stderr_or_null()
+    status, message = 0, None
+    with _StopSignals(restore_signals) as signals:
+        # A stop signal raises at most once (see _StopSignals): wherever it lands, in the
+        # run or in the lines that disarm it, the outer handler takes it.
+        try:
+            try:
+                status, message = _outcome(argv)
+            finally:
+                signals.armed = False
+        except KeyboardInterrupt:
+            status, message = 128 + signal.SIGINT, STOPS[signal.SIGINT][1]
+        except Terminated:
+            status, message = 128 + signal.SIGTERM, STOPS[signal.SIGTERM][1]
+        if signals.received is not None:
+            status, message = 128 + signals.received, STOPS[signals.received][1]
+        if message is not None:
+            print(message, file=sys.stderr)
+    return status

@@ -40,9 +40,7 @@ Example:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -535,7 +533,93 @@ def pairwise_gleu(
     return _scores(prepared, scorer.min_len, scorer.max_len)
 
 
-def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len: int, max_len: int) -> np.ndarray:
+# -- exact weighted means ----------------------------------------------------------------
+#
+# Every weighted mean of MBR is computed exactly and rounded once. The weights become
+# integers with the same ratios (:func:`_integer_weights`), the sentence scores integer
+# multiples of one power of two, the n-gram counts are integers already; the sums are then
+# exact integers, held in float64 or int64 "limbs" of a few bits each (limb k of a number
+# is worth ``2**(width * k)``), each limb small enough that no sum of them reaches 2**53
+# (float64) or 2**63 (int64). Only the final quotient is a float: a Python ``int / int``,
+# which rounds correctly. So no subtraction loses what it subtracts from (a leave-one-out
+# mean beside one dominant weight), no product of a tiny weight underflows, and scaling
+# every weight by one constant changes nothing.
+
+
+def _integer_weights(w: np.ndarray) -> list[int]:
+    """Integers in the same ratios as the float weights, exactly (``w[j] = W[j] * 2**e``)."""
+    ratios = [weight.as_integer_ratio() for weight in w.tolist()]  # denominators: powers of two
+    scale = max(denominator for _, denominator in ratios)
+    integers = [numerator * (scale // denominator) for numerator, denominator in ratios]
+    common = 0
+    for value in integers:
+        common |= value
+    shift = (common & -common).bit_length() - 1  # the powers of two they all share
+    return [value >> shift for value in integers]
+
+
+def _limbs(values: Sequence[int], width: int, count: int) -> np.ndarray:
+    """``[count, len(values)]`` float64: the non-negative ``values`` in limbs of ``width`` bits."""
+    mask = (1 << width) - 1
+    return np.array([[(value >> (width * k)) & mask for value in values] for k in range(count)], np.float64).reshape(
+        count, len(values)
+    )
+
+
+def _carry(limbs: np.ndarray, width: int) -> np.ndarray:
+    """The same numbers with every limb but the last in ``[0, 2**width)`` (the last keeps the
+    sign); float64 operations on integers below 2**53, all exact."""
+    out = limbs.copy()
+    scale = float(1 << width)
+    for k in range(len(out) - 1):
+        carry = np.floor(out[k] / scale)
+        out[k] -= carry * scale
+        out[k + 1] += carry
+    return out
+
+
+def _value(limbs: Sequence[float], width: int) -> int:
+    return sum(int(limb) << (width * k) for k, limb in enumerate(limbs))
+
+
+def _weighted_means(scores: np.ndarray, weights: list[int], exclude: bool) -> np.ndarray:
+    """Per row ``i`` of the ``N x M`` sentence scores, ``sum_j W[j] * scores[i, j] / sum_j W[j]``
+    over ``j`` (``j != i`` with ``exclude``), exact and rounded once; 0.0 where the weights
+    sum to 0."""
+    n, m = scores.shape
+    x = scores.astype(np.float64, copy=True)
+    if exclude:
+        np.fill_diagonal(x, 0.0)
+    # Every score is a float in [0, 1], so an integer multiple of 2**-bits for the finest
+    # of their last bits (a score m/n of integers below 2**63 needs at most 116).
+    positive = x[x > 0]
+    bits = 53 - int(np.frexp(positive)[1].min()) if positive.size else 0
+    # Limbs of ``width`` bits: a product of two is below 2**(2 * width) and M of them sum
+    # below 2**53, so one float64 matrix product (BLAS, any order) sums them exactly.
+    width = max(1, (52 - max(m, 1).bit_length()) // 2)
+    n_score_limbs = max(1, -(-bits // width))
+    weight_limbs = _limbs(weights, width, max(1, -(-max(weights).bit_length() // width))).T  # [M, limbs]
+    # sums[l][i, k] = sum_j (limb l of score ij, from the top) * (limb k of W[j])
+    sums = []
+    for _ in range(n_score_limbs):
+        x *= float(1 << width)
+        limb = np.floor(x)
+        x -= limb
+        sums.append((limb @ weight_limbs).tolist())
+    total = sum(weights)
+    expected = np.zeros(n, np.float64)
+    for i in range(n):
+        denominator = total - weights[i] if exclude else total
+        if denominator <= 0:
+            continue
+        numerator = 0
+        for row in sums:
+            numerator = (numerator << width) + sum(int(value) << (width * k) for k, value in enumerate(row[i]))
+        expected[i] = numerator / (denominator << (width * n_score_limbs))
+    return expected
+
+
+def _aggregate_scores(prepared: _Prepared, weights: list[int], exclude: bool, min_len: int, max_len: int) -> np.ndarray:
     """Per candidate, its GLEU against the pseudo-references' expected n-gram counts.
 
     Reference aggregation (DeNero et al. 2009, "Fast consensus decoding over translation
@@ -545,8 +629,14 @@ def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len
     is the weighted mean of theirs; candidate i scores ``sum_g min(h_ig, r_g) / max(n_hyp_i,
     n_ref)``, one pass over the candidates' and the pseudo-references' n-grams (N + M)
     instead of N x M sentence scores. With ``exclude`` (the candidates are their own
-    pseudo-references), candidate i's mean leaves out its own index. Float64 means: an
-    approximation of the expected GLEU, not nltk's integers.
+    pseudo-references), candidate i's mean leaves out its own index.
+
+    Exact: with integer weights ``W`` and ``D_i`` the sum of candidate i's, ``min(h, r_g)``
+    is ``h`` when ``sum_j W_j c_jg >= h * D_i`` and that sum over ``D_i`` otherwise, so the
+    score is one quotient of integers, ``(D_i * sum of the h + sum of the weighted
+    counts) / max(n_hyp_i * D_i, sum_j W_j n_ref_j)``, rounded once. The weighted counts
+    are summed per n-gram in float64 limbs (see above), the leave-one-out subtraction
+    included, exactly.
     """
     within = prepared.ref is None
     hyp = prepared.hyp
@@ -556,17 +646,28 @@ def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len
     n_sentences = lengths.size
     n_pos = int(lengths.sum())
     n_inputs = hyp.inverse.size
-    total = math.fsum(w.tolist())
-    # Each input's weight on its distinct sentence, and per input what its mean leaves out.
-    own = w if exclude else np.zeros(n_inputs)
-    ref_weight = np.bincount(ref.inverse, weights=w, minlength=ref.lengths.size)
-    denominator = total - own  # 0: every other pseudo-reference has weight 0
-    n_hyp = ngram_counts(hyp.lengths, min_len, max_len)
-    ref_totals = ngram_counts(ref.lengths, min_len, max_len).astype(np.float64)
-    own_total = own * np.take(ref_totals, hyp.inverse) if exclude else 0.0
-    mean_total = (float(ref_weight @ ref_totals) - own_total) / np.where(denominator > 0, denominator, 1.0)
-    matches = np.zeros(n_inputs)
-    # Per distinct candidate sentence, its inputs (to spread its n-grams over them).
+    # Integer weights per distinct pseudo-reference sentence, and what each input leaves out.
+    sentence_weights = [0] * ref.lengths.size
+    for j, sentence in enumerate(ref.inverse.tolist()):
+        sentence_weights[sentence] += weights[j]
+    own = weights if exclude else [0] * n_inputs
+    total = sum(weights)
+    denominators = [total - value for value in own]
+    n_hyp = ngram_counts(hyp.lengths, min_len, max_len).tolist()
+    ref_totals = ngram_counts(ref.lengths, min_len, max_len).tolist()
+    weighted_total = sum(weight * count for weight, count in zip(sentence_weights, ref_totals))
+    hyp_sentence = hyp.inverse.tolist()
+    # With exclude the candidates are the pseudo-references: candidate i's sentence is its own.
+    mean_totals = [weighted_total - (own[i] * ref_totals[hyp_sentence[i]] if exclude else 0) for i in range(n_inputs)]
+    # Limbs: every float64 sum below is of integers under 2**50 (a carry may add 2**51).
+    width = max(1, 50 - max(n_pos, 1).bit_length())
+    bits = max(total, 1).bit_length() + max(n_pos, 1).bit_length() + 1
+    count = -(-bits // width)
+    weight_limbs = _limbs(sentence_weights, width, count)  # [count, sentences]
+    own_limbs = _limbs(own, width, count)  # [count, inputs]
+    denominator_limbs = _limbs([max(value, 0) for value in denominators], width, count)
+    capped_h = np.zeros(n_inputs)
+    kept_sums = np.zeros((count, n_inputs))
     by_sentence = np.argsort(hyp.inverse, kind="stable")
     inputs_of = np.bincount(hyp.inverse, minlength=n_left)
     if n_pos:
@@ -578,19 +679,21 @@ def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len
         n = n_pos  # entries, and the bound of their group labels
         for order in range(1, max_len + 1):
             sentence = np.take(sentence_of, position)
-            # Weighted sum of the pseudo-references' counts of each n-gram (group).
+            # Weighted sum of the pseudo-references' counts of each n-gram (group), per limb.
             on_ref = sentence >= ref_offset
-            ref_sum = np.bincount(
-                group[on_ref], weights=np.take(ref_weight, sentence[on_ref] - ref_offset), minlength=n
+            ref_group = group[on_ref]
+            ref_sentence = sentence[on_ref] - ref_offset
+            ref_sum = np.stack(
+                [np.bincount(ref_group, weights=np.take(limb, ref_sentence), minlength=n) for limb in weight_limbs]
             )
             # Count each (n-gram, candidate sentence) pair once.
             on_hyp = np.flatnonzero(sentence < n_left)
             hyp_group = np.take(group, on_hyp)
-            hyp_sentence = np.take(sentence, on_hyp)
-            _, pair_count = pair_counts(NUMPY, hyp_group, hyp_sentence, n_left)
+            pair_sentence_all = np.take(sentence, on_hyp)
+            _, pair_count = pair_counts(NUMPY, hyp_group, pair_sentence_all, n_left)
             found = np.flatnonzero(pair_count)
             pair_group = np.take(hyp_group, found)
-            pair_sentence = np.take(hyp_sentence, found)
+            pair_sentence = np.take(pair_sentence_all, found)
             h = pair_count[found].astype(np.float64)
             if order >= min_len:
                 # Every input of the pair's sentence gets the pair (its own leave-one-out mean).
@@ -600,22 +703,37 @@ def _aggregate_scores(prepared: _Prepared, w: np.ndarray, exclude: bool, min_len
                 step = np.arange(which.size) - np.repeat(np.cumsum(n_each) - n_each, n_each)
                 target = np.take(by_sentence, np.take(first, np.take(pair_sentence, which)) + step)
                 h_each = np.take(h, which)
-                kept = np.take(ref_sum, np.take(pair_group, which)) - np.take(own, target) * h_each
-                mean = kept / np.take(np.where(denominator > 0, denominator, 1.0), target)
-                matches += np.bincount(target, weights=np.minimum(h_each, mean), minlength=n_inputs)
+                # kept = sum over the other pseudo-references of weight x count, exactly.
+                kept = np.take(ref_sum, np.take(pair_group, which), axis=1) - np.take(own_limbs, target, axis=1) * h_each
+                # min(h, kept / D) is h where kept - h * D >= 0 (the sign of the top limb, once carried).
+                difference = _carry(kept - np.take(denominator_limbs, target, axis=1) * h_each, width)
+                capped = difference[-1] >= 0
+                capped_h += np.bincount(target[capped], weights=h_each[capped], minlength=n_inputs)
+                kept = _carry(kept[:, ~capped], width)
+                for k in range(count):
+                    kept_sums[k] += np.bincount(target[~capped], weights=kept[k], minlength=n_inputs)
             if order == max_len:
                 break
             # Only an n-gram in some candidate and some weighted pseudo-reference can extend.
             live = np.zeros(n, bool)
             live[pair_group] = True
-            live &= ref_sum > 0
-            group, position, kept = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
-            n = kept.size
+            live &= ref_sum.any(axis=0)
+            group, position, survivors = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
+            n = survivors.size
             if n == 0:
                 break
-    n_all = np.maximum(np.take(n_hyp, hyp.inverse).astype(np.float64), mean_total)
     expected = np.zeros(n_inputs)
-    np.divide(matches, n_all, out=expected, where=(n_all > 0) & (denominator > 0))
+    if count == 1 and (max(total, 1) * max(n_pos, 1)) << 2 < 1 << 53:
+        # Every number below fits float64 exactly: one correctly rounded division each.
+        denominator = np.array(denominators, np.float64)
+        n_all = np.maximum(np.take(np.array(n_hyp, np.float64), hyp.inverse) * denominator, np.array(mean_totals, np.float64))
+        np.divide(capped_h * denominator + kept_sums[0], n_all, out=expected, where=(denominator > 0) & (n_all > 0))
+        return expected
+    for i in range(n_inputs):
+        denominator = denominators[i]
+        n_all = max(n_hyp[hyp_sentence[i]] * denominator, mean_totals[i])
+        if denominator > 0 and n_all > 0:
+            expected[i] = (int(capped_h[i]) * denominator + _value(kept_sums[:, i], width)) / n_all
     return expected
 
 
@@ -652,11 +770,7 @@ def _check_weights(weights: Any, n: int, name: str) -> np.ndarray:
         raise ValueError(f"weights must be non-negative, got {float(array[array < 0][0])!r}")
     if not (array > 0).any():
         raise ValueError("weights must not all be zero")
-    # Only ratios of weights matter: scaled by a power of two so that the largest is in
-    # [0.5, 1), exactly, a choice does not change when every weight is scaled by one
-    # constant, tiny weights (probabilities of long samples, subnormal ones included) keep
-    # their precision, and huge finite ones cannot overflow the sums.
-    return np.ldexp(array, -int(np.frexp(array.max())[1]))
+    return array
 
 
 def mbr_select(
@@ -677,9 +791,10 @@ def mbr_select(
     The expected score of candidate ``i`` is the weighted mean of its sentence GLEU
     against the pseudo-references ``j`` (:func:`pairwise_gleu`)::
 
-        fsum(w[j] * gleu[i, j] for j) / fsum(w[j] for j)
+        sum(w[j] * gleu[i, j] for j) / sum(w[j] for j)
 
-    computed with ``math.fsum`` (correctly rounded, whatever the order). With
+    computed exactly and rounded once (whatever the order, however the weights differ in
+    size; scaling every weight by one constant changes nothing). With
     ``pseudo_references=None`` the pseudo-references are the candidates themselves and,
     by the usual MBR convention, a candidate is not counted against itself (``j != i``;
     the same text at another index still counts); ``include_self=True`` counts it too.
@@ -700,7 +815,7 @@ def mbr_select(
             and Vamvas & Sennrich 2024 do for BLEU and chrF), so the cost grows with
             N + M instead of N x M. It usually picks the candidate exact MBR picks, not
             always (``docs/mbr.md`` measures how often); its scores are not sentence GLEU
-            means. Without ``include_self`` a candidate's mean leaves out its own index.
+            means (computed exactly, rounded once). Without ``include_self`` a candidate's mean leaves out its own index.
         scorer: As for :func:`pairwise_gleu`; so are ``pad_id`` and ``**settings``.
         candidate_lengths: For a tensor of candidates, ``[N]`` lengths.
         reference_lengths: For a tensor of pseudo-references, ``[M]`` lengths.
@@ -750,25 +865,16 @@ def mbr_select(
     if n_refs == 0:
         raise ValueError("pseudo_references must hold at least one pseudo-reference, got none")
     ref_name = "candidates" if within else "pseudo_references"
-    w = np.ones(n_refs) if weights is None else _check_weights(weights, n_refs, ref_name)
-    if aggregate:
-        expected = _aggregate_scores(prepared, w, within and not include_self, min_len, max_len)
-        index = int(np.argmax(expected))
-        return MbrResult(index, candidates[index], expected)
-    scores = _scores(prepared, min_len, max_len)
-    if prepared.device is not None:
-        scores = scores.cpu().numpy()
-    products = scores * w[None, :]  # each product rounded once, as Python's float *
+    # Only ratios of weights matter: as integers in the same ratios, exactly, every mean is
+    # computed in integers and rounded once (see _weighted_means).
+    w = [1] * n_refs if weights is None else _integer_weights(_check_weights(weights, n_refs, ref_name))
     exclude = within and not include_self
-    if exclude:
-        np.fill_diagonal(products, 0.0)
-    numerators = np.array(list(map(math.fsum, products.tolist())), np.float64)
-    total = sum(map(Fraction, w.tolist()))
-    if exclude:
-        denominators = np.array([float(total - Fraction(x)) for x in w.tolist()], np.float64)
+    if aggregate:
+        expected = _aggregate_scores(prepared, w, exclude, min_len, max_len)
     else:
-        denominators = np.full(n_candidates, float(total))
-    expected = np.zeros(n_candidates, np.float64)
-    np.divide(numerators, denominators, out=expected, where=denominators > 0)
+        scores = _scores(prepared, min_len, max_len)
+        if prepared.device is not None:
+            scores = scores.cpu().numpy()
+        expected = _weighted_means(scores, w, exclude)
     index = int(np.argmax(expected))
     return MbrResult(index, candidates[index], expected)

@@ -1,10 +1,13 @@
 """What the adapters share: a completion's text, a segment's reference ids, a reward's name
-(their scorer comes from :func:`google_bleu.scorer.scorer_from_options`, their other input
-checks from :mod:`google_bleu.validation`)."""
+and the exact mean of sentence scores (their scorer comes from
+:func:`google_bleu.scorer.scorer_from_options`, their other input checks from
+:mod:`google_bleu.validation`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from ..validation import describe
@@ -139,3 +142,41 @@ def check_name(name: Any) -> str:
     if not name:
         raise ValueError("name must not be empty: frameworks log the reward under it")
     return name
+
+
+def mean_score(values: Sequence[Any], name: str) -> float:
+    """The mean of sentence scores, exact and rounded once (0.0 for none): a sum correctly
+    rounded and then divided would round twice.
+
+    Each value must be a real number in ``[0, 1]`` (a sentence GLEU, precision or recall);
+    NaN, a negative or a larger value is refused rather than averaged.
+
+    Raises:
+        TypeError: A value that is not a real number (``bool`` included), naming its place.
+        ValueError: A value outside ``[0, 1]`` or NaN, naming its place.
+
+    Example:
+        >>> mean_score([0.1] * 10, "scores")  # the sum of ten 0.1 is 0.9999999999999999
+        0.1
+        >>> mean_score([0.5, float("nan")], "scores")
+        Traceback (most recent call last):
+        ...
+        ValueError: scores[1] must be a sentence score in [0, 1], got nan
+    """
+    numbers = []
+    for index, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name}[{index}] must be a sentence score (a float), got {describe(value)}")
+        if not 0 <= value <= 1:  # NaN fails both
+            raise ValueError(f"{name}[{index}] must be a sentence score in [0, 1], got {value!r}")
+        numbers.append(float(value))
+    if not numbers:
+        return 0.0
+    # The exact sum as a few floats: each fsum rounds what the ones before left out.
+    parts: list[float] = []
+    while True:
+        part = math.fsum(numbers + [-p for p in parts])
+        if part == 0:
+            break
+        parts.append(part)
+    return float(sum(map(Fraction, parts)) / len(numbers))

@@ -42,9 +42,10 @@ from ..validation import check_references, check_text, describe
 class _Batch:
     """The calls of one event loop and one scorer waiting to be scored together."""
 
-    __slots__ = ("hypotheses", "references", "futures", "timer")
+    __slots__ = ("scorer", "hypotheses", "references", "futures", "timer")
 
-    def __init__(self) -> None:
+    def __init__(self, scorer: GLEU) -> None:
+        self.scorer = scorer
         self.hypotheses: list[str] = []
         self.references: list[list[str]] = []
         self.futures: list[asyncio.Future] = []
@@ -83,17 +84,23 @@ class GleuGatherer:
             raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")
         if isinstance(max_wait, bool) or not isinstance(max_wait, (int, float)):
             raise TypeError(f"max_wait must be a number of seconds, got {describe(max_wait)}")
-        if not math.isfinite(max_wait) or max_wait < 0:
-            raise ValueError(f"max_wait must be a finite number of seconds >= 0, got {max_wait!r}")
+        try:
+            seconds = float(max_wait)
+        except OverflowError:  # an int beyond any float
+            seconds = math.inf
+        if not math.isfinite(seconds) or seconds < 0:
+            shown = f"{max_wait!r}" if isinstance(max_wait, float) or abs(max_wait) < 10**20 else "an int beyond any float"
+            raise ValueError(f"max_wait must be a finite number of seconds >= 0, got {shown}")
         self.scorer = scorer
         self.max_batch_size = max_batch_size
-        self.max_wait = float(max_wait)
+        self.max_wait = seconds
         self._init_state()
 
     def _init_state(self) -> None:
         self._lock = threading.Lock()
-        # (loop, scorer) -> the batch filling on that loop. An entry lives only while calls wait.
-        self._open: dict[tuple[asyncio.AbstractEventLoop, GLEU], _Batch] = {}
+        # (loop, scorer, None), or (loop, None, id(scorer)) for a scorer that does not hash ->
+        # the batch filling on that loop. An entry lives only while calls wait.
+        self._open: dict[tuple[asyncio.AbstractEventLoop, GLEU | None, int | None], _Batch] = {}
         self._calls = self._batches = self._largest = 0
 
     def __reduce__(self) -> tuple:
@@ -136,14 +143,18 @@ class GleuGatherer:
     async def _submit(self, scorer: GLEU, hypothesis: str, references: list[str]) -> tuple[float, float, float]:
         loop = asyncio.get_running_loop()
         future = loop.create_future()
-        key = (loop, scorer)
+        try:
+            key = (loop, scorer, None)
+            hash(scorer)
+        except TypeError:  # a tokenizer that does not hash (a plain @dataclass): batched by identity
+            key = (loop, None, id(scorer))  # the batch holds the scorer, so the id stays its own
         with self._lock:
             batch = self._open.get(key)
             if batch is None:
                 # Entries of loops closed with calls waiting (no cancellation ran) go here.
                 for stale in [other for other in self._open if other[0].is_closed()]:
                     del self._open[stale]
-                batch = self._open[key] = _Batch()
+                batch = self._open[key] = _Batch(scorer)
                 batch.timer = loop.call_later(self.max_wait, self._due, key, batch)
             batch.hypotheses.append(hypothesis)
             batch.references.append(references)
@@ -164,7 +175,7 @@ class GleuGatherer:
         with self._lock:
             if self._open.get(key) is batch:
                 del self._open[key]
-        self._score(key[1], batch)
+        self._score(batch.scorer, batch)
 
     def _withdraw(self, key: tuple, batch: _Batch) -> None:
         """After a caller was cancelled: close its batch when no caller is left waiting."""

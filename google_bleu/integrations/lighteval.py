@@ -21,12 +21,13 @@ This module imports LightEval when it is imported (``pip install 'google-bleu[li
 
 from __future__ import annotations
 
-import math
+import numbers
 from typing import Any
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import describe, import_optional, is_sequence
+from ._text import mean_score
 from .lm_eval import check_rows
 
 
@@ -44,6 +45,26 @@ __all__ = ["GleuCorpus", "GleuPreparator", "make_lighteval_metric", "mean_senten
 #: The name LightEval reports corpus GLEU under (the evaluate metric's key); the mean
 #: sentence GLEU is reported under this name + ``"_sentence"``.
 METRIC_NAME = "google_bleu"
+
+
+def _check_gold_index(doc: Any) -> None:
+    """``doc.gold_index`` (an index or a list of them) must name entries of ``doc.choices``:
+    LightEval's ``Doc.get_golds`` indexes them as they are (an ``IndexError`` past the end,
+    and a negative index silently takes a reference from the end)."""
+    choices = getattr(doc, "choices", None)
+    if not is_sequence(choices) or isinstance(choices, str) or not choices:
+        raise ValueError(f"doc.choices must hold the reference strings, got {describe(choices)}")
+    indices = doc.gold_index if isinstance(doc.gold_index, (list, tuple)) else [doc.gold_index]
+    if not indices:
+        raise ValueError("doc.gold_index must name at least one of doc.choices, got []")
+    for index in indices:
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise ValueError(f"doc.gold_index must be an index of doc.choices or a list of them, got {describe(doc.gold_index)}")
+        if not 0 <= index < len(choices):
+            raise ValueError(
+                f"doc.gold_index must index doc.choices (0 to {len(choices) - 1}), got {int(index)} "
+                f"for {len(choices)} choice{'s' * (len(choices) != 1)}"
+            )
 
 
 class GleuPreparator(Preparator):
@@ -83,6 +104,7 @@ class GleuPreparator(Preparator):
                 "model_response.final_text must hold exactly one generated str per sample "
                 f"(GLEU scores one generation), got {describe(texts)}"
             )
+        _check_gold_index(doc)
         golds = doc.get_golds()
         if isinstance(golds, str):
             golds = [golds]
@@ -99,7 +121,8 @@ class GleuPreparator(Preparator):
                 LightEval's post-processing) must hold exactly one generation.
 
         Raises:
-            ValueError: Not exactly one generated string, or no reference string.
+            ValueError: Not exactly one generated string, no reference string, or a
+                ``doc.gold_index`` that does not index ``doc.choices``.
         """
         stats = self.stats(doc, model_response)
         corpus, sentence = self.names
@@ -137,11 +160,15 @@ class GleuCorpus(CorpusLevelComputation):
 
 
 def mean_sentence_gleu(scores: list[float]) -> float:
-    """The mean of the samples' sentence GLEU: ``math.fsum(scores) / len(scores)``.
+    """The mean of the samples' sentence GLEU, exact and rounded once.
 
-    The sum is correctly rounded, so the mean does not depend on the samples' order
-    (LightEval shuffles them). ``"mean"`` in the name tells LightEval to give it the
-    standard error of a mean rather than a bootstrap one. No scores give 0.0.
+    It does not depend on the samples' order (LightEval shuffles them). ``"mean"`` in the
+    name tells LightEval to give it the standard error of a mean rather than a bootstrap
+    one. No scores give 0.0.
+
+    Raises:
+        TypeError: ``scores`` is not a list of floats.
+        ValueError: A score that is no sentence GLEU (NaN, below 0 or above 1), naming it.
 
     Example:
         >>> mean_sentence_gleu([0.5, 0.25])
@@ -150,7 +177,7 @@ def mean_sentence_gleu(scores: list[float]) -> float:
     values = list(scores) if is_sequence(scores) else None
     if values is None or any(isinstance(value, bool) or not isinstance(value, (int, float)) for value in values):
         raise TypeError(f"scores must be a list of sentence GLEU floats, got {describe(scores)}")
-    return math.fsum(values) / len(values) if values else 0.0
+    return mean_score(values, "scores")
 
 
 def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METRIC_NAME) -> CorpusLevelMetricGrouping:

@@ -147,7 +147,7 @@ class GoogleBLEUScore(Metric):
             snapshot = self._snapshot()
             try:
                 wrapped(*args, **kwargs)
-            except Exception:
+            except BaseException:  # Ctrl-C too: a batch is counted whole or not at all
                 self._restore(snapshot)
                 raise
 
@@ -159,7 +159,7 @@ class GoogleBLEUScore(Metric):
         snapshot = self._snapshot()
         try:
             return super().forward(*args, **kwargs)
-        except Exception:
+        except BaseException:  # Ctrl-C too
             self._restore(snapshot)
             raise
 
@@ -199,7 +199,7 @@ class GoogleBLEUScore(Metric):
                 rows = getattr(self, SENTENCE_STATE)
                 if rows:
                     GleuStats(torch.cat([torch.atleast_2d(row) for row in rows]).tolist(), self.scorer.min_len, self.scorer.max_len)
-        except Exception:
+        except BaseException:  # Ctrl-C too
             self._restore(snapshot)
             raise
         self._computed = None

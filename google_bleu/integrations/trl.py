@@ -16,7 +16,7 @@ from typing import Any
 from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import check_list, check_type, describe
-from ._text import TRL_OBJECTS, check_name, completion_text, reference_ids
+from ._text import TRL_OBJECTS, check_name, completion_text, mean_score, reference_ids
 
 # -- TRL ------------------------------------------------------------------------------------
 
@@ -87,8 +87,8 @@ class GleuReward:
             raise TypeError(f"log_metric must be callable (TRL passes its logger), got {describe(log_metric)}")
         rows = self.stats(completions, **kwargs).segment_scores()
         if log_metric is not None and rows:
-            log_metric(f"{self.__name__}/precision", sum(row[1] for row in rows) / len(rows))
-            log_metric(f"{self.__name__}/recall", sum(row[2] for row in rows) / len(rows))
+            log_metric(f"{self.__name__}/precision", mean_score([row[1] for row in rows], "precision"))
+            log_metric(f"{self.__name__}/recall", mean_score([row[2] for row in rows], "recall"))
         return [row[0] for row in rows]
 
     def __call__(

@@ -17,6 +17,10 @@ the same way to files, standard input and text pasted into a page:
    from seeing an invisible trailing character. Leading whitespace is kept.
 5. A byte-order mark (U+FEFF) at the start is kept as part of line 1, as sacrebleu keeps
    it; :func:`bom_warning` says so, for the surface to show (the CLI prints it on stderr).
+6. A line of files and streams holds at most :data:`MAX_LINE_BYTES` bytes before its
+   ``"\n"``; a longer one is an error that names the source and the line, raised after
+   reading that many bytes, so input without a line break (``/dev/zero``, a binary file
+   read by mistake) ends in bounded time and memory instead of being read for ever.
 
 Nothing here imports anything beyond the standard library.
 
@@ -31,6 +35,22 @@ from __future__ import annotations
 
 #: The byte-order mark, as a character.
 BOM = "\ufeff"
+#: The most bytes one line of a file or stream may hold (its ``"\n"`` aside): 64 MiB, far
+#: beyond any segment (a whole book is a few MiB), and little enough to hold in memory.
+MAX_LINE_BYTES = 1 << 26
+
+
+def long_line_message(name: str, number: int) -> str:
+    """The error for a line longer than :data:`MAX_LINE_BYTES` (rule 6).
+
+    Example:
+        >>> long_line_message("/dev/zero", 1)
+        '/dev/zero: line 1 is longer than 67108864 bytes (64 MiB) with no line break; is it a text file with one segment a line?'
+    """
+    return (
+        f"{name}: line {number} is longer than {MAX_LINE_BYTES} bytes ({MAX_LINE_BYTES >> 20} MiB) with no line "
+        "break; is it a text file with one segment a line?"
+    )
 
 
 class LineError(ValueError):

@@ -37,18 +37,18 @@ from __future__ import annotations
 
 import ctypes
 import io
-import itertools
 import os
 import pickle
 import signal
+import stat
 import sys
+import tempfile
 import threading
 import time
+import traceback
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, BinaryIO, Union
 
@@ -57,7 +57,7 @@ import numpy as np
 from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
 from ..validation import check_bool, check_texts, describe
-from .lines import BOM, LineError, bom_warning, lines_from_bytes
+from .lines import BOM, MAX_LINE_BYTES, LineError, bom_warning, lines_from_bytes, long_line_message
 
 #: Segments per chunk of in-memory input: about 0.1 s of work, far above the cost of a hand-off.
 DEFAULT_CHUNK_SIZE = 10_000
@@ -279,14 +279,105 @@ class WorkerError(RuntimeError):
     """A worker process ended while it had work (killed by a signal, e.g. by the out-of-memory killer)."""
 
 
+class RemoteTraceback(Exception):
+    """The traceback of an exception raised in a worker, as text (the ``__cause__`` of the
+    exception re-raised here, as :mod:`concurrent.futures` shows it)."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def _reply(error: BaseException) -> bytes:
+    """An exception raised in a worker, pickled for this process (as a ``RuntimeError`` with
+    its text when the exception itself does not pickle)."""
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    try:
+        return pickle.dumps((False, error, text))
+    except Exception:  # an exception's arguments may not pickle (any type)
+        return pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}"), text))
+
+
+def _serve(connection: Any, scorer: Any, parent: int) -> None:
+    """A worker's life: tasks in, rows (or the task's exception) out, one at a time, until
+    the pool closes its end of the connection."""
+    _init_worker(scorer, parent)
+    while True:
+        try:
+            function, args = pickle.loads(connection.recv_bytes())
+        except (EOFError, OSError):  # the pool closed: this worker's work is done
+            return
+        try:
+            data = pickle.dumps((True, function(*args), None), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:
+            data = _reply(error)
+        try:
+            connection.send_bytes(data)
+        except OSError:  # the pool is gone
+            return
+
+
+class _Worker:
+    """One worker process and this process's end of its connection (a socket pair).
+
+    The worker's end is held by the worker alone: this process closes its copy as soon as
+    the worker has started. So when the worker dies, however and whenever (even in the
+    middle of writing a result), this end reads as end of file: nothing here can wait for
+    the rest of a message that will never come.
+    """
+
+    def __init__(self, context: Any, scorer: Any) -> None:
+        here, there = context.Pipe(duplex=True)
+        self.process = context.Process(
+            target=_serve, args=(there, scorer, os.getpid()), name="google-bleu-worker", daemon=True
+        )
+        try:
+            self.process.start()
+        except BaseException:
+            here.close()
+            raise
+        finally:
+            there.close()
+        self.connection = here
+        #: The index of the task it holds (None: idle).
+        self.task: int | None = None
+
+    def kill(self) -> None:
+        try:
+            self.process.kill()
+        except (OSError, ValueError, AttributeError):  # already gone, or already closed
+            pass
+        self.connection.close()
+
+    def stop(self, timeout: float) -> None:
+        """Waits up to ``timeout`` seconds for the process to end, kills it if it has not, and
+        releases what it held here."""
+        try:
+            self.process.join(timeout)
+            if self.process.is_alive():
+                self.process.kill()
+                self.process.join(timeout)
+            self.process.close()
+        except (OSError, ValueError, AssertionError):  # already closed, or still alive after a kill
+            pass
+        self.connection.close()
+
+
 class WorkerPool:
     """Worker processes for a whole run, shared by every call given it.
 
-    The processes start with the first task (``jobs == 1`` starts none and counts in this
-    process) and stop at :meth:`close` or at the end of a ``with`` block; a block left by an
-    exception (Ctrl-C, a signal turned into an exception, an input error) kills them instead
-    of waiting for their chunks. Each worker also ends by itself when this process dies,
-    even by SIGKILL (:func:`_die_with_parent`), so none outlives it.
+    Processes start as tasks need them, at most ``jobs`` and at most the cores this process
+    may run on (:func:`available_cores`); with one, the work is done in this process and
+    none starts. Each worker holds one task at a time, sent and answered over its own socket
+    pair; this process reads only from the worker whose answer is ready, in the calling
+    thread, and starts no thread of its own. So Ctrl-C or a signal turned into an exception
+    interrupts any wait, and a worker killed while it writes a result is an end of file here,
+    never a message waited for: the call raises :class:`WorkerError`.
+
+    The processes stop at :meth:`close` or at the end of a ``with`` block; a block or a
+    :meth:`run` left by an exception (Ctrl-C, a signal turned into an exception, an input
+    error, a caller that stops iterating) kills them instead of waiting for their chunks,
+    and a later call starts fresh ones. Each worker also ends by itself when this process
+    dies, even by SIGKILL (:func:`_die_with_parent`), so none outlives it.
 
     Example:
         >>> from google_bleu import GLEU
@@ -299,70 +390,105 @@ class WorkerPool:
         self.jobs = resolve_jobs(jobs)
         _check_scorer(scorer, self.jobs)
         self.scorer = scorer
-        self._executor: ProcessPoolExecutor | None = None
+        #: The most worker processes this pool starts: more than the usable cores only adds
+        #: processes that wait for a core, each with its own chunks of text in memory.
+        self.processes = min(self.jobs, available_cores())
+        self._workers: list[_Worker] = []
 
-    def _start(self) -> ProcessPoolExecutor:
-        if self._executor is None:
-            import multiprocessing
+    def _spawn(self) -> _Worker:
+        import multiprocessing
 
-            context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(
-                self.jobs, mp_context=context, initializer=_init_worker, initargs=(self.scorer, os.getpid())
-            )
-        return self._executor
-
-    def run(self, tasks: Iterator[Task]) -> Iterator[np.ndarray]:
-        """Rows of each task, in order; at most ``jobs * CHUNKS_PER_WORKER`` tasks in flight,
-        so the input is consumed lazily."""
-        if self.jobs == 1:
-            for local, _, args in tasks:
-                yield local(self.scorer, *args)
-            return
         with _signals_deferred():
-            executor = self._start()
-        pending: deque[Future] = deque()
+            worker = _Worker(multiprocessing.get_context("spawn"), self.scorer)
+            self._workers.append(worker)
+        return worker
+
+    def _receive(self, worker: _Worker) -> tuple[int, np.ndarray]:
+        """The answer of a worker that has one ready (or has died)."""
+        index, worker.task = worker.task, None
         try:
-            for _, remote, args in tasks:
-                with _signals_deferred():
-                    pending.append(executor.submit(remote, *args))
-                if len(pending) >= self.jobs * CHUNKS_PER_WORKER:
-                    yield pending.popleft().result()
-            while pending:
-                yield pending.popleft().result()
-        except BrokenProcessPool:
+            ok, value, text = pickle.loads(worker.connection.recv_bytes())
+        except (EOFError, OSError):
             raise WorkerError(
                 "a worker process ended unexpectedly (killed by a signal, or out of memory); "
                 "retry with fewer --jobs or jobs=1"
             ) from None
-        finally:
-            for future in pending:
-                future.cancel()
+        if not ok:
+            raise value from RemoteTraceback(text)
+        return index, value
+
+    def run(self, tasks: Iterator[Task]) -> Iterator[np.ndarray]:
+        """Rows of each task, in order. The input is consumed lazily: one task per worker
+        in flight, and the next one read (and pickled) while they work."""
+        if self.processes == 1:
+            for local, _, args in tasks:
+                yield local(self.scorer, *args)
+            return
+        from multiprocessing.connection import wait
+
+        # Workers still holding a task of a call that was abandoned: their answers are not ours.
+        for worker in [worker for worker in self._workers if worker.task is not None]:
+            self._workers.remove(worker)
+            worker.kill()
+            worker.stop(10)
+        done: dict[int, np.ndarray] = {}
+        staged: deque[tuple[int, bytes]] = deque()
+        count = returned = 0
+        finished = False
+        try:
+            while True:
+                idle = [worker for worker in self._workers if worker.task is None]
+                # Tasks for every worker that can take one now (idle, or still to start), and one more.
+                while not finished and len(staged) <= len(idle) + self.processes - len(self._workers):
+                    try:
+                        _, remote, args = next(tasks)
+                    except StopIteration:
+                        finished = True
+                    else:
+                        staged.append((count, pickle.dumps((remote, args), protocol=pickle.HIGHEST_PROTOCOL)))
+                        count += 1
+                # Start every worker needed before sending to any: a send waits until its
+                # worker has started (a fresh interpreter), and they start side by side.
+                while len(staged) > len(idle) and len(self._workers) < self.processes:
+                    idle.append(self._spawn())
+                for worker in idle:
+                    if not staged:
+                        break
+                    worker.task, data = staged.popleft()
+                    try:
+                        worker.connection.send_bytes(data)
+                    except OSError:  # it died before reading: its answer is the end of file
+                        pass
+                busy = {worker.connection: worker for worker in self._workers if worker.task is not None}
+                if not busy:
+                    return
+                for connection in wait(list(busy)):
+                    index, rows = self._receive(busy[connection])
+                    done[index] = rows
+                while returned in done:
+                    yield done.pop(returned)
+                    returned += 1
+        except BaseException:
+            self.close(kill=True)
+            raise
 
     def close(self, kill: bool = False) -> None:
-        """Stops the workers (``kill``: at once, without waiting for their chunks)."""
-        executor, self._executor = self._executor, None
-        if executor is None:
-            return
-        if not kill:
-            executor.shutdown(wait=True, cancel_futures=True)
-            return
-        # Left by an exception, which may have struck inside the executor (a signal turned
-        # into an exception lands anywhere): every worker this process started is killed,
-        # registered with the executor or not yet, and nothing waits on the executor's state.
-        import multiprocessing
+        """Stops the workers (``kill``: at once, without waiting for their chunks).
 
-        processes = {*(getattr(executor, "_processes", None) or {}).values(), *multiprocessing.active_children()}
-        for process in processes:
-            try:
-                process.kill()
-            except (OSError, ValueError, AttributeError):  # already gone
-                pass
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            try:
-                process.join(timeout=10)
-            except (OSError, ValueError, AssertionError):
-                pass
+        Without ``kill``, each worker reads the end of its connection and exits; one that
+        has not within a few seconds is killed.
+        """
+        workers, self._workers = self._workers, []
+        if kill and workers:
+            # No signal turned into an exception may leave a worker unkilled.
+            with _signals_deferred():
+                for worker in workers:
+                    worker.kill()
+        else:
+            for worker in workers:
+                worker.connection.close()
+        for worker in workers:
+            worker.stop(10 if kill else 5)
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -459,12 +585,21 @@ class _LineFile:
         self.first = True
 
     def read(self, count: int) -> list[bytes]:
+        lines: list[bytes] = []
+        readline = self.handle.readline
         try:
-            lines = list(itertools.islice(self.handle, count))
+            for _ in range(count):
+                # At most one byte past the limit, so a line without end costs bounded memory.
+                line = readline(MAX_LINE_BYTES + 1)
+                if not line:
+                    break
+                if not lines and not isinstance(line, bytes):
+                    raise TypeError(f"{self.name} must be opened in binary mode ('rb'), got text lines")
+                if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                    raise LineError(long_line_message(self.name, self.lines + len(lines) + 1))
+                lines.append(line)
         except OSError as error:
             raise FileError(f"cannot read {self.name}: {error.strerror or error}") from None
-        if lines and not isinstance(lines[0], bytes):
-            raise TypeError(f"{self.name} must be opened in binary mode ('rb'), got text lines")
         self.lines += len(lines)
         return lines
 
@@ -473,7 +608,17 @@ class _LineFile:
         return first and bool(lines) and lines[0].startswith(BOM_BYTES)
 
     def count_ahead(self) -> int | None:
-        """Lines of a regular file, counted without decoding (None for a stream); the position is kept."""
+        """Lines of a regular file, counted without decoding (None for a stream); the position is kept.
+
+        Only a regular file (or bytes already read into memory or a spool) has an end to
+        count to: a device such as ``/dev/zero`` also says it can seek, and never ends.
+        """
+        if not isinstance(self.handle, (io.BytesIO, Spool)):
+            try:
+                if not stat.S_ISREG(os.fstat(self.handle.fileno()).st_mode):
+                    return None
+            except (OSError, AttributeError, ValueError, TypeError):  # no file descriptor
+                return None
         try:
             if not self.handle.seekable():
                 return None
@@ -621,27 +766,89 @@ def _rewindable(source: Any) -> tuple[Any, int | None]:
     if isinstance(source, (str, os.PathLike)) or not hasattr(source, "read"):
         return source, None
     try:
-        if source.seekable():
+        if source.seekable() and not _endless(source):
             return source, source.tell()
     except (OSError, AttributeError, ValueError):
         pass
-    name = str(getattr(source, "name", "stream"))
+    return spool(source, str(getattr(source, "name", "stream"))), 0
+
+
+def _endless(source: Any) -> bool:
+    """Whether a stream that says it can seek is a device (``/dev/zero``), not a file."""
+    if isinstance(source, (io.BytesIO, Spool)):  # in memory (a spool's fileno would move it to disk)
+        return False
     try:
-        data = source.read()
-    except OSError as error:
-        raise FileError(f"cannot read {name}: {error.strerror or error}") from None
-    if not isinstance(data, bytes):
-        raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
-    buffered = NamedBytes(data, name)
-    return buffered, 0
+        return not stat.S_ISREG(os.fstat(source.fileno()).st_mode)
+    except (OSError, AttributeError, ValueError, TypeError):  # no file descriptor: in memory
+        return False
 
 
-class NamedBytes(io.BytesIO):
-    """The bytes of a stream read once, with the stream's name for messages."""
+#: Bytes of a spooled stream kept in memory; beyond them it goes to an unnamed temporary file.
+SPOOL_MEMORY = 16 << 20
 
-    def __init__(self, data: bytes, name: str) -> None:
-        super().__init__(data)
-        self.name = name
+
+class Spool(tempfile.SpooledTemporaryFile):
+    """A stream read once to its end (a pipe cannot be read twice), kept so that it can be
+    read again: in memory up to :data:`SPOOL_MEMORY` bytes, beyond that in a temporary file
+    that has no name on disk, so it goes when this process ends, however it ends. ``name``
+    is the stream's, for messages."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(max_size=SPOOL_MEMORY)
+        self._label = name
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        return self._label
+
+
+def spool(stream: Any, name: str) -> Spool:
+    """Reads ``stream`` (binary) to its end into a :class:`Spool`, positioned at its start.
+
+    Memory stays bounded whatever the stream holds, and a stream with a line longer than
+    :data:`~google_bleu.scale.lines.MAX_LINE_BYTES` (``/dev/zero``) is refused after that
+    many bytes, as the line reader refuses it.
+
+    Raises:
+        LineError: A line longer than ``MAX_LINE_BYTES``.
+        FileError: The stream cannot be read.
+        TypeError: A text stream.
+    """
+    copy = Spool(name)
+    try:
+        lines = run = 0  # whole lines so far, and bytes since the last line break
+        while True:
+            try:
+                block = stream.read(SPOOL_BLOCK)
+            except OSError as error:
+                raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+            if not block:
+                break
+            if not isinstance(block, bytes):
+                raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
+            # A block is shorter than the limit, so only a line that began in an earlier
+            # block can pass it: the bytes before this block's first break end that line,
+            # and those after its last break carry on.
+            first = block.find(b"\n")
+            if first < 0:
+                run += len(block)
+            elif run + first > MAX_LINE_BYTES:
+                raise LineError(long_line_message(name, lines + 1))
+            else:
+                run = len(block) - block.rfind(b"\n") - 1
+            lines += block.count(b"\n")
+            if run > MAX_LINE_BYTES:
+                raise LineError(long_line_message(name, lines + 1))
+            copy.write(block)
+        copy.seek(0)
+    except BaseException:
+        copy.close()
+        raise
+    return copy
+
+
+#: Bytes read from a stream at a time by :func:`spool` (less than ``MAX_LINE_BYTES``).
+SPOOL_BLOCK = 1 << 20
 
 
 def files_stats(

@@ -7,6 +7,7 @@ en-de lines, compared with ``==``.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import pickle
 import random
@@ -212,6 +213,36 @@ def test_zero_wait_gathers_the_calls_of_one_loop_turn():
     assert gatherer.counts() == {"calls": 10, "batches": 1, "largest_batch": 10, "waiting": 0}
 
 
+@dataclasses.dataclass
+class Words:
+    """A tokenizer as users write one: a plain dataclass with __call__ (so it does not hash)."""
+
+    lower: bool = True
+
+    def __call__(self, text: str) -> list[str]:
+        return (text.lower() if self.lower else text).split()
+
+
+def test_a_tokenizer_that_does_not_hash_is_gathered_like_any_other():
+    # It was refused with "TypeError: unhashable type" (the batches were keyed by the scorer),
+    # although GLEU.sentence_score and veRL's compute_score take it.
+    pairs = wmt_pairs(40, seed=4)
+    scorer = GLEU(Words())
+    gatherer = GleuGatherer(scorer, max_wait=0.05)
+
+    async def callers():
+        scores = [gatherer.segment(h, refs) for h, refs in pairs]
+        reward = verl.compute_score_with(gatherer)
+        verl_form = [reward(solution_str=h, ground_truth=refs, tokenizer=Words()) for h, refs in pairs[:8]]
+        return await asyncio.gather(*scores), await asyncio.gather(*verl_form)
+
+    rows, verl_rows = run(callers())
+    assert rows == [expected(h, refs, scorer) for h, refs in pairs]
+    assert verl_rows == [verl.compute_score(solution_str=h, ground_truth=refs, tokenizer=Words()) for h, refs in pairs[:8]]
+    assert gatherer.counts()["batches"] == 1 + 8  # its own scorer in one batch; a new scorer a call apart
+    assert gatherer.counts()["waiting"] == 0
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
@@ -222,6 +253,9 @@ def test_zero_wait_gathers_the_calls_of_one_loop_turn():
         ({"max_wait": -0.1}, ValueError, "max_wait must be a finite number of seconds >= 0, got -0.1"),
         ({"max_wait": float("nan")}, ValueError, "max_wait must be a finite number of seconds >= 0, got nan"),
         ({"max_wait": "2ms"}, TypeError, "max_wait must be a number of seconds, got str '2ms'"),
+        ({"max_wait": 10**400}, ValueError, "max_wait must be a finite number of seconds >= 0, got an int beyond any float"),
+        ({"max_wait": -(10**400)}, ValueError, "max_wait must be a finite number of seconds >= 0, got an int beyond"),
+        ({"max_wait": -3}, ValueError, "max_wait must be a finite number of seconds >= 0, got -3"),
     ],
 )
 def test_bad_settings_are_refused_naming_them(kwargs, error, message):

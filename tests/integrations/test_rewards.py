@@ -1,10 +1,12 @@
 """The TRL reward adapter, called as TRL's GRPOTrainer calls reward functions, and in a real GRPO step."""
 
+from fractions import Fraction
+
 import pytest
 
 from google_bleu import GLEU
 from google_bleu.integrations.trl import GleuReward
-from tests.helpers.oracles import nltk_sentence, tokenize_13a
+from tests.helpers.oracles import SAMPLES, nltk_sentence, read_lines, tokenize_13a
 
 PROMPTS = ["Translate: le chat", "Translate: un chien", "Translate: le chat"]
 COMPLETIONS = ["the cat sat on the mat .", "a dog", ""]
@@ -108,8 +110,22 @@ def test_precision_and_recall_reach_trls_own_metric_log():
     stats = GLEU().stats(COMPLETIONS, REFERENCES).segment_scores()
     assert scores == [row[0] for row in stats]
     assert dict(trainer._pending_metrics) == {
-        "gleu/precision": [sum(row[1] for row in stats) / 3],
-        "gleu/recall": [sum(row[2] for row in stats) / 3],
+        "gleu/precision": [float(sum(Fraction(row[1]) for row in stats) / 3)],
+        "gleu/recall": [float(sum(Fraction(row[2]) for row in stats) / 3)],
+    }
+
+
+def test_logged_precision_and_recall_are_exact_means():
+    # A plain sum then a division rounds more than once: on these 14 WMT17 segments it gave
+    # 0.3432414963595458 and 0.3314998669011497 where the means are ...576 and ...974.
+    system = read_lines(SAMPLES / "wmt17_en_de" / "sys_online-A.0.txt")[:14]
+    reference = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")[:14]
+    logged = {}
+    GleuReward(name="gleu")(system, reference=reference, log_metric=logged.__setitem__)
+    rows = GLEU().stats(system, reference).segment_scores()
+    assert logged == {
+        "gleu/precision": float(sum(Fraction(row[1]) for row in rows) / len(rows)),
+        "gleu/recall": float(sum(Fraction(row[2]) for row in rows) / len(rows)),
     }
 
 

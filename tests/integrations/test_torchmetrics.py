@@ -405,6 +405,53 @@ def test_a_rejected_merge_state_changes_nothing_and_compute_is_fresh(bad):
     assert metric.compute().item() == merged.score() != before.item()
 
 
+def _interrupted_on(marker: str):
+    def tokenize(text: str) -> list[str]:
+        if marker in text:
+            raise KeyboardInterrupt  # Ctrl-C while this batch is scored
+        return text.split()
+
+    return tokenize
+
+
+def test_ctrl_c_in_update_forward_or_merge_changes_nothing():
+    # The states were restored on an Exception only: a KeyboardInterrupt left the update
+    # counted and the cached value dropped.
+    metric = GoogleBLEUScore(scorer=GLEU(_interrupted_on("STOP")), return_sentence_scores=True)
+    metric.update(SYSTEM[:5], REFERENCES[:5])
+    first = metric.compute()
+    state = (metric.totals(), [rows.clone() for rows in metric.sentence_rows], metric._update_count, metric._computed)
+    for call in (metric.update, metric):
+        with pytest.raises(KeyboardInterrupt):
+            call(["a b", "STOP here"], [["a b"], ["x"]])
+        assert (metric.totals(), metric._update_count, metric._computed) == (state[0], state[2], state[3])
+        assert len(metric.sentence_rows) == len(state[1])
+        assert all(torch.equal(a, b) for a, b in zip(metric.sentence_rows, state[1]))
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_name == "merge_state" and "torchmetrics" in frame.f_code.co_filename:
+
+            def on_return(frame, event, arg):
+                if event == "return":
+                    raise KeyboardInterrupt  # after torchmetrics merged, before the merge is checked
+                return on_return
+
+            return on_return
+        return None
+
+    other = GoogleBLEUScore(scorer=metric.scorer, return_sentence_scores=True)
+    other.update(SYSTEM[5:9], REFERENCES[5:9])
+    sys.settrace(tracer)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            metric.merge_state(other)
+    finally:
+        sys.settrace(None)
+    assert (metric.totals(), metric._update_count) == (state[0], state[2])
+    assert len(metric.sentence_rows) == len(state[1])
+    assert metric.compute()[0].item() == first[0].item()
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:torch")  # torch deprecates jit.script itself
 @pytest.mark.filterwarnings("ignore::DeprecationWarning:torchmetrics")  # its properties, read by the scripting
 @pytest.mark.filterwarnings("ignore::UserWarning:torchmetrics")

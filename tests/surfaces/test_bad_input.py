@@ -473,10 +473,21 @@ def _tokenizer_raising_on_long_lines(text):
     return text.split()
 
 
+def _tokenizer_interrupted_on_long_lines(text):
+    # Ctrl-C while scoring: the interrupt surfaces inside the tokenizer.
+    if len(text) > 40:
+        raise KeyboardInterrupt
+    return text.split()
+
+
 @pytest.mark.parametrize("keep_in_memory", [False, True])
 @pytest.mark.parametrize(
     "tokenizer, error",
-    [(_tokenizer_failing_on_long_lines, TypeError), (_tokenizer_raising_on_long_lines, RuntimeError)],
+    [
+        (_tokenizer_failing_on_long_lines, TypeError),
+        (_tokenizer_raising_on_long_lines, RuntimeError),
+        (_tokenizer_interrupted_on_long_lines, KeyboardInterrupt),
+    ],
 )
 def test_a_tokenizer_failing_on_a_stored_line_keeps_the_added_data(keep_in_memory, tokenizer, error):
     metric = google_bleu.load(keep_in_memory=keep_in_memory)
@@ -489,6 +500,37 @@ def test_a_tokenizer_failing_on_a_stored_line_keeps_the_added_data(keep_in_memor
     assert metric.compute() == GLEU().corpus_score(predictions, references).metric_dict()
     with pytest.raises(ValueError, match="nothing to compute"):
         metric.compute()
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True])
+@pytest.mark.parametrize("given", [0, 3])
+def test_ctrl_c_inside_evaluates_compute_keeps_the_added_data(keep_in_memory, given):
+    # Ctrl-C right after evaluate read its cache back (its writer gone, the rows loaded),
+    # before the metric scores them: the rows added before are stored again.
+    metric = google_bleu.load(keep_in_memory=keep_in_memory)
+    predictions = read_lines(SAMPLE / "sys_uedin-nmt.4722.txt")[:50]
+    references = read_lines(SAMPLE / "ref0.txt")[:50]
+    metric.add_batch(predictions=predictions, references=references)
+    inputs = {"predictions": ["x y"] * given, "references": ["x y"] * given} if given else {}
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_name == "_finalize" and "evaluate" in frame.f_code.co_filename:
+
+            def on_return(frame, event, arg):
+                if event == "return":
+                    raise KeyboardInterrupt  # as a Ctrl-C arriving at this moment
+                return on_return
+
+            return on_return
+        return None
+
+    sys.settrace(tracer)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            metric.compute(**inputs)
+    finally:
+        sys.settrace(None)
+    assert metric.compute() == GLEU().corpus_score(predictions, references).metric_dict()
 
 
 def test_a_failed_compute_with_its_own_inputs_keeps_only_what_was_added():

@@ -5,8 +5,8 @@ the guide's command) and its Python API (``Pipeline(...).evaluate()``, the guide
 the shipped task file (examples/lighteval/google_bleu_task.py: the bundled WMT17 sample, read
 from local files) and a custom model (wmt17_model.py) that answers each prompt with a real WMT17
 system's translation of that segment. Per system, the reported ``google_bleu`` ``==``
-``GLEU().corpus_score(system, reference).score`` and ``google_bleu_sentence`` ``==`` the mean
-(``statistics.fmean``) of ``GLEU().sentence_score``; each sample's details hold its row and its
+``GLEU().corpus_score(system, reference).score`` and ``google_bleu_sentence`` ``==`` the exact
+mean (in Fractions, rounded once) of ``GLEU().sentence_score``; each sample's details hold its row and its
 sentence score.
 """
 
@@ -23,6 +23,7 @@ import random
 import statistics
 import types
 from contextlib import redirect_stdout
+from fractions import Fraction
 from pathlib import Path
 
 import pandas as pd
@@ -53,7 +54,7 @@ def expected(scorer: GLEU, system: list[str], reference: list[str]) -> tuple[flo
     """Corpus GLEU, and the mean of the sentence scores, of a system against the reference."""
     refs = [[line] for line in reference]
     sentences = [scorer.sentence_score(hyp, ref).score for hyp, ref in zip(system, refs)]
-    return scorer.corpus_score(system, refs).score, statistics.fmean(sentences)
+    return scorer.corpus_score(system, refs).score, float(sum(map(Fraction, sentences)) / len(sentences))
 
 
 # -- the command line: lighteval custom ------------------------------------------------------
@@ -243,13 +244,62 @@ def test_the_final_text_is_scored():
         (["a b"], ["a b", "a c"], "model_response.final_text must hold exactly one generated str per sample"),
         (["a b"], [], r"model_response.final_text must hold exactly one .*got list \[\]"),
         (["a b"], [None], "model_response.final_text must hold exactly one .*None"),
-        ([], ["a b"], r"doc.get_golds\(\) must give one or more reference strings, got list \[\]"),
+        ([], ["a b"], r"doc.choices must hold the reference strings, got list \[\]"),
         (["a b", 2], ["a b"], r"doc.get_golds\(\) must give one or more reference strings"),
     ],
 )
 def test_bad_samples_are_refused_naming_the_field(golds, texts, message):
     with pytest.raises(ValueError, match=message):
         apply_metric(responses=[ModelResponse(text=texts)], docs=[doc(golds)], metrics=[make_lighteval_metric()])
+
+
+@pytest.mark.parametrize(
+    ("choices", "gold_index", "message"),
+    [
+        (["a b"], 1, r"doc.gold_index must index doc.choices \(0 to 0\), got 1 for 1 choice$"),
+        (["a b", "a c"], [0, 2], r"doc.gold_index must index doc.choices \(0 to 1\), got 2 for 2 choices$"),
+        (["a b", "a c"], -1, r"doc.gold_index must index doc.choices \(0 to 1\), got -1 for 2 choices$"),
+        ([], 0, r"doc.choices must hold the reference strings, got list \[\]"),
+        (["a b"], [], r"doc.gold_index must name at least one of doc.choices, got \[\]"),
+        (["a b"], "0", r"doc.gold_index must be an index of doc.choices or a list of them, got str '0'"),
+        (["a b"], True, r"doc.gold_index must be an index of doc.choices or a list of them, got bool True"),
+    ],
+)
+def test_a_gold_index_outside_the_choices_is_refused_naming_it(choices, gold_index, message):
+    # LightEval's Doc.get_golds indexes the choices as given: past the end it raised an
+    # IndexError from inside LightEval, and -1 silently took the last choice.
+    sample = Doc(query="Translate.", choices=choices, gold_index=gold_index)
+    with pytest.raises(ValueError, match=message):
+        apply_metric(responses=[ModelResponse(text=["a b"])], docs=[sample], metrics=[make_lighteval_metric()])
+
+
+@pytest.mark.parametrize(
+    ("scores", "message"),
+    [
+        ([0.5, math.nan], r"scores\[1\] must be a sentence score in \[0, 1\], got nan"),
+        ([5.0], r"scores\[0\] must be a sentence score in \[0, 1\], got 5.0"),
+        ([0.25, -1], r"scores\[1\] must be a sentence score in \[0, 1\], got -1"),
+        ([1e308, 1e308], r"scores\[0\] must be a sentence score in \[0, 1\], got 1e\+308"),
+        ([0.5, math.inf], r"scores\[1\] must be a sentence score in \[0, 1\], got inf"),
+    ],
+)
+def test_mean_sentence_gleu_refuses_what_is_no_sentence_score(scores, message):
+    # It returned nan, 5.0 and -0.4 for these, and an OverflowError for two 1e308.
+    aggregation = make_lighteval_metric().get_corpus_aggregations()["google_bleu_sentence"]
+    with pytest.raises(ValueError, match=message):
+        aggregation(scores)
+
+
+def test_mean_sentence_gleu_is_the_exact_mean_rounded_once():
+    # fsum then divide rounds twice: 0.4349206349206349 here, where the mean is 0.43492063492063493.
+    scores = [2 / 3, 5 / 9, 2 / 3, 1 / 7, 1 / 7]
+    exact = sum(map(Fraction, scores)) / len(scores)
+    assert mean_sentence_gleu(scores) == float(exact) == 0.43492063492063493
+    rng = random.Random(7)
+    for _ in range(200):
+        sample = [rng.random() for _ in range(rng.randrange(1, 40))]
+        assert mean_sentence_gleu(sample) == float(sum(map(Fraction, sample)) / len(sample))
+        assert mean_sentence_gleu(sample[::-1]) == mean_sentence_gleu(sample)
 
 
 def test_settings_are_one_scorer():
