@@ -74,6 +74,10 @@ $(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed
 bench-small: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_small.py
 
+.PHONY: bench-cli
+bench-cli: $(VENV)/.bench-installed
+	$(PY) benchmarks/bench_cli.py
+
 .PHONY: bench-batched
 bench-batched: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_batched.py
@@ -112,6 +116,7 @@ bench-gather: framework-verl .venvs/verl/.installed
 bench: $(VENV)/.bench-installed
 	$(PY) -m benchmarks.run
 	$(MAKE) bench-small
+	$(MAKE) bench-cli
 	$(MAKE) bench-jobs
 	$(MAKE) bench-batched
 	$(MAKE) bench-pairwise

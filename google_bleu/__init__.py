@@ -23,7 +23,6 @@ import os
 import warnings
 from typing import Any
 
-from .analysis.explain import Explanation, explain
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu
 from .scorer import GLEU, GleuScore, text_stats
 from .signature import signature
@@ -106,6 +105,8 @@ def __getattr__(name: str) -> Any:
         return GoogleBleu
     if name in _NAMESPACES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in ("explain", "Explanation"):  # imported on first use, like the namespaces
+        return getattr(importlib.import_module(f"{__name__}.analysis.explain"), name)
     if name in _MOVED:
         module, attribute = _MOVED[name]
         warnings.warn(

@@ -37,11 +37,9 @@ import signal
 import stat
 import sys
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
-
-from tabulate import DataRow, Line, TableFormat, tabulate
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from ..scale.lines import LineError
 from ..scale.parallel import FileError, Spool, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs, spool
@@ -52,21 +50,32 @@ from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from ..validation import MAX_ORDER, MAX_SAMPLES, check_n_samples, check_seed
 from ..version import __version__
 
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
 PROG = "google-bleu"
 STDIN = "-"
 #: A progress bar is drawn (on a terminal only) when systems x segments reach this.
 PROGRESS_MIN_SEGMENTS = 10_000
-#: The text table: columns separated by " | ", a "-+-" rule under the header, no border.
-TABLE_FORMAT = TableFormat(
-    lineabove=None,
-    linebelowheader=Line("", "-", "-+-", ""),
-    linebetweenrows=None,
-    linebelow=None,
-    headerrow=DataRow("", " | ", ""),
-    datarow=DataRow("", " | ", ""),
-    padding=0,
-    with_header_hide=None,
-)
+
+
+@cache
+def _table_format() -> Any:
+    """The text table: columns separated by " | ", a "-+-" rule under the header, no border.
+    (tabulate and tqdm are imported when a table or a progress bar is drawn: a run that
+    prints JSON, the default, never pays for them.)"""
+    from tabulate import DataRow, Line, TableFormat
+
+    return TableFormat(
+        lineabove=None,
+        linebelowheader=Line("", "-", "-+-", ""),
+        linebetweenrows=None,
+        linebelow=None,
+        headerrow=DataRow("", " | ", ""),
+        datarow=DataRow("", " | ", ""),
+        padding=0,
+        with_header_hide=None,
+    )
 
 
 class UsageError(Exception):
@@ -386,7 +395,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(total: int, enabled: bool) -> tqdm:
+class _NoProgress:
+    """What the run calls on a progress bar, when none is drawn (tqdm is not imported)."""
+
+    def __enter__(self) -> _NoProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        pass
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+def _progress(total: int, enabled: bool) -> tqdm | _NoProgress:
+    try:
+        enabled = enabled and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # no stderr, or a closed one
+        enabled = False
+    if not enabled:
+        return _NoProgress()
+    from tqdm import tqdm
+
     # disable=None: tqdm draws only when stderr is a terminal; mininterval=0 draws every step
     # (there are few: one per system and test).
     return tqdm(
@@ -534,7 +567,7 @@ def _scores(
     nrefs: int,
     paired: str | None,
     args: argparse.Namespace,
-    progress: tqdm,
+    progress: tqdm | _NoProgress,
 ) -> list[GleuScore]:
     if not paired:
         n_bootstrap = args.confidence_n if args.confidence else None
@@ -637,11 +670,13 @@ def _table(
         rows.append(row)
     # Names left, numbers right, p-values left (so the digits align whether or not a * follows).
     align = ["left"] + ["right"] * (len(header) - 1 - bool(paired)) + ["left"] * bool(paired)
+    from tabulate import tabulate
+
     if latex:
         # tabulate's "latex" format escapes the names (_ & % $ # { } ~ ^ \\) for LaTeX.
         table = tabulate(rows, header, tablefmt="latex", colalign=align, disable_numparse=True)
         return f"% GLEU|{scores[0].signature}\n{table}\n"
-    table = tabulate(rows, header, tablefmt=TABLE_FORMAT, colalign=align, disable_numparse=True)
+    table = tabulate(rows, header, tablefmt=_table_format(), colalign=align, disable_numparse=True)
     text = "\n".join(line.rstrip() for line in table.splitlines()) + "\n\n"
     text += f"GLEU|{scores[0].signature}\n"
     if paired:

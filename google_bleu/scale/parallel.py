@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+import numbers
 import os
 import pickle
 import signal
@@ -52,12 +53,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, BinaryIO, Union
 
-import numpy as np
-
 from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import check_bool, check_texts, describe
+from ..validation import check_bool, check_texts, describe, lazy_module
 from .lines import BOM, MAX_LINE_BYTES, LineError, bom_warning, lines_from_bytes, long_line_message
+
+np = lazy_module("numpy")  # imported when a chunk is scored (a short input never needs it)
 
 #: Segments per chunk of in-memory input: about 0.1 s of work, far above the cost of a hand-off.
 DEFAULT_CHUNK_SIZE = 10_000
@@ -95,7 +96,7 @@ def resolve_jobs(jobs: Any) -> int:
         ...
         TypeError: jobs must be an int, got str '2'
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)):
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral):
         raise TypeError(f"jobs must be an int, got {describe(jobs)}")
     if jobs < 0:
         raise ValueError(f"jobs must be 0 (all cores) or a positive integer, got {jobs}")
@@ -103,7 +104,7 @@ def resolve_jobs(jobs: Any) -> int:
 
 
 def _check_positive(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an int, got {describe(value)}")
     if value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value}")
@@ -255,24 +256,25 @@ def _split_tabs(lines: list[str], num_refs: int, name: str, first_line: int) -> 
     return columns
 
 
-def _block_rows(
+def _block_stats(
     scorer: Any, hypotheses: bytes, references: list[bytes], names: list[str], first_line: int, num_refs: int = 1
-) -> np.ndarray:
+) -> GleuStats:
     predictions = decode_block(hypotheses, names[0], first_line)
     columns = [decode_block(block, name, first_line) for block, name in zip(references, names[1:])]
     if num_refs > 1:
-        return _rows(scorer, predictions, _split_tabs(columns[0], num_refs, names[1], first_line))
-    return _rows(scorer, predictions, [list(refs) for refs in zip(*columns)])
+        return scorer.stats(predictions, _split_tabs(columns[0], num_refs, names[1], first_line))
+    return scorer.stats(predictions, [list(refs) for refs in zip(*columns)])
 
 
 def _worker_block_rows(
     hypotheses: bytes, references: list[bytes], names: list[str], first_line: int, num_refs: int = 1
 ) -> np.ndarray:
-    return _block_rows(_WORKER_SCORER, hypotheses, references, names, first_line, num_refs)
+    stats = _block_stats(_WORKER_SCORER, hypotheses, references, names, first_line, num_refs)
+    return np.column_stack((stats.rows, stats.reference_index))
 
 
 # -- the pool ------------------------------------------------------------------------------
-Task = tuple[Callable[..., np.ndarray], Callable[..., np.ndarray], tuple]
+Task = tuple[Callable[..., Any], Callable[..., Any], tuple]  # the rows and stats functions, and their arguments
 
 
 class WorkerError(RuntimeError):
@@ -725,33 +727,48 @@ def count_lines(references: Any, warn: Callable[[str], None] | None = None) -> i
 
 
 class _System:
-    """The rows of one system as its chunks come back, in one array of the final size when
-    the hypothesis file is regular (its lines counted first), so memory holds 40 bytes a
-    segment, not twice that."""
+    """The statistics of one system as its chunks come back: in this process a chunk's own
+    :class:`GleuStats` (a short file's never needs numpy), from a worker its table of rows
+    and chosen references, checked as statistics from outside. When the hypothesis file is
+    regular and long, its lines are counted first and the rows go into one array of the
+    final size, so memory holds 40 bytes a segment, not twice that."""
 
     def __init__(self) -> None:
-        self.rows = np.empty((0, _WIDTH), np.int64)
+        self.rows: np.ndarray | None = None
         self.filled = 0
-        self.parts: list[np.ndarray] = []
+        self.parts: list[GleuStats] = []
         self.tasks: int | None = None  # known once the files are read to their end
         self.received = 0
 
-    def add(self, part: np.ndarray) -> None:
+    def reserve(self, lines: int | None) -> None:
+        if lines is not None and lines >= DEFAULT_CHUNK_LINES:
+            self.rows = np.empty((lines, _WIDTH), np.int64)
+
+    def add(self, part: GleuStats | np.ndarray, scorer: Any) -> None:
         self.received += 1
-        if not self.parts and self.filled + len(part) <= len(self.rows):
-            self.rows[self.filled : self.filled + len(part)] = part
-            self.filled += len(part)
-        else:  # a stream, or a file that grew while it was read
-            self.parts.append(part)
+        if self.rows is not None and not self.parts and self.filled + len(part) <= len(self.rows):
+            end = self.filled + len(part)
+            if isinstance(part, GleuStats):
+                self.rows[self.filled : end, : len(COLUMNS)] = part.rows
+                self.rows[self.filled : end, len(COLUMNS)] = part.reference_index
+            else:
+                self.rows[self.filled : end] = part
+            self.filled = end
+        else:  # short, a stream, or a file that grew while it was read
+            self.parts.append(part if isinstance(part, GleuStats) else _stats(part, scorer))
 
     def done(self) -> bool:
         return self.tasks is not None and self.received == self.tasks
 
     def stats(self, scorer: Any) -> GleuStats:
-        if self.parts:
-            return _concatenate([self.rows[: self.filled], *self.parts], scorer)
-        rows = self.rows if self.filled == len(self.rows) else self.rows[: self.filled].copy()
-        return _stats(rows, scorer)
+        if self.rows is not None:
+            rows = self.rows if self.filled == len(self.rows) else self.rows[: self.filled].copy()
+            self.parts.insert(0, _stats(rows, scorer))
+        if len(self.parts) == 1:
+            return self.parts[0]
+        if not self.parts:
+            return GleuStats.trusted([], scorer.min_len, scorer.max_len, [])
+        return GleuStats.concatenate(self.parts)
 
 
 def _check_num_refs(num_refs: Any, n_files: int) -> int:
@@ -908,7 +925,7 @@ def files_stats(
         files = _open_all([(hypotheses[index], names[index]), *((source, None) for source in sources)])
         file_names = [file.name for file in files]
         try:
-            systems[index].rows = np.empty((files[0].count_ahead() or 0, _WIDTH), np.int64)
+            systems[index].reserve(files[0].count_ahead())
             while True:
                 first_line = files[0].lines + 1
                 chunks = [file.read(chunk_lines) for file in files]
@@ -920,7 +937,7 @@ def files_stats(
                 if not chunks[0]:
                     return
                 blocks = [b"".join(lines) for lines in chunks]
-                yield _block_rows, _worker_block_rows, (blocks[0], blocks[1:], file_names, first_line, num_refs)
+                yield _block_stats, _worker_block_rows, (blocks[0], blocks[1:], file_names, first_line, num_refs)
         finally:
             for file in files:
                 file.close()
@@ -942,7 +959,7 @@ def files_stats(
                 yield systems[current].stats(scorer)
                 systems[current] = _System()  # its rows are the caller's now
                 current += 1
-            systems[current].add(part)
+            systems[current].add(part, scorer)
         for system in systems[current:]:
             yield system.stats(scorer)
     except BaseException:

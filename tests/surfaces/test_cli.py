@@ -589,3 +589,25 @@ def test_every_json_object_names_its_scale():
     assert [obj["scale"] for obj in two] == ["0-100", "0-100"]
     lines = in_process("-sl", "--scale", "1", "-w", "4").stdout.decode().splitlines()
     assert len(lines) == 300 and all(json.loads(line)["scale"] == "0-1" for line in lines)
+
+
+def test_a_short_file_is_scored_without_numpy_tabulate_or_tqdm(tmp_path):
+    # A shell loop over many small files pays the command's start-up each time: a short
+    # input never imports numpy (the engine's plain-Python strategy, rows kept as lists),
+    # and tabulate and tqdm only load when a table (two systems) or a progress bar is drawn.
+    (tmp_path / "ref.txt").write_text("The cat sat on the mat.\nHello world , this is a test.\n")
+    (tmp_path / "hyp.txt").write_text("The cat is on the mat.\nHello world, this is one test.\n")
+    code = (
+        "import io, json, sys\n"
+        "from google_bleu.cli.main import run\n"
+        "out = io.StringIO()\n"
+        f"run([{str(tmp_path / 'ref.txt')!r}, '-i', {str(tmp_path / 'hyp.txt')!r}], out)\n"
+        "print(json.loads(out.getvalue())['n_match'])\n"
+        "print(type(sys.modules['numpy']).__name__, 'tabulate' in sys.modules, 'tqdm' in sys.modules)\n"
+        f"run([{str(tmp_path / 'ref.txt')!r}, '-i', {str(tmp_path / 'hyp.txt')!r}, {str(tmp_path / 'ref.txt')!r}, '-f', 'text'], out)\n"
+        "print(type(sys.modules['numpy']).__name__, 'tabulate' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    refs = [["The cat sat on the mat."], ["Hello world , this is a test."]]
+    expected = text_stats(["The cat is on the mat.", "Hello world, this is one test."], refs).totals()[0]
+    assert out[:3] == [str(expected), "_LazyModule False False", "_LazyModule True"]
