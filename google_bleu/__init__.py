@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu
 from .scorer import GLEU, GleuScore, text_stats
@@ -30,6 +30,9 @@ from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
 from .validation import MAX_ORDER, import_optional
 from .version import __version__
+
+if TYPE_CHECKING:  # imported on first use (__getattr__ below): a short run never needs it
+    from .analysis.explain import Explanation, explain
 
 #: The metric folder: ``evaluate.load(METRIC_PATH)`` loads this metric offline.
 METRIC_PATH = os.path.dirname(os.path.abspath(__file__))

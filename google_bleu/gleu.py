@@ -124,6 +124,22 @@ def checked_text_stats(
     return GleuStats.trusted(rows, min_len, max_len, chosen)
 
 
+def order_text_stats(
+    predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int
+) -> list[GleuStats]:
+    """Per order ``n`` from ``min_len`` to ``max_len``, the statistics of orders ``n-n``
+    (each segment keeping its best reference for that order), with the text tokenized once;
+    checked input as for :func:`checked_text_stats`."""
+    n = len(predictions)
+    tokens = tokenized(tokenize, [*predictions, *chain.from_iterable(references)])
+    hypotheses, list_of_references = tokens[:n], _regrouped(tokens[n:], references)
+    stats = []
+    for order in range(min_len, max_len + 1):
+        rows, chosen = segment_rows(hypotheses, list_of_references, order, order)
+        stats.append(GleuStats.trusted(rows, order, order, chosen))
+    return stats
+
+
 #: Distinct lines, and their tokens, that :func:`text_stats` keeps tokenized between
 #: chunks (bounds on that memory, about 25 bytes a token; sacrebleu's tokenizers keep
 #: 65,536 lines): references shared by many systems are tokenized once.

@@ -19,7 +19,7 @@ import json as json_module
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .gleu import checked_text_stats, gleu_stats
+from .gleu import checked_text_stats, gleu_stats, order_text_stats
 from .signature import count_references, signature
 from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, bootstrap_ci, check_bootstrap, paired_intervals
 from .stats import GleuStats, check_stats, ratio
@@ -505,11 +505,25 @@ class GLEU:
         score = self._score(stats, nrefs, n_bootstrap, seed)
         if not by_order:
             return score
-        orders = []
-        for n in range(self.min_len, self.max_len + 1):
-            single = self.replace(min_len=n, max_len=n)
-            orders.append((n, single._score(checked_text_stats(predictions, references, self.tokenizer, n, n), nrefs)))
-        return dataclasses.replace(score, orders=tuple(orders))
+        return dataclasses.replace(score, orders=self._order_scores(predictions, references, nrefs))
+
+    def order_scores(
+        self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]
+    ) -> tuple[tuple[int, GleuScore], ...]:
+        """Each order's own corpus score, ``((n, GleuScore of orders n-n), ...)`` for ``n``
+        from ``min_len`` to ``max_len``: what :attr:`GleuScore.orders` holds after
+        ``corpus_score(..., by_order=True)``, for a caller that has its corpus score already.
+
+        Example:
+            >>> [(n, order.score) for n, order in GLEU(max_len=2).order_scores(["a b c"], ["a b d"])]
+            [(1, 0.6666666666666666), (2, 0.5)]
+        """
+        predictions, references = check_texts(predictions, references)
+        return self._order_scores(predictions, references, count_references(references))
+
+    def _order_scores(self, predictions: list[str], references: list[list[str]], nrefs: int) -> tuple:
+        stats = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
+        return tuple((one.min_len, self.replace(min_len=one.min_len, max_len=one.max_len)._score(one, nrefs)) for one in stats)
 
     def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:
         """GLEU of one hypothesis against its references, as sacrebleu's ``sentence_score``.

@@ -356,6 +356,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     output.add_argument("-b", "--score-only", action="store_true", help="print only the score(s)")
     output.add_argument(
+        "--by-order",
+        action="store_true",
+        help="also each n-gram order's own score (the exact corpus GLEU of --min-len = --max-len = n)",
+    )
+    output.add_argument(
         "-w",
         "--width",
         type=_width,
@@ -462,6 +467,8 @@ def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
         raise UsageError(str(error)) from None
     if args.sentence_level and (n_systems > 1 or args.confidence or paired):
         raise UsageError("--sentence-level takes one system and no --confidence or paired test")
+    if args.by_order and (args.sentence_level or args.score_only):
+        raise UsageError("--by-order adds figures to corpus scores: it takes no --sentence-level or --score-only")
     if args.num_refs > 1 and len(args.refs) != 1:
         raise UsageError(f"--num-refs {args.num_refs} reads tab-separated references from one REF file, got {len(args.refs)}")
     if paired and n_systems < 2:
@@ -536,28 +543,75 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     nrefs = args.num_refs if args.num_refs > 1 else len(args.refs)
     sources = [_stdin(stdin) if path == STDIN else path for path in paths]
     names = ["standard input" if path == STDIN else path for path in paths]
+    if args.by_order:  # every order reads the systems again: standard input is kept
+        sources = [source if isinstance(source, str) else _input(spool, source, name) for source, name in zip(sources, names)]
     jobs = workers_for(sources, args.jobs)
+    orders = range(scorer.min_len, scorer.max_len + 1) if args.by_order else range(0)
 
-    work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if args.confidence and not paired else 0)
+    work = len(paths) * (1 + len(orders)) + (len(paths) - 1 if paired else 0) + (len(paths) if args.confidence and not paired else 0)
     with _progress(work, not args.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
-        systems: list[GleuStats] = []
-        with WorkerPool(scorer, jobs) as pool:
-            scored = files_stats(
-                sources, refs, scorer, jobs, warn=_warn, warn_references=False, names=names,
-                pool=pool, num_refs=args.num_refs,
-            )
-            for path in paths:
-                systems.append(_input(next, scored))
-                progress.set_postfix_str(f"scored {path}", refresh=False)
-                progress.update()
+        systems = _systems(scorer, sources, refs, names, jobs, args, progress)
         if args.sentence_level:
             text = _sentences(systems[0], args)
         else:
             scores = _scores(scorer, systems, paths, nrefs, paired, args, progress)
+            if args.by_order:
+                scores = _by_order(scorer, scores, orders, sources, refs, names, jobs, nrefs, args, progress)
             text = _corpus(paths, scores, (scorer.min_len, scorer.max_len), paired, args)
     output = _Output(stdout)
     output.write(text)
     output.flush()
+
+
+def _systems(
+    scorer: GLEU,
+    sources: list[Any],
+    refs: list[Any],
+    names: list[str],
+    jobs: int,
+    args: argparse.Namespace,
+    progress: tqdm | _NoProgress,
+    step: str = "",
+) -> list[GleuStats]:
+    """Each system's statistics under ``scorer``, by one pool of ``jobs`` workers; a
+    byte-order mark is reported on the first reading only."""
+    systems: list[GleuStats] = []
+    warn = _warn if not step else lambda message: None
+    with WorkerPool(scorer, jobs) as pool:
+        scored = files_stats(
+            sources, refs, scorer, jobs, warn=warn, warn_references=False, names=names,
+            pool=pool, num_refs=args.num_refs,
+        )  # fmt: skip
+        for name in names:
+            systems.append(_input(next, scored))
+            progress.set_postfix_str(f"scored {step}{name}", refresh=False)
+            progress.update()
+    return systems
+
+
+def _by_order(
+    scorer: GLEU,
+    scores: list[GleuScore],
+    orders: range,
+    sources: list[Any],
+    refs: list[Any],
+    names: list[str],
+    jobs: int,
+    nrefs: int,
+    args: argparse.Namespace,
+    progress: tqdm | _NoProgress,
+) -> list[GleuScore]:
+    """``scores`` with each order's own score (:attr:`GleuScore.orders`): the systems read
+    again and scored with ``min_len = max_len = n``, exactly as that scorer would."""
+    by_order = []
+    for n in orders:
+        single = scorer.replace(min_len=n, max_len=n)
+        for source in [*sources, *refs]:
+            if isinstance(source, Spool):
+                source.seek(0)
+        systems = _systems(single, sources, refs, names, jobs, args, progress, f"order {n} of ")
+        by_order.append([single.score_stats(stats, nrefs) for stats in systems])
+    return [dataclasses.replace(score, orders=tuple(zip(orders, figures))) for score, figures in zip(scores, zip(*by_order))]
 
 
 def _scores(
@@ -656,12 +710,17 @@ def _table(
     names: list[str], scores: list[GleuScore], paired: str | None, width: int, scale: int = 100, latex: bool = False
 ) -> str:
     with_ci = any(score.ci_low is not None for score in scores)
-    header = ["System", f"GLEU ({scale_name(scale)})", "P", "R"] + ["95% CI"] * with_ci + ["p-value"] * bool(paired)
+    orders = scores[0].orders
+    header = ["System", f"GLEU ({scale_name(scale)})", "P", "R"]
+    header += [f"orders {orders[0][0]}-{orders[-1][0]}"] if orders else []
+    header += ["95% CI"] * with_ci + ["p-value"] * bool(paired)
     rows = []
     for index, (name, score) in enumerate(zip(names, scores)):
         figures = score.figures(width, scale)
         row = [f"Baseline: {name}" if paired and index == 0 else name]
         row += [figures["score"], figures["precision"], figures["recall"]]
+        if orders:
+            row.append(figures["orders"])
         if score.ci_low is not None:
             row.append(f"[{figures['ci_low']}, {figures['ci_high']}]")
         if paired:

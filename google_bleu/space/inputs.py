@@ -10,6 +10,7 @@ is shown on the page (or returned by the API), never a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -142,6 +143,10 @@ class Scored:
     scorer: GLEU
     stats: GleuStats
     result: GleuScore
+
+    def by_order(self) -> GleuScore:
+        """The result with each order's own score (:attr:`GleuScore.orders`), for the score card."""
+        return dataclasses.replace(self.result, orders=self.scorer.order_scores(self.predictions, self.references))
 
     @property
     def output(self) -> dict:

@@ -81,7 +81,7 @@ def run(predictions: Any, references: Any, tokenizer: Any, min_len: Any, max_len
     return (
         no_message(),
         gr.update(visible=True),
-        render.score_card(scored.result, n_segments),
+        render.score_card(scored.by_order(), n_segments),
         gr.update(
             value=render.segment_table(stats, scored.predictions, scored.references),
             label=render.table_label(n_segments),

@@ -42,19 +42,26 @@ def percent(value: float) -> str:
 def score_card(result: GleuScore, n_segments: int) -> str:
     """The corpus result as markdown: :meth:`GleuScore.figures` on the 0-100 scale.
 
+    Each order's own score follows when the result has them (:attr:`GleuScore.orders`).
+
     Example:
-        >>> print(score_card(GLEU().corpus_score(["a b c"], [["a b d"]]), 1))  # doctest: +ELLIPSIS
-        ## GLEU (0–100): 50.00
-        precision **50.00** · recall **50.00** · 1 segment
+        >>> print(score_card(GLEU(max_len=2).corpus_score(["a b c"], [["a b d"]], by_order=True), 1))  # doctest: +ELLIPSIS
+        ## GLEU (0–100): 60.00
+        precision **60.00** · recall **60.00** · 1 segment
         <BLANKLINE>
-        `nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...`
+        1-gram **66.67** · 2-gram **50.00**
+        <BLANKLINE>
+        `nrefs:1|case:mixed|tok:13a|ngram:1-2|version:...`
     """
     figures = result.figures(WIDTH, 100)
-    return (
+    card = (
         f"## GLEU ({SCALE}): {figures['score']}\n"
         f"precision **{figures['precision']}** · recall **{figures['recall']}** · "
-        f"{n_segments:,} segment{'s' if n_segments != 1 else ''}\n\n`{result.signature}`"
+        f"{n_segments:,} segment{'s' if n_segments != 1 else ''}\n\n"
     )
+    if result.orders:  # each order's own GLEU: the corpus score of orders n-n
+        card += " · ".join(f"{n}-gram **{order.figures(WIDTH, 100)['score']}**" for n, order in result.orders) + "\n\n"
+    return card + f"`{result.signature}`"
 
 
 def _cell(text: str) -> str:

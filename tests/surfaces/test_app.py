@@ -332,6 +332,18 @@ def test_segment_table_shows_the_chosen_reference_on_the_0_100_scale():
     assert render.score_histogram(stats.sentence_scores())["segments"].sum() == 2
 
 
+def test_score_card_shows_each_orders_own_score():
+    # Each n-gram order's figure is the corpus GLEU of min_len = max_len = n (sacrebleu's
+    # habit of showing BLEU's per-order precisions); the raw result stays the evaluate dict.
+    predictions, references = "\n".join(CARD_PREDICTIONS), as_text(CARD_REFERENCES)
+    outputs = page.run(predictions, references, "13a", 2, 3, True)
+    wanted = [
+        GLEU(min_len=n, max_len=n, lowercase=True).corpus_score(CARD_PREDICTIONS, CARD_REFERENCES).score for n in (2, 3)
+    ]
+    assert f"2-gram **{100 * wanted[0]:.2f}** · 3-gram **{100 * wanted[1]:.2f}**\n" in outputs[2]
+    assert "orders" not in outputs[5]
+
+
 def test_scores_for_people_are_on_the_0_100_scale_and_the_api_keeps_0_1():
     outputs = page.run("the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False)
     assert outputs[2].startswith("## GLEU (0–100): 33.33\n") and "recall **42.86**" in outputs[2]

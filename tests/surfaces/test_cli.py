@@ -94,6 +94,54 @@ def test_all_wmt17_systems_equal_python_api(shared_data):
     ]
 
 
+def assert_orders_rescored(obj, system, ref, min_len=1, max_len=4, width=1):
+    """Each order's figures equal the corpus statistics of min_len = max_len = n."""
+    hyps, refs = sacrebleu_lines(system), sacrebleu_lines(ref)
+    assert [order["order"] for order in obj["orders"]] == list(range(min_len, max_len + 1))
+    for order in obj["orders"]:
+        n = order["order"]
+        stats = text_stats(hyps, refs, min_len=n, max_len=n)
+        assert {key: order[key] for key in ("n_match", "n_hyp", "n_ref", "n_all")} == {
+            key: value for key, value in stats.to_dict().items() if key.startswith("n_")
+        }
+        assert order["score"] == percent(stats.score(), width)
+        assert order["precision"] == percent(stats.precision(), width)
+        assert order["recall"] == percent(stats.recall(), width)
+
+
+def test_by_order_equals_rescoring_each_order():
+    system, ref = SAMPLE / "sys_online-B.0.txt", SAMPLE / "ref0.txt"
+    out = ok_json(ref, "-i", system, "--by-order", "-w", "4")
+    assert_equals_api(out, wmt_stats(system, ref), width=4)  # the corpus figures are unchanged
+    assert_orders_rescored(out, system, ref, width=4)
+    # From standard input (read once, kept for every order), and with other orders.
+    out = ok_json(ref, "--by-order", "--min-len", "2", "--max-len", "3", stdin=system.read_bytes())
+    assert_orders_rescored(out, system, ref, 2, 3)
+    # The text line and the table show the same figures, sacrebleu's way.
+    figures = "/".join(f"{order['score']:.1f}" for order in out["orders"])
+    line = run_cli(ref, "--by-order", "--min-len", "2", "--max-len", "3", "-f", "text", stdin=system.read_bytes())
+    assert f" 2-3: {figures} (P = " in line.stdout.decode()
+    table = run_cli(ref, "-i", system, system, "--by-order", "--min-len", "2", "--max-len", "3", "-f", "text")
+    assert table.stdout.decode().splitlines()[2].split("|")[-1].strip() == figures
+
+
+def test_by_order_on_every_wmt17_system(shared_data):
+    folder = shared_data / "wmt17_en_de"
+    systems = sorted(folder.glob("sys_*.txt"))[1::4]
+    out = ok_json(folder / "ref0.txt", "-i", *systems, "--by-order", "-w", "4", "-j", "2")
+    for obj, system in zip(out, systems):
+        assert_orders_rescored(obj, system, folder / "ref0.txt", width=4)
+
+
+@pytest.mark.parametrize("option", ["--sentence-level", "--score-only"])
+def test_by_order_is_refused_where_there_is_no_corpus_line(option):
+    done = run_cli(SAMPLE / "ref0.txt", "-i", SAMPLE / "sys_online-B.0.txt", "--by-order", option)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "google-bleu: error: --by-order adds figures to corpus scores: it takes no --sentence-level or --score-only\n"
+    )
+
+
 def test_make_run_command_prints_json():
     # The exact command of `make run` (the shell expands the glob).
     systems = sorted(glob.glob(str(SAMPLE / "sys_*.txt")))
