@@ -671,34 +671,36 @@ def written(pid: int) -> int:
     return int(fields["wchar"])
 
 
-def stop_while_a_worker_writes(process: subprocess.Popen, result_bytes: int, timeout: float = 120) -> int:
-    """Stops ``process`` (SIGSTOP) while one of its workers is in the middle of writing a
-    result, and returns that worker: stopped as soon as a worker starts a result, the
-    process reads no more of it, so the worker is left blocked with part of it written."""
+#: The length prefix multiprocessing's connections write before a message's bytes.
+HEADER_BYTES = 4
+
+
+def stop_while_a_worker_writes(process: subprocess.Popen, timeout: float = 120) -> int:
+    """Stops ``process`` (SIGSTOP) while one of its workers is in the middle of writing its
+    first result, and returns that worker.
+
+    A result goes out as a 4-byte length, then its bytes in one ``write`` that blocks until
+    the reader has taken them all (``wchar`` counts them when it returns). So a worker
+    whose count stays at 4 while this process is stopped has written the length and part
+    of the bytes, and waits with the rest.
+    """
     deadline = time.monotonic() + timeout
-    before: dict[int, int] = {}  # per worker, the bytes it had written when it last sat idle
     while time.monotonic() < deadline:
         for child in children(process.pid):
-            start = before.setdefault(child, written(child))
-            if written(child) == start:
+            if written(child) != HEADER_BYTES:
                 continue
             process.send_signal(signal.SIGSTOP)
-            time.sleep(0.05)
-            count = written(child)
-            time.sleep(0.05)
-            if written(child) == count and count - start < result_bytes // 2:
+            time.sleep(0.1)
+            if written(child) == HEADER_BYTES:
                 return child
-            process.send_signal(signal.SIGCONT)  # caught too late: it wrote the whole result
-            time.sleep(0.05)
-            before[child] = written(child)
+            process.send_signal(signal.SIGCONT)  # caught too late: the whole result was read
         time.sleep(0.0002)
     raise AssertionError("no worker was caught writing a result")
 
 
-#: Segments of the writer's input, in 3 chunks: each comes back as about RESULT_BYTES, far
-#: more than a socket or a pipe holds.
+#: Segments of the writer's input, in 3 chunks: each comes back as 12 MB, far more than a
+#: socket or a pipe holds.
 SEGMENTS = 900_000
-RESULT_BYTES = SEGMENTS // 3 * 40
 
 
 def start_writer(tmp_path: Path) -> subprocess.Popen:
@@ -727,7 +729,7 @@ def test_a_worker_killed_while_it_writes_a_result_ends_the_call(tmp_path):
     # The pool once read every result from one pipe that this process also held open: a
     # worker killed in the middle of a result left a message that was waited for for ever.
     process = start_writer(tmp_path)
-    os.kill(stop_while_a_worker_writes(process, RESULT_BYTES), signal.SIGKILL)  # as the out-of-memory killer does
+    os.kill(stop_while_a_worker_writes(process), signal.SIGKILL)  # as the out-of-memory killer does
     process.send_signal(signal.SIGCONT)
     out, err, _ = ended_within(process, 5)
     assert out.splitlines() == ["WorkerError", "['MainThread'] []"], err
@@ -739,10 +741,11 @@ def test_ctrl_c_while_a_worker_writes_leaves_no_thread_or_process(tmp_path):
     # result: the workers are killed mid-write, and nothing is left waiting on them.
     before = semaphores()
     process = start_writer(tmp_path)
-    stop_while_a_worker_writes(process, RESULT_BYTES)
+    writer = stop_while_a_worker_writes(process)
     kids = children(process.pid)
     ours = mapped_semaphores({process.pid, *kids})
-    process.send_signal(signal.SIGINT)  # taken when it resumes, while the result is under way
+    os.kill(writer, signal.SIGSTOP)  # its result stays half-written until the pool kills it
+    process.send_signal(signal.SIGINT)  # taken when it resumes
     process.send_signal(signal.SIGCONT)
     out, err, _ = ended_within(process, 5)
     assert out.splitlines() == ["KeyboardInterrupt", "['MainThread'] []"], err
