@@ -644,11 +644,14 @@ def test_a_signal_that_reaches_another_thread_waits_for_the_end_of_the_deferral(
 # -- no wait on a message a killed worker left half-written; no thread; capped workers ----
 WRITER = textwrap.dedent(
     """
-    import multiprocessing, sys, threading
+    import multiprocessing, signal, sys, threading
     from google_bleu import GLEU
     from google_bleu.scale.parallel import WorkerError, parallel_stats
 
     if __name__ == "__main__":
+        # Ctrl-C raises KeyboardInterrupt here, as in a notebook, even if whatever started
+        # this process ignored SIGINT (an ignored signal stays ignored across exec).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         n = int(sys.argv[1])
         try:
             parallel_stats(GLEU(), ["a b c d"] * n, [["a b c d"]] * n, jobs=2, chunk_size=n // 3)
