@@ -261,12 +261,22 @@ def test_a_missing_field_is_named_with_the_fields_the_task_sets(wmt17):
 
 
 def test_a_field_without_reference_text_is_refused(wmt17):
-    for value in (3, [], None, [b"Die Katze"]):
+    for value, message in (
+        (3, "task.answer must be a str or a list of str, got int"),
+        (None, "task.answer must be a str or a list of str, got NoneType"),
+        ([b"Die Katze"], "task.answer[0] must be a str, got bytes"),
+    ):
         task = plugged("google_bleu.integrations.verifiers:gleu_reward", vf.WireTaskData(prompt="p", answer=value))
         with pytest.raises(TaskError) as raised:
             asyncio.run(task.score(trace_of(task, "a")))
         assert isinstance(raised.value.__cause__, TypeError)
-        assert str(raised.value.__cause__).startswith("task.answer must be a str or a list of str, got")
+        assert str(raised.value.__cause__).startswith(message)
+    # an empty list is text of the right kind with no reference: the package-wide ValueError
+    task = plugged("google_bleu.integrations.verifiers:gleu_reward", vf.WireTaskData(prompt="p", answer=[]))
+    with pytest.raises(TaskError) as raised:
+        asyncio.run(task.score(trace_of(task, "a")))
+    assert isinstance(raised.value.__cause__, ValueError)
+    assert str(raised.value.__cause__) == "task.answer has no reference; every prediction needs at least one"
 
 
 def test_a_trace_and_reply_that_are_not_text_are_refused(wmt17):
@@ -286,8 +296,12 @@ def test_a_trace_and_reply_that_are_not_text_are_refused(wmt17):
 def test_settings_are_one_scorer():
     with pytest.raises(TypeError, match="scorer must be a google_bleu.GLEU"):
         make_gleu_reward("intl")
-    with pytest.raises(TypeError, match="unexpected keyword argument 'tokenizer'"):
-        make_gleu_reward(tokenizer="intl")
+    # the settings as keywords are the same scorer; both ways at once, or an unknown keyword, are refused
+    assert make_gleu_reward(tokenizer="intl").scorer == GLEU(tokenizer="intl")
+    with pytest.raises(TypeError, match="not both"):
+        make_gleu_reward(GLEU(), tokenizer="intl")
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        make_gleu_reward(tokenizerr="intl")
     with pytest.raises(TypeError, match="field must be a non-empty str"):
         make_gleu_reward(field="")
     with pytest.raises(ValueError, match="name must not be empty"):
