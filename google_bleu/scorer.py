@@ -24,7 +24,16 @@ from .signature import count_references, signature
 from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, bootstrap_ci, check_bootstrap, paired_intervals
 from .stats import GleuStats, check_stats, ratio
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_bool, check_orders, check_references, check_text, check_texts, check_type, describe
+from .validation import (
+    check_bool,
+    check_orders,
+    check_references,
+    check_text,
+    check_texts,
+    check_type,
+    describe,
+    integer,
+)
 
 #: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.
 SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
@@ -57,11 +66,12 @@ _REQUIRED = _NAMES[:8]
 
 
 def _check_width(width: Any) -> int:
-    if isinstance(width, bool) or not isinstance(width, int):
+    number = integer(width)
+    if number is None:
         raise TypeError(f"width must be an integer from 0 to 17, got {describe(width)}")
-    if not 0 <= width <= 17:
+    if not 0 <= number <= 17:
         raise ValueError(f"width must be an integer from 0 to 17, got {describe(width)}")
-    return width
+    return number
 
 
 def _orientation_hint(message: str, predictions: Any, references: Any) -> str:

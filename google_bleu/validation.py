@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import numbers
+import operator
 import sys
 from collections.abc import Mapping, Sequence
 from itertools import chain, islice
@@ -41,6 +41,23 @@ def describe(value: Any) -> str:
     return f"{type(value).__name__} {text}"
 
 
+def integer(value: Any) -> int | None:
+    """``value`` as an ``int`` when it is an integer (an ``int``, a numpy or torch integer
+    scalar: what ``operator.index`` takes), else ``None``; a ``bool`` is not one. The one
+    test of an integer argument: each check adds its own range and message.
+
+    Example:
+        >>> integer(3), integer(True), integer(2.0), integer("2")
+        (3, None, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
+
+
 def check_bool(value: Any, name: str) -> bool:
     """Validates a flag: exactly ``True`` or ``False`` (not 0/1, not a string).
 
@@ -68,9 +85,9 @@ def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
         ValueError: max_len must be >= min_len, got min_len=3 and max_len=2
     """
     for name, value in (("min_len", min_len), ("max_len", max_len)):
-        if isinstance(value, bool) or not hasattr(value, "__index__"):
+        if integer(value) is None:
             raise TypeError(f"{name} must be an integer, got {describe(value)}")
-    min_len, max_len = int(min_len), int(max_len)
+    min_len, max_len = integer(min_len), integer(max_len)
     if min_len < 1:
         raise ValueError(f"min_len must be >= 1, got min_len={min_len}")
     if max_len < min_len:
@@ -95,13 +112,14 @@ def check_n_samples(value: Any, name: str = "n_samples") -> int:
         ...
         ValueError: n_bootstrap must be at most 1000000 (MAX_SAMPLES), got 10000000000
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    number = integer(value)
+    if number is None:
         raise TypeError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
-    if value < 1:
+    if number < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if value > MAX_SAMPLES:
+    if number > MAX_SAMPLES:
         raise ValueError(f"{name} must be at most {MAX_SAMPLES} (MAX_SAMPLES), got {value!r}")
-    return int(value)
+    return number
 
 
 def check_seed(value: Any, name: str = "seed") -> int | None:
@@ -113,11 +131,12 @@ def check_seed(value: Any, name: str = "seed") -> int | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    number = integer(value)
+    if number is None:
         raise TypeError(f"{name} must be a non-negative integer or None, got {value!r} ({type(value).__name__})")
-    if value < 0:
+    if number < 0:
         raise ValueError(f"{name} must be a non-negative integer or None, got {value!r}")
-    return int(value)
+    return number
 
 
 _PLAIN_SEQUENCES = (list, tuple)

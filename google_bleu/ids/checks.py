@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..validation import check_sequence, describe, import_optional, is_tensor
+from ..validation import check_sequence, describe, import_optional, integer, is_tensor
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -25,7 +25,7 @@ def check_pad_id(pad_id: Any) -> int | None:
     """A padding id: ``None`` or an integer within int64 (token ids are int64)."""
     if pad_id is None:
         return None
-    if isinstance(pad_id, bool) or not hasattr(pad_id, "__index__"):
+    if integer(pad_id) is None:
         raise TypeError(f"pad_id must be an integer or None, got {describe(pad_id)}")
     value = int(pad_id)
     if not _INT64_MIN <= value <= _INT64_MAX:
