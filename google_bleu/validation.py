@@ -139,14 +139,13 @@ def check_seed(value: Any, name: str = "seed") -> int | None:
     return number
 
 
-_PLAIN_SEQUENCES = (list, tuple)
-_PLAIN_TYPES = frozenset(_PLAIN_SEQUENCES)
+_PLAIN_TYPES = frozenset((list, tuple))
 _STR = frozenset({str})
 
 
 def _not_a_sequence(value: Any) -> str | None:
     """Why ``value`` is refused as a sequence (see the module docstring), or ``None``."""
-    if type(value) in _PLAIN_SEQUENCES:  # the common case, without the ABC machinery
+    if type(value) in _PLAIN_TYPES:  # the common case, without the ABC machinery
         return None
     if isinstance(value, (str, bytes, bytearray)):
         return "a string"
@@ -190,12 +189,15 @@ def check_sequence(value: Any, name: str, what: str = "a sequence with one entry
         ...
         TypeError: predictions must be a sequence with one entry per segment (list, tuple, numpy array, pandas Series, datasets column), got dict {'a': 1}: a mapping (iterating it gives its keys)
     """
+    _check_item(value, "{} must be {} (list, tuple, numpy array, pandas Series, datasets column)", name, what)
+
+
+def _check_item(value: Any, what: str, *where: Any) -> None:
+    # A TypeError "<what, filled in with where>, got <value>: <why>" unless value is an
+    # accepted sequence (the message is made only then).
     problem = _not_a_sequence(value)
     if problem is not None:
-        raise TypeError(
-            f"{name} must be {what} (list, tuple, numpy array, pandas Series, datasets column), "
-            f"got {describe(value)}: {problem}"
-        )
+        raise TypeError(f"{what.format(*where)}, got {describe(value)}: {problem}")
 
 
 def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
@@ -246,25 +248,13 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
                 f"hypothesis {i} is a {type(hypothesis).__name__}, not a token sequence; "
                 f"split it first (e.g. text.split()): {describe(hypothesis)}"
             )
-        problem = _not_a_sequence(hypothesis)
-        if problem is not None:
-            raise TypeError(f"hypothesis {i} must be a sequence of tokens, got {describe(hypothesis)}: {problem}")
+        _check_item(hypothesis, "hypothesis {} must be a sequence of tokens", i)
     for i, references in enumerate(list_of_references):
-        problem = _not_a_sequence(references)
-        if problem is not None:
-            raise TypeError(
-                f"references of segment {i} must be a sequence of token sequences, got {describe(references)}: "
-                f"{problem}"
-            )
+        _check_item(references, "references of segment {} must be a sequence of token sequences", i)
         if len(references) == 0:
             raise ValueError(f"segment {i} has no reference; every hypothesis needs at least one")
         for j, reference in enumerate(references):
-            problem = _not_a_sequence(reference)
-            if problem is not None:
-                raise TypeError(
-                    f"reference {j} of segment {i} must be a token sequence (e.g. text.split()), "
-                    f"got {describe(reference)}: {problem}"
-                )
+            _check_item(reference, "reference {} of segment {} must be a token sequence (e.g. text.split())", j, i)
     return hypotheses, list_of_references
 
 
@@ -336,9 +326,7 @@ def check_references(refs: Any, name: str, item: str = "prediction") -> list[str
         return refs
     if isinstance(refs, str):
         return [_text(refs)]
-    problem = "a string" if isinstance(refs, (bytes, bytearray)) else _not_a_sequence(refs)
-    if problem is not None:
-        raise TypeError(f"{name} must be a str or a list of str, got {describe(refs)}: {problem}")
+    _check_item(refs, "{} must be a str or a list of str", name)
     refs = list(refs.tolist() if getattr(refs, "ndim", None) == 1 and hasattr(refs, "tolist") else refs)
     if not refs:
         raise ValueError(f"{name} has no reference; every {item} needs at least one")
@@ -428,27 +416,17 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
     fast = _plain_text_references(predictions, references)
     if fast is not None:
         return predictions, fast
-    for i, prediction in enumerate(predictions):
-        if not isinstance(prediction, str):
-            raise TypeError(f"prediction {i} must be a str, got {describe(prediction)}")
-    predictions = list(map(_text, predictions))
+    predictions = [check_text(prediction, f"prediction {i}") for i, prediction in enumerate(predictions)]
     normalized: list[list[str]] = []
     for i, refs in enumerate(references):
         if isinstance(refs, str):
             normalized.append([_text(refs)])
             continue
-        problem = _not_a_sequence(refs)
-        if problem is not None:
-            raise TypeError(
-                f"references of prediction {i} must be a str or a list of str, got {describe(refs)}: {problem}"
-            )
+        _check_item(refs, "references of prediction {} must be a str or a list of str", i)
         refs = list(refs)
         if not refs:
             raise ValueError(f"prediction {i} has no reference; every prediction needs at least one")
-        for j, ref in enumerate(refs):
-            if not isinstance(ref, str):
-                raise TypeError(f"reference {j} of prediction {i} must be a str, got {describe(ref)}")
-        normalized.append(list(map(_text, refs)))
+        normalized.append([check_text(ref, f"reference {j} of prediction {i}") for j, ref in enumerate(refs)])
     return predictions, normalized
 
 
