@@ -669,28 +669,6 @@ def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = 
     return _cached_scorer(**settings)
 
 
-def token_orders(scorer: GLEU, what: str = "token ids") -> tuple[int, int]:
-    """The orders of ``scorer`` for input that is already tokens or ids (never tokenized nor
-    lowercased): a scorer that sets a tokenizer or lowercase is refused, not quietly ignored.
-
-    Example:
-        >>> token_orders(GLEU(max_len=2))
-        (1, 2)
-        >>> token_orders(GLEU(lowercase=True))
-        Traceback (most recent call last):
-        ...
-        ValueError: token ids are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got GLEU(tokenizer='13a', lowercase=True, min_len=1, max_len=4)
-    """
-    if scorer.tokenizer != _DEFAULT_TOKENIZER:
-        raise ValueError(
-            f"{what} are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got {scorer!r}"
-        )
-    return scorer.min_len, scorer.max_len
-
-
-_DEFAULT_TOKENIZER = get_tokenizer(DEFAULT_TOKENIZER)
-
-
 # typed: True == 1 and 1.0 == 1, but only 1 is a valid order (and only False a valid
 # lowercase), so equal settings of another type must reach GLEU's checks, not the cache.
 @functools.lru_cache(maxsize=64, typed=True)

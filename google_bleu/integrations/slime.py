@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scorer import GLEU, scorer_from_options, token_orders
+from ..scorer import GLEU, scorer_from_options
 from ..validation import check_references, check_text, describe, integer
 from ._text import reference_ids
 from .gather import GleuGatherer
@@ -129,7 +129,7 @@ class GleuIdReward:
     """
 
     def __init__(self, scorer: GLEU | None = None, *, pad_id: int | None = None) -> None:
-        from ..ids.checks import check_pad_id
+        from ..ids.checks import check_pad_id, token_orders
 
         self.scorer = scorer_from_options(scorer)
         self.min_len, self.max_len = token_orders(self.scorer)
