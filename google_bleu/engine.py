@@ -8,6 +8,7 @@ same rows; ``docs/design.md`` ("The counting engine") explains how and why.
 
 from __future__ import annotations
 
+from collections import _count_elements  # Counter's own counting loop, in C, without Counter()
 from itertools import chain, count, repeat
 from operator import add, and_, eq
 from typing import Any
@@ -18,18 +19,8 @@ from .validation import check_token_kinds, lazy_module
 
 np = lazy_module("numpy")
 
-try:  # Counter's own counting loop, in C (Counter() adds a few microseconds around it)
-    from collections import _count_elements
-except ImportError:  # pragma: no cover - other Pythons
-
-    def _count_elements(mapping: dict, iterable: Any) -> None:
-        for item in iterable:
-            mapping[item] = mapping.get(item, 0) + 1
-
-
-#: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
-#: temporaries stay near the CPU caches and extra memory stays bounded whatever the
-#: corpus size; a single segment longer than this is one chunk of its own.
+#: Tokens per chunk (all sides together): a chunk's hash table and temporaries stay near the
+#: CPU caches, and memory bounded whatever the corpus size.
 CHUNK_TOKENS = 1 << 16
 #: Inputs of at most this many tokens (all sides together) are counted in plain Python:
 #: below it a numpy call's fixed cost outweighs its speed (``benchmarks/bench_small.py``
@@ -59,7 +50,7 @@ def chunks(sizes: np.ndarray, limit: int) -> Any:
 
 def small_input(n_tokens: int) -> bool:
     """Whether an input of ``n_tokens`` tokens is counted in plain Python: the one place the
-    strategy is chosen (text sizes itself as ``n_chars // CHARS_PER_TOKEN``)."""
+    strategy is chosen."""
     return n_tokens <= SMALL_TOKENS
 
 
@@ -160,9 +151,8 @@ def _chained(bigrams: list, bigram_at: dict, min_len: int, max_len: int) -> int:
 
 
 def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[list, list]:
-    """Rows and chosen references as :func:`segment_rows` gives them, in plain Python (lists):
-    nltk's ``corpus_gleu`` over the same tokens, with set intersections where it counts
-    n-gram tuples with ``Counter``."""
+    """:func:`segment_rows` in plain Python (lists): nltk's ``corpus_gleu``, with set
+    intersections where it counts n-gram tuples with ``Counter``."""
     rows, chosen = [], []
     for hypothesis, references in zip(hypotheses, list_of_references):
         if type(hypothesis) not in (list, tuple):  # arrays, Series: slice and zip as lists
@@ -279,14 +269,7 @@ def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tu
 
 
 def count_matches(
-    backend: Any,
-    group: Any,
-    sentence_of: Any,
-    n_hyp_pos: int,
-    n_sentences: int,
-    one_ref: bool,
-    min_len: int,
-    max_len: int,
+    backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int
 ) -> Any:
     """Clipped n-gram matches of every reference sentence (0 for hypotheses).
 
@@ -351,14 +334,7 @@ def count_matches(
 
 
 def choose_references(
-    backend: Any,
-    matches: Any,
-    lengths: Any,
-    n_segments: int,
-    ref_segment: Any,
-    first_ref: Any,
-    min_len: int,
-    max_len: int,
+    backend: Any, matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
     """Per segment nltk's reference and its statistics row.
@@ -406,19 +382,10 @@ def choose_references(
 
 
 def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[Any, Any]:
-    """Per-segment ``(n_match, n_hyp, n_ref, n_all)`` rows for validated token input.
-
-    Args:
-        hypotheses: Token sequences (already validated).
-        list_of_references: Per segment, a non-empty list of token sequences.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-
-    Returns:
-        ``(rows, chosen)``: per segment its row and the index of the reference nltk keeps
-        (-1 when none is a candidate); lists for a small input (:func:`small_input`), else
-        an ``int64`` array of shape ``(len(hypotheses), 4)`` and one of indices.
-    """
+    """``(rows, chosen)`` for validated token input: per segment its ``(n_match, n_hyp, n_ref,
+    n_all)`` row and the index of the reference nltk keeps (-1 when none is a candidate); lists
+    for a small input (:func:`small_input`), else an ``int64`` array of shape
+    ``(len(hypotheses), 4)`` and one of indices."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
@@ -430,8 +397,7 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
     ref_lengths = np.fromiter(map(len, all_references), np.int64, len(all_references))
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
-        sentences = hypotheses[start:stop] + all_references[ref_start:ref_stop]
-        return token_groups(sentences, lengths, segment_of)
+        return token_groups(hypotheses[start:stop] + all_references[ref_start:ref_stop], lengths, segment_of)
 
     return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
@@ -439,12 +405,9 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
 def stored_segment_rows(
     store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`.
-
-    ``hypotheses`` and ``references`` are line indices in the store: per segment its
-    hypothesis, and every segment's references one after the other (``n_refs`` per
-    segment, at least one). No text or token object is made.
-    """
+    """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`, given by
+    their indices there: per segment its hypothesis, and every segment's references one after
+    the other (``n_refs`` per segment, at least one). No text or token object is made."""
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         lines = np.concatenate((hypotheses[start:stop], references[ref_start:ref_stop]))
@@ -455,15 +418,9 @@ def stored_segment_rows(
 
 
 def rows_by_chunk(
-    groups: Any,
-    hyp_lengths: np.ndarray,
-    n_refs: np.ndarray,
-    ref_lengths: np.ndarray,
-    min_len: int,
-    max_len: int,
+    groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a
-    time.
+    """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time.
 
     ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1
     groups of segments ``start:stop`` (references ``ref_start:ref_stop``), laid out as
@@ -484,9 +441,8 @@ def rows_by_chunk(
         ref_stop = ref_start + int(chunk_refs.sum())
         lengths = np.concatenate((hyp_lengths[start:stop], ref_lengths[ref_start:ref_stop]))
         n_sentences = lengths.size
-        segment_of_sentence = np.concatenate(
-            (np.arange(n_chunk, dtype=np.int64), np.repeat(np.arange(n_chunk, dtype=np.int64), chunk_refs))
-        )
+        chunk_segments = np.arange(n_chunk, dtype=np.int64)
+        segment_of_sentence = np.concatenate((chunk_segments, np.repeat(chunk_segments, chunk_refs)))
         sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
         group = groups(start, stop, ref_start, ref_stop, lengths, np.take(segment_of_sentence, sentence_of))
         n_hyp_pos = int(lengths[:n_chunk].sum())
