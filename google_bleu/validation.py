@@ -17,14 +17,12 @@ from collections.abc import Mapping, Sequence
 from itertools import chain, islice
 from typing import Any
 
-#: Highest n-gram order accepted. nltk's ``everygrams`` with an unbounded order
-#: enumerates O(n**2) tuples per segment (CVE-2024-39705 class of memory blow-up);
-#: orders beyond a few dozen have no use for GLEU, so larger values are refused.
+#: Highest n-gram order accepted: an unbounded order makes O(n**2) n-grams per segment
+#: (nltk's CVE-2024-39705 class of memory blow-up), and orders beyond a few dozen have no use.
 MAX_ORDER = 100
-
-#: Most bootstrap resamples or randomization trials accepted. Resampling holds one row
-#: of totals per sample (``--confidence-n 10**10`` asked for 320 GB); a million already
-#: pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000 and 10,000).
+#: Most bootstrap resamples or randomization trials accepted: resampling holds one row of
+#: totals per sample, and a million pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000
+#: and 10,000).
 MAX_SAMPLES = 1_000_000
 
 
@@ -201,11 +199,8 @@ def _check_item(value: Any, what: str, *where: Any) -> None:
 
 
 def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
-    """Whether the input is lists/tuples all the way down, with a reference everywhere.
-
-    Looks at types with C-level passes (``set(map(type, ...))``); anything else goes
-    through the per-item checks below, which find and name the problem.
-    """
+    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level
+    passes over types; anything else goes through the per-item checks, which name the problem)."""
     if not set(map(type, hypotheses)) <= _PLAIN_TYPES or not set(map(type, list_of_references)) <= _PLAIN_TYPES:
         return False
     if list_of_references and not all(map(len, list_of_references)):
@@ -244,10 +239,8 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     ]
     for i, hypothesis in enumerate(hypotheses):
         if isinstance(hypothesis, (str, bytes)):
-            raise TypeError(
-                f"hypothesis {i} is a {type(hypothesis).__name__}, not a token sequence; "
-                f"split it first (e.g. text.split()): {describe(hypothesis)}"
-            )
+            kind = type(hypothesis).__name__
+            raise TypeError(f"hypothesis {i} is a {kind}, not a token sequence; split it first (e.g. text.split()): {describe(hypothesis)}")
         _check_item(hypothesis, "hypothesis {} must be a sequence of tokens", i)
     for i, references in enumerate(list_of_references):
         _check_item(references, "references of segment {} must be a sequence of token sequences", i)
@@ -286,7 +279,7 @@ def check_strings(values: list, name: str) -> None:
 def check_token_kinds(tokens: Any) -> None:
     """Refuses tokens that are torch tensors (hashed by identity, so equal ids in separate
     tensors would never match); ``tokens`` is any iterable of them (a set is quickest)."""
-    if any(kind.__module__.startswith("torch") and hasattr(kind, "dim") for kind in set(map(type, tokens))):
+    if any(map(_tensor_type, set(map(type, tokens)))):
         raise TypeError(
             "tokens are torch tensors, which hash by identity (equal ids would never match): "
             "pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids"
@@ -311,8 +304,7 @@ def check_text(value: Any, name: str) -> str:
 
 def check_references(refs: Any, name: str, item: str = "prediction") -> list[str]:
     """One segment's references: a ``str`` or a non-empty sequence of ``str`` (list, tuple,
-    array, ...), as a list of plain ``str``. The one check of a segment's references, for
-    every surface that takes them one segment at a time.
+    array, ...), as a list of plain ``str``.
 
     Example:
         >>> check_references("a b", "target[0]"), check_references(("a", "b"), "target[0]")
@@ -347,33 +339,24 @@ def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
         >>> unhashable_token([["a"], ["b", ["c"]]], [[["a"]], [["b"]]])
         "hypothesis 1, token 1 is a list ['c']"
     """
-
-    def first_bad(tokens: Any) -> tuple[int, Any] | None:
+    for name, tokens in _named(hypotheses, list_of_references, "hypothesis", "segment"):
         for k, token in enumerate(tokens):
             try:
                 hash(token)
             except TypeError:
-                return k, token
-        return None
-
-    for i, hypothesis in enumerate(hypotheses):
-        bad = first_bad(hypothesis)
-        if bad is not None:
-            return f"hypothesis {i}, token {bad[0]} is a {type(bad[1]).__name__} {bad[1]!r:.40}"
-    for i, references in enumerate(list_of_references):
-        for j, reference in enumerate(references):
-            bad = first_bad(reference)
-            if bad is not None:
-                return f"reference {j} of segment {i}, token {bad[0]} is a {type(bad[1]).__name__} {bad[1]!r:.40}"
+                return f"{name}, token {k} is a {type(token).__name__} {token!r:.40}"
     return None
 
 
-def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
-    """Normalised references when every value has an exact plain type, else ``None``.
+def _named(hypotheses: list, references: list, hypothesis: str, segment: str) -> Any:
+    # Each sentence of checked input with its name: "<hypothesis> i", then "reference j of <segment> i".
+    yield from ((f"{hypothesis} {i}", sentence) for i, sentence in enumerate(hypotheses))
+    yield from ((f"reference {j} of {segment} {i}", ref) for i, refs in enumerate(references) for j, ref in enumerate(refs))
 
-    C-level passes over types only; anything unusual goes through the per-item checks
-    of :func:`check_texts`, which name the problem.
-    """
+
+def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
+    """Normalised references when every value has an exact plain type, else ``None`` (as
+    :func:`_plain_token_input`, for :func:`check_texts`)."""
     if not set(map(type, predictions)) <= _STR:
         return None
     kinds = set(map(type, references))
@@ -408,10 +391,8 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
     check_sequence(references, "references")
     if len(predictions) != len(references):
         # evaluate's own metric tests look for "Mismatch in the number" (its wording for this).
-        raise ValueError(
-            "Mismatch in the number of predictions and references: "
-            f"got {len(predictions)} predictions but {len(references)} reference lists"
-        )
+        counts = f"got {len(predictions)} predictions but {len(references)} reference lists"
+        raise ValueError(f"Mismatch in the number of predictions and references: {counts}")
     predictions = list(predictions)
     fast = _plain_text_references(predictions, references)
     if fast is not None:
@@ -431,12 +412,9 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
 
 
 def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
-    """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``).
-
-    Python strings may hold lone surrogates (from ``surrogateescape`` decoding or a JSON
-    ``"\\ud800"``); the scoring core handles them, but anything that stores text as UTF-8
-    (evaluate's Arrow cache) cannot. Checked in one C-level pass; the message names the
-    segment.
+    """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``,
+    from ``surrogateescape`` decoding or JSON): the scoring core handles it, but what stores
+    text as UTF-8 (evaluate's Arrow cache) cannot. The message names the segment.
 
     Example:
         >>> check_utf8(["fine", "bad \\ud800"], [["a"], ["b"]])
@@ -446,24 +424,14 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
     """
     texts = chain(predictions, chain.from_iterable(references))
     try:
-        # UTF-16 refuses exactly the code points UTF-8 refuses (surrogates, paired or not)
-        # and encodes the usual 1- and 2-byte strings several times faster. A few hundred
-        # texts at a time: their buffers are reused, where one of the whole corpus would be
-        # new memory twice over.
+        # UTF-16 refuses exactly what UTF-8 refuses (surrogates) and encodes the usual strings
+        # several times faster; a few hundred texts at a time reuse their buffers.
         while batch := list(islice(texts, 256)):
             "".join(batch).encode("utf-16-le")
         return
     except UnicodeEncodeError:
         pass
-    named = chain(
-        ((f"prediction {i}", text) for i, text in enumerate(predictions)),
-        (
-            (f"reference {j} of prediction {i}", text)
-            for i, refs in enumerate(references)
-            for j, text in enumerate(refs)
-        ),
-    )
-    for name, text in named:
+    for name, text in _named(predictions, references, "prediction", "prediction"):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:
@@ -475,15 +443,18 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
 
 def is_tensor(value: Any) -> bool:
     """Whether ``value`` is a torch tensor (without importing torch)."""
-    return type(value).__module__.startswith("torch") and hasattr(value, "dim")
+    return _tensor_type(type(value))
+
+
+def _tensor_type(kind: type) -> bool:
+    return kind.__module__.startswith("torch") and hasattr(kind, "dim")
 
 
 def import_optional(module: str, extra: str | None, needed_by: str, how: str | None = None) -> Any:
     """``module``, imported; when its package is not installed, an ``ImportError`` that
     names what needs it and the extra that installs it (or ``how``, where no extra does).
-
     Every import of a package outside the base install goes through here (the layout test
-    checks it), so no optional import fails with a bare ``No module named ...``.
+    checks it).
 
     Example:
         >>> import_optional("not_a_package", "torch", "this example")
@@ -503,8 +474,8 @@ def import_optional(module: str, extra: str | None, needed_by: str, how: str | N
 
 def lazy_module(name: str) -> Any:
     """The module ``name``, its code run when one of its attributes is first read (importlib's
-    ``LazyLoader``), or the module itself when it is imported already. numpy costs tens of
-    milliseconds to import, and a short input never needs it (``docs/design.md``).
+    ``LazyLoader``; numpy costs tens of milliseconds to import, and a short input never needs
+    it), or the module itself when it is imported already.
 
     Example:
         >>> lazy_module("json").dumps([1])
