@@ -42,11 +42,8 @@ _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
 #: somewhere, the batch is cut into runs of lines that leave one free.
 _SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
 #: Whitespace for str.split other than the space itself.
-_OTHER_WHITESPACE_CHARS = (
-    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680"
-    + "".join(map(chr, range(0x2000, 0x200B)))
-    + ("\u2028\u2029\u202f\u205f\u3000")
-)
+_OTHER_WHITESPACE_CHARS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+_OTHER_WHITESPACE_CHARS += "\u2028\u2029\u202f\u205f\u3000"
 
 
 def _whitespace_tails() -> dict[int, list[bytes]]:
@@ -149,13 +146,9 @@ def _joined(parts: list[TokenSpans]) -> TokenSpans:
     """One :class:`TokenSpans` of consecutive parts."""
     if len(parts) == 1:
         return parts[0]
-    offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]])
-    return TokenSpans(
-        np.concatenate([part.codes for part in parts]),
-        np.concatenate([part.starts + offset for part, offset in zip(parts, offsets.tolist())]),
-        np.concatenate([part.lengths for part in parts]),
-        np.concatenate([part.counts for part in parts]),
-    )
+    offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]]).tolist()
+    shifted = [part._replace(starts=part.starts + offset) for part, offset in zip(parts, offsets)]
+    return TokenSpans(*map(np.concatenate, zip(*shifted)))
 
 
 def _chunked_13a(texts: list[str], between: Any) -> Any:
@@ -249,11 +242,7 @@ def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
     return [tokens[end - count : end] for end, count in zip(ends, spans.counts.tolist())]
 
 
-# -- one line, without numpy ------------------------------------------------------------
-# The rule of _split_13a, read off UTF-8 bytes mapped to classes: a digit becomes "0", a
-# period or comma ".", and a line where neither touches a digit (nor a dash follows one)
-# splits off every period, comma and regex-1 character, and nothing else: "put spaces
-# around these" is a few str.replace calls, and str.split does the rest.
+# -- one line, without numpy: the rule of _split_13a read off byte classes (docs/design.md) --
 #: Each digit, period, comma and dash as its class; other bytes are left as they are.
 _CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")
 #: Every byte that is not split off in a line where no digit touches a period, comma or dash.
@@ -265,15 +254,12 @@ _SPACED = {code: f" {chr(code)} " for code in range(128)}
 _TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
 #: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line
 #: where a run of periods and commas touches a digit.
-_MTEVAL = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
-        (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
-        (r"([^0-9])([\.,])", r"\1 \2 "),
-        (r"([\.,])([^0-9])", r" \1 \2"),
-        (r"([0-9])(-)", r"\1 \2 "),
-    )
-)
+_MTEVAL = tuple((re.compile(pattern), replacement) for pattern, replacement in (
+    (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
+    (r"([^0-9])([\.,])", r"\1 \2 "),
+    (r"([\.,])([^0-9])", r" \1 \2"),
+    (r"([0-9])(-)", r"\1 \2 "),
+))
 
 
 def tokenize_13a(text: str) -> list[str]:
