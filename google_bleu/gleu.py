@@ -26,10 +26,7 @@ TEXT_CHUNK_CHARS = 1 << 21
 
 
 def gleu_stats(
-    hypotheses: Sequence[Tokens],
-    list_of_references: Sequence[Sequence[Tokens]],
-    min_len: int = 1,
-    max_len: int = 4,
+    hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]], min_len: int = 1, max_len: int = 4
 ) -> GleuStats:
     """Per-segment sufficient statistics of Google-BLEU, one row per segment, in order.
 
@@ -63,10 +60,7 @@ def gleu_stats(
 
 
 def corpus_gleu(
-    list_of_references: Sequence[Sequence[Tokens]],
-    hypotheses: Sequence[Tokens],
-    min_len: int = 1,
-    max_len: int = 4,
+    list_of_references: Sequence[Sequence[Tokens]], hypotheses: Sequence[Tokens], min_len: int = 1, max_len: int = 4
 ) -> float:
     """Corpus-level GLEU, identical to ``nltk.translate.gleu_score.corpus_gleu`` (arguments as
     :func:`gleu_stats`, in nltk's order): summed matches over summed ``max(hypothesis
@@ -82,12 +76,7 @@ def corpus_gleu(
     return gleu_stats(hypotheses, list_of_references, min_len, max_len).score()
 
 
-def sentence_gleu(
-    references: Sequence[Tokens],
-    hypothesis: Tokens,
-    min_len: int = 1,
-    max_len: int = 4,
-) -> float:
+def sentence_gleu(references: Sequence[Tokens], hypothesis: Tokens, min_len: int = 1, max_len: int = 4) -> float:
     """Sentence-level GLEU, identical to ``nltk.translate.gleu_score.sentence_gleu``:
     ``min(precision, recall)`` against the best of ``references`` (token sequences).
 
@@ -113,8 +102,7 @@ def checked_text_stats(
         rows, chosen = python_rows(tokens[:n], _regrouped(tokens[n:], references), min_len, max_len)
         return GleuStats.trusted(rows, min_len, max_len, chosen)
     store = LineStore()  # tokenized lines shared by chunks
-    rows = np.empty((len(predictions), 4), np.int64)
-    chosen = np.empty(len(predictions), np.int64)
+    rows, chosen = np.empty((len(predictions), 4), np.int64), np.empty(len(predictions), np.int64)
     # Characters of each segment (its prediction and its references), chunk by chunk.
     sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))
     sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
@@ -148,12 +136,7 @@ SEEN_TOKENS = 1 << 18
 
 
 def _text_rows(
-    tokenize: Tokenizer,
-    predictions: list[str],
-    references: list[list[str]],
-    min_len: int,
-    max_len: int,
-    store: LineStore,
+    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int, store: LineStore
 ) -> tuple[np.ndarray, np.ndarray]:
     if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
         store.clear()

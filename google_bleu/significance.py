@@ -11,6 +11,8 @@ Example:
     >>> low, high = bootstrap_ci(stats, n_bootstrap=200, seed=1)
     >>> low <= stats.score() <= high
     True
+    >>> paired_bootstrap_p(stats, stats, n_samples=99), paired_randomization_p(stats, stats, n_samples=99)
+    (1.0, 1.0)
 """
 
 from __future__ import annotations
@@ -46,18 +48,13 @@ def check_bootstrap(n_bootstrap: Any, seed: Any) -> tuple[int | None, int | None
 def _check_paired(baseline: GleuStats, system: Any, name: str = "system") -> GleuStats:
     check_stats(system, name, (baseline.min_len, baseline.max_len))
     if len(baseline) != len(system):
-        raise ValueError(
-            f"paired statistics need the same segments: baseline has {len(baseline)}, {name} {len(system)}"
-        )
+        raise ValueError(f"paired statistics need the same segments: baseline has {len(baseline)}, {name} {len(system)}")
     return system
 
 
 def _scores(totals: np.ndarray) -> np.ndarray:
-    """Corpus GLEU of each row of column sums (``n_match / n_all``; 0.0 where ``n_all == 0``).
-
-    The sums are exact integers held in float64, so each division is correctly rounded:
-    bit-identical to :meth:`GleuStats.score` on the same corpus.
-    """
+    """Corpus GLEU of each row of column sums (exact integers in float64, so each is
+    bit-identical to :meth:`GleuStats.score` on the same corpus)."""
     return ratio(totals[..., 0], totals[..., 3])
 
 
@@ -95,9 +92,7 @@ def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.
     return out
 
 
-def bootstrap_scores(
-    stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
-) -> np.ndarray:
+def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> np.ndarray:
     """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments.
 
     Args:
@@ -137,9 +132,7 @@ def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
     return float(values[lower]), float(values[values.size - lower - 1])
 
 
-def bootstrap_ci(
-    stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
-) -> tuple[float, float]:
+def bootstrap_ci(stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> tuple[float, float]:
     """95% bootstrap confidence interval of corpus GLEU, resampling segments.
 
     Args:
@@ -167,19 +160,10 @@ def _p_value(count: int, n_samples: int) -> float:
 def paired_bootstrap_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided paired bootstrap p-value of the corpus GLEU difference.
-
-    Both systems are scored on the same resampled corpora; with
-    ``delta = score(system) - score(baseline)`` on the full corpus and ``delta*_b`` on
-    resample b, ``c = #{ |delta*_b - delta| >= |delta| }`` (the bootstrap distribution
-    shifted to the null), and ``p = (c + 1) / (n + 1)``.
-
-    Example:
-        >>> from google_bleu import text_stats
-        >>> stats = text_stats(["a b c", "d e"], ["a b c", "d f"])
-        >>> paired_bootstrap_p(stats, stats, n_samples=99)
-        1.0
-    """
+    """Two-sided paired bootstrap p-value of the corpus GLEU difference: both systems scored on
+    the same resampled corpora; with ``delta`` the difference on the full corpus and
+    ``delta*_b`` on resample b, ``c = #{ |delta*_b - delta| >= |delta| }`` (the bootstrap
+    distribution shifted to the null), and ``p = (c + 1) / (n + 1)``."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     return _bootstrap_p(baseline, system, _stacked_bootstrap_scores([baseline, system], n_samples, seed))
@@ -205,23 +189,14 @@ def _bootstrap_p(baseline: GleuStats, system: GleuStats, resampled: np.ndarray) 
 def paired_randomization_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_RANDOMIZATION, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided approximate-randomization p-value of the corpus GLEU difference.
-
-    Each trial swaps every segment's rows between the two systems with probability 1/2
-    (sacrebleu's and multeval's test); ``c`` counts trials whose absolute score difference
-    is at least the observed one, and ``p = (c + 1) / (n + 1)``.
-
-    Example:
-        >>> from google_bleu import text_stats
-        >>> stats = text_stats(["a b c", "d e"], ["a b c", "d f"])
-        >>> paired_randomization_p(stats, stats, n_samples=99)
-        1.0
-    """
+    """Two-sided approximate-randomization p-value of the corpus GLEU difference: each trial
+    swaps every segment's rows between the two systems with probability 1/2 (sacrebleu's and
+    multeval's test); ``c`` counts trials whose absolute score difference is at least the
+    observed one, and ``p = (c + 1) / (n + 1)``."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     n_segments = len(baseline)
-    base_total = np.asarray(baseline.totals(), np.float64)
-    sys_total = np.asarray(system.totals(), np.float64)
+    base_total, sys_total = (np.asarray(stats.totals(), np.float64) for stats in (baseline, system))
     observed = abs(float(_scores(sys_total) - _scores(base_total)))
     if n_segments == 0:
         return 1.0
@@ -240,10 +215,7 @@ def paired_randomization_p(
 
 
 def paired_intervals(
-    systems: Sequence[GleuStats],
-    test: str = "bs",
-    n_samples: int | None = None,
-    seed: int | None = DEFAULT_SEED,
+    systems: Sequence[GleuStats], test: str = "bs", n_samples: int | None = None, seed: int | None = DEFAULT_SEED,
     n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
 ) -> tuple[list[tuple[float, float, float | None]], int, int, int | None]:
     """The statistics behind :meth:`google_bleu.GLEU.paired_scores` (which reports them as
@@ -285,14 +257,11 @@ def paired_intervals(
     # The same seed and corpus size give the same resampled corpora for every system:
     # all systems are resampled at once, and each is paired with the baseline's column.
     resampled = _stacked_bootstrap_scores(systems, n_bootstrap, seed)
-    results = []
-    for index, stats in enumerate(systems):
-        if index == 0:
-            p_value = None
-        elif test == "bs":
+    results = [(*percentile_interval(resampled[:, 0]), None)]
+    for index, stats in enumerate(systems[1:], 1):
+        if test == "bs":
             p_value = _bootstrap_p(baseline, stats, resampled[:, [0, index]])
         else:
             p_value = paired_randomization_p(baseline, stats, n_samples, seed)
-        low, high = percentile_interval(resampled[:, index])
-        results.append((low, high, p_value))
+        results.append((*percentile_interval(resampled[:, index]), p_value))
     return results, n_samples, n_bootstrap, seed
