@@ -38,17 +38,8 @@ from .validation import check_bool, check_texts, check_utf8
 from .version import __version__
 
 __all__ = [
-    "GoogleBleu",
-    "GLEU",
-    "GleuScore",
-    "GleuStats",
-    "count_matches",
-    "count_references",
-    "get_tokenizer",
-    "group_keys",
-    "checked_text_stats",
-    "tokenize_13a",
-    "__version__",
+    "GoogleBleu", "GLEU", "GleuScore", "GleuStats", "count_matches", "count_references", "get_tokenizer", "group_keys",
+    "checked_text_stats", "tokenize_13a", "__version__",
 ]
 
 _CITATION = """\
@@ -200,23 +191,12 @@ class GoogleBleu(evaluate.Metric):
     """Google-BLEU metric: exact nltk/HF numbers plus precision, recall and sentence scores."""
 
     def _info(self) -> evaluate.MetricInfo:
+        text = datasets.Value("string", id="sequence")
         return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Value("string", id="sequence"),
-                    }
-                ),
+            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
+            features=[  # references as lists, or one string per prediction
+                datasets.Features({"predictions": text, "references": datasets.Sequence(text, id="references")}),
+                datasets.Features({"predictions": text, "references": text}),
             ],
             codebase_urls=["https://github.com/nltk/nltk/blob/develop/nltk/translate/gleu_score.py"],
             reference_urls=["https://arxiv.org/abs/1609.08144"],
@@ -237,14 +217,10 @@ class GoogleBleu(evaluate.Metric):
         super().add(prediction=predictions[0], reference=references[0], **kwargs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
-        """Computes the metric over these inputs and everything added before.
-
-        Every argument is checked first: evaluate reads and deletes the added data when
-        it computes, so a rejected call must fail before that and keep the data.
-
-        With nothing added before and one process, the inputs of this call are scored
-        directly, without evaluate's cache (see the module docstring); a call that fails
-        there leaves the metric as it was (nothing added).
+        """Computes the metric over these inputs and everything added before (scored directly,
+        without evaluate's cache, when nothing was added and there is one process: see the
+        module docstring). Every argument is checked first: evaluate reads and deletes the added
+        data when it computes, so a rejected call must fail before that and keep the data.
 
         Raises:
             ValueError: Nothing was added and no predictions were given (an explicitly
