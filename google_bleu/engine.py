@@ -22,9 +22,8 @@ np = lazy_module("numpy")
 #: Tokens per chunk (all sides together): a chunk's hash table and temporaries stay near the
 #: CPU caches, and memory bounded whatever the corpus size.
 CHUNK_TOKENS = 1 << 16
-#: Inputs of at most this many tokens (all sides together) are counted in plain Python:
-#: below it a numpy call's fixed cost outweighs its speed (``benchmarks/bench_small.py``
-#: measures the crossover).
+#: Inputs of at most this many tokens (all sides together) are counted in plain Python, where
+#: a numpy call's fixed cost outweighs its speed (``benchmarks/bench_small.py``).
 SMALL_TOKENS = 1024
 #: Characters per token assumed when text is sized before it is tokenized (13a on WMT
 #: news gives 5 to 6; a language without spaces fewer tokens, so fewer is safe).
@@ -284,8 +283,6 @@ def count_matches(
         n_hyp_pos: Positions of the hypotheses.
         n_sentences: Sentences (hypotheses and references).
         one_ref: Every segment has exactly one reference (a shortcut).
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
 
     A group is "live" when it occurs in the hypothesis and in some reference of its
     segment: only live n-grams can extend to longer matches (:func:`extend`).
@@ -350,8 +347,6 @@ def choose_references(
         n_segments: Segments (one hypothesis each, first in ``matches`` and ``lengths``).
         ref_segment: Per reference, its segment (contiguous, ascending).
         first_ref: Per segment, the index of its first reference.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
         present: Optionally, per reference, whether it exists (an absent slot of a padded
             batch is no candidate).
 
@@ -361,9 +356,7 @@ def choose_references(
     """
     xp = backend.xp
     counts = ngram_counts(lengths, min_len, max_len)
-    n_hyp = counts[:n_segments]
-    ref_match = matches[n_segments:]
-    ref_count = counts[n_segments:]
+    n_hyp, ref_count, ref_match = counts[:n_segments], counts[n_segments:], matches[n_segments:]
     ref_all = xp.maximum(n_hyp[ref_segment], ref_count)
     candidate = ref_all > 0 if present is None else (ref_all > 0) & present
     ratios = xp.where(candidate, ratio(ref_match, ref_all), -1.0)  # below every ratio
@@ -435,8 +428,7 @@ def rows_by_chunk(
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     for start, stop in chunks(segment_tokens, CHUNK_TOKENS):
-        chunk_refs = n_refs[start:stop]
-        n_chunk = stop - start
+        chunk_refs, n_chunk = n_refs[start:stop], stop - start
         ref_start = int(first_ref[start])
         ref_stop = ref_start + int(chunk_refs.sum())
         lengths = np.concatenate((hyp_lengths[start:stop], ref_lengths[ref_start:ref_stop]))

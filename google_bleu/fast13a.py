@@ -37,9 +37,8 @@ _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
 #: ranges (first, last): range tests beat a table lookup.
 _13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
 _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
-#: Characters that can stand between lines of a batch: not whitespace for str.split, not
-#: touched by any 13a step. The first one absent from the batch is used; when each occurs
-#: somewhere, the batch is cut into runs of lines that leave one free.
+#: Characters that can stand between lines of a batch (not whitespace for str.split, not
+#: touched by any 13a step): the first one absent from the batch (:func:`_batch_13a`).
 _SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
 #: Whitespace for str.split other than the space itself.
 _OTHER_WHITESPACE_CHARS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
@@ -248,9 +247,8 @@ _CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")
 #: Every byte that is not split off in a line where no digit touches a period, comma or dash.
 _KEPT = bytes(code for code in range(256) if chr(code) not in _13A_PUNCTUATION + ".,")
 _SPACED = {code: f" {chr(code)} " for code in range(128)}
-#: 13a's tokens where a digit touches a period, comma or dash (no run of periods and commas):
-#: a split character alone, or a run of other characters, periods and commas between
-#: digits, and dashes not after a digit.
+#: 13a's tokens where a digit touches a period, comma or dash (no run of periods and commas): a split
+#: character alone, or a run of other characters, periods and commas between digits, and dashes not after a digit.
 _TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
 #: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line
 #: where a run of periods and commas touches a digit.

@@ -20,21 +20,17 @@ np = lazy_module("numpy")
 
 Tokens = Sequence[Hashable]
 
-#: Characters of text (predictions and references together) tokenized and counted at a
-#: time by :func:`text_stats`; bounds the memory of the token lists whatever the corpus size.
+#: Characters of text (all sides together) that :func:`checked_text_stats` tokenizes and
+#: counts at a time: bounds the memory of the token lists whatever the corpus size.
 TEXT_CHUNK_CHARS = 1 << 21
 
 
 def gleu_stats(
     hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]], min_len: int = 1, max_len: int = 4
 ) -> GleuStats:
-    """Per-segment sufficient statistics of Google-BLEU, one row per segment, in order.
-
-    Args:
-        hypotheses: One token sequence per segment (of str, of int, any hashable tokens).
-        list_of_references: For each segment, one or more reference token sequences.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
+    """Per-segment sufficient statistics of Google-BLEU, one row per segment, in order: one
+    token sequence (of any hashable tokens) per segment, and per segment one or more reference
+    token sequences.
 
     Raises:
         TypeError, ValueError: For a bare string where tokens are expected, unhashable
@@ -121,16 +117,13 @@ def order_text_stats(
     n = len(predictions)
     tokens = tokenized(tokenize, [*predictions, *chain.from_iterable(references)])
     hypotheses, list_of_references = tokens[:n], _regrouped(tokens[n:], references)
-    stats = []
-    for order in range(min_len, max_len + 1):
-        rows, chosen = segment_rows(hypotheses, list_of_references, order, order)
-        stats.append(GleuStats.trusted(rows, order, order, chosen))
-    return stats
+    orders = range(min_len, max_len + 1)
+    rows = [segment_rows(hypotheses, list_of_references, order, order) for order in orders]
+    return [GleuStats.trusted(row, order, order, chosen) for order, (row, chosen) in zip(orders, rows)]
 
 
-#: Distinct lines, and their tokens, that :func:`text_stats` keeps tokenized between
-#: chunks (bounds on that memory, about 25 bytes a token; sacrebleu's tokenizers keep
-#: 65,536 lines): references shared by many systems are tokenized once.
+#: Distinct lines and tokens that :func:`checked_text_stats` keeps tokenized between chunks
+#: (about 25 bytes a token), so references shared by many systems are tokenized once.
 SEEN_LINES = 1 << 16
 SEEN_TOKENS = 1 << 18
 

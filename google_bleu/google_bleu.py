@@ -263,11 +263,9 @@ class GoogleBleu(evaluate.Metric):
             raise
 
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
-        # Stored inputs were checked by add/add_batch; options by compute(). A callable
-        # tokenizer can still fail on a stored line (it was only tried on "a b"), and Ctrl-C
-        # can come at any moment: evaluate has consumed the stored data by now, so it is
-        # stored again before any exception leaves (KeyboardInterrupt included), and the
-        # next compute() sees everything that was added.
+        # A callable tokenizer can still fail on a stored line, and Ctrl-C come at any moment:
+        # evaluate has consumed the stored data by now, so it is stored again before any
+        # exception leaves, and the next compute() sees everything that was added.
         try:
             return self._score(predictions, references, options)
         except BaseException:
@@ -283,9 +281,7 @@ class GoogleBleu(evaluate.Metric):
             for filelock, path in reversed(list(zip(self.filelocks, self.file_paths))):
                 os.remove(path)
                 filelock.release()
-        self.buf_writer = None
-        self.data = None
-        self.writer = None
+        self.buf_writer = self.data = self.writer = None
         super().add_batch(predictions=predictions, references=references)
 
     def _score(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:

@@ -44,9 +44,8 @@ METRIC_KEYS = ("google_bleu", "precision", "recall", "signature")
 #: The scales a printed score may use: 100 (sacrebleu's 0-100) or 1 (the API's fractions).
 SCALES = (100, 1)
 
-#: Every field of a :class:`GleuScore`, in the order of its dicts, and its kind (fractions are
-#: printed on a scale); the last four are set only when computed. Its dicts name ``score``
-#: ``google_bleu``.
+#: Every field of a :class:`GleuScore` in the order of its dicts (which name ``score``
+#: ``google_bleu``), and its kind; the last four are set only when computed.
 _KINDS = {
     **dict.fromkeys(("score", "precision", "recall"), "fraction"), "signature": "text",
     **dict.fromkeys(("n_match", "n_hyp", "n_ref", "n_all"), "count"),
@@ -270,10 +269,8 @@ class GLEU:
     equal and hashable by its settings, and picklable. Its settings are checked once, here.
 
     Args:
-        tokenizer: A tokenizer name (``"13a"``, the default, or another of sacrebleu's:
-            ``none``, ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab``, ``spm``,
-            ``flores101``, ``flores200``), a callable ``str -> list[str]``, or a
-            :class:`~google_bleu.tokenizers.Tokenizer`.
+        tokenizer: A name of :data:`~google_bleu.tokenizers.SACREBLEU_TOKENIZERS` (``"13a"``
+            by default), a callable ``str -> list[str]``, or a :class:`~google_bleu.tokenizers.Tokenizer`.
         lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``). The setting
             lives on :attr:`tokenizer`; :attr:`lowercase` reads it from there.
         min_len: Lowest n-gram order (default 1).
@@ -366,7 +363,6 @@ class GLEU:
         settings = f"lowercase={self.lowercase}, min_len={self.min_len}, max_len={self.max_len}"
         return f"GLEU(tokenizer={self.tokenizer.name!r}, {settings})"
 
-    # -- statistics -------------------------------------------------------------
     def stats(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> GleuStats:
         """Per-segment statistics of untokenized text, one row per prediction (arguments as in
         :meth:`corpus_score`); :func:`google_bleu.scale.parallel_stats` counts them in workers."""
@@ -377,7 +373,6 @@ class GLEU:
         """Per-segment statistics of token sequences (no tokenizer, no lowercasing)."""
         return gleu_stats(hypotheses, list_of_references, self.min_len, self.max_len)
 
-    # -- scores -----------------------------------------------------------------
     def signature(
         self, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
         n_randomization: int | None = None,

@@ -93,16 +93,10 @@ def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.
 
 
 def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> np.ndarray:
-    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments.
-
-    Args:
-        stats: Per-segment statistics of one system.
-        n_samples: Number of resampled corpora (same size as the corpus, with replacement).
-        seed: Seed of the local generator (``None``: fresh entropy).
-
-    Returns:
-        float64 array of ``n_samples`` scores, each bit-identical to
-        ``GleuStats(rows_drawn).score()``. An empty corpus gives zeros.
+    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments (corpora of the same
+    size, drawn with replacement by a local generator from ``seed``; ``None``: fresh entropy):
+    a float64 array, each score bit-identical to ``GleuStats(rows_drawn).score()`` (zeros for
+    an empty corpus).
 
     Example:
         >>> from google_bleu import gleu_stats
@@ -133,15 +127,9 @@ def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
 
 
 def bootstrap_ci(stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> tuple[float, float]:
-    """95% bootstrap confidence interval of corpus GLEU, resampling segments.
-
-    Args:
-        stats: Per-segment statistics (e.g. from :func:`google_bleu.text_stats`).
-        n_bootstrap: Number of resampled corpora (default 1000).
-        seed: Seed of the local generator (default 12345; ``None``: fresh entropy).
-
-    Returns:
-        ``(ci_low, ci_high)`` in ``[0, 1]``; ``(0.0, 0.0)`` for an empty corpus.
+    """95% bootstrap confidence interval ``(ci_low, ci_high)`` of corpus GLEU, from
+    ``n_bootstrap`` resamples of the segments (:func:`bootstrap_scores`); ``(0.0, 0.0)`` for an
+    empty corpus.
 
     Example:
         >>> from google_bleu import text_stats
@@ -232,9 +220,9 @@ def paired_intervals(
             interval comes from the test's own resamples).
 
     Returns:
-        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: one triple per
-        system, in order (the baseline's ``p_value`` is None), and the resolved counts and
-        seed. Each system's result depends only on it and the baseline, not on the others.
+        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: per system, in
+        order, a triple that depends only on it and the baseline (whose ``p_value`` is None);
+        then the resolved counts and seed.
 
     Example:
         >>> from google_bleu import text_stats

@@ -38,12 +38,8 @@ def ratio(numerator: Any, denominator: Any) -> Any:
 
 
 class GleuStats:
-    """Per-segment GLEU statistics for one setting of n-gram orders.
-
-    Args:
-        rows: Integer array of shape ``(n_segments, 4)`` with columns :data:`COLUMNS`.
-        min_len: Lowest n-gram order the rows were counted with.
-        max_len: Highest n-gram order the rows were counted with.
+    """Per-segment GLEU statistics: ``rows``, an integer array of shape ``(n_segments, 4)`` with
+    columns :data:`COLUMNS`, counted with the n-gram orders ``min_len`` to ``max_len``.
 
     Adding two ``GleuStats`` concatenates their segments (``sum()`` works too); a corpus
     reduced to one row (:meth:`total`) has the full corpus's score, precision and recall.
@@ -96,7 +92,6 @@ class GleuStats:
             self._index.setflags(write=False)
         return self._index
 
-    # -- construction ---------------------------------------------------------
     @classmethod
     def empty(cls, min_len: int = 1, max_len: int = 4) -> GleuStats:
         """Statistics of an empty corpus."""
@@ -110,8 +105,6 @@ class GleuStats:
             raise ValueError(f"GleuStats dict is missing keys {missing}")
         columns = [np.atleast_1d(np.asarray(data[key])) for key in COLUMNS]
         return cls(np.stack(columns, axis=1), data["min_len"], data["max_len"])
-
-    # -- combination ----------------------------------------------------------
 
     def __add__(self, other: Any) -> GleuStats:
         if not isinstance(other, GleuStats):
@@ -164,7 +157,6 @@ class GleuStats:
         totals = dict(zip(COLUMNS, self.totals()))
         return f"GleuStats(segments={len(self)}, orders={self.min_len}-{self.max_len}, totals={totals})"
 
-    # -- reduction and scores -------------------------------------------------
     def totals(self) -> tuple[int, int, int, int]:
         """Column sums as Python ints: ``(n_match, n_hyp, n_ref, n_all)``."""
         if type(self._rows) is list:  # the engine's plain-Python rows: no numpy needed
@@ -205,7 +197,6 @@ class GleuStats:
         rows = self._rows if type(self._rows) is list else self._rows.tolist()
         return [(ratio(m, a), ratio(m, h), ratio(m, r)) for m, h, r, a in rows]
 
-    # -- serialisation --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The corpus totals and orders as plain Python values (JSON-ready)."""
         return {**dict(zip(COLUMNS, self.totals())), "min_len": self.min_len, "max_len": self.max_len}

@@ -147,8 +147,7 @@ def _checked_output(tokens: Any, text: str) -> list[str]:
     if not isinstance(tokens, list):
         hint = " (wrap it: lambda s: tok(s).split())" if isinstance(tokens, str) else ""
         raise TypeError(f"tokenizer must return a list of str, got {type(tokens).__name__} for input {text[:40]!r}{hint}")
-    kinds = set(map(type, tokens))
-    if kinds <= {str}:
+    if set(map(type, tokens)) <= {str}:
         return tokens
     for token in tokens:
         if not isinstance(token, str):
