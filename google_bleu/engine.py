@@ -1,9 +1,8 @@
 """The counting engine: per-segment GLEU statistics.
 
-Small inputs are counted in plain Python (:func:`python_rows`), larger ones by one
-vectorised algorithm (:func:`count_matches`, :func:`choose_references`, walking orders with
-:func:`extend`) over a numpy or torch backend; :func:`small_input` chooses. Both give the
-same rows; ``docs/design.md`` ("The counting engine") explains how and why.
+Small inputs are counted in plain Python (:func:`python_rows`), larger ones by one vectorised
+algorithm (:func:`count_matches`, :func:`choose_references`, walking orders with :func:`extend`)
+over a numpy or torch backend, to the same rows (``docs/design.md``, "The counting engine").
 """
 
 from __future__ import annotations
@@ -235,10 +234,9 @@ def extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sent
             positions overlap, so they share a sentence.
 
     Returns:
-        ``(group, position, kept)``: the labels (representative entries) and positions of
-        order n + 1, and the indices of the entries of order n they start at (``None`` for
-        a backend that does not compact: it keeps every entry and gives a dead one a key
-        of its own, above every live key, so that it never matches).
+        ``(group, position, kept)``: the labels (representative entries) and positions of order
+        n + 1, and the indices of the entries of order n they start at (``None`` for a backend
+        that does not compact: a dead entry gets a key of its own, above every live key).
     """
     take, xp = backend.take, backend.xp
     live_at = take(live, group)
@@ -334,14 +332,11 @@ def choose_references(
     backend: Any, matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
-    """Per segment nltk's reference and its statistics row.
-
-    nltk keeps the reference with the highest ``n_match / n_all`` and the first one on a
-    tie (Python's ``max``); references with ``n_all == 0`` are not candidates, and a
-    segment without a candidate is left out of the sums (a row of zeros).
+    """Per segment the reference nltk keeps and its statistics row (``docs/design.md``, "The
+    reference rule": a segment without a candidate is a row of zeros).
 
     Args:
-        backend: The backend of the arrays.
+        backend: :class:`NumpyBackend` or a torch backend.
         matches: Per sentence (hypotheses, then references), its clipped matches.
         lengths: Per sentence, its token count.
         n_segments: Segments (one hypothesis each, first in ``matches`` and ``lengths``).

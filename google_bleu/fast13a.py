@@ -1,10 +1,8 @@
 """sacrebleu's 13a tokenizer (mteval-v13a), token-identical and several times faster.
 
-Two ways to the same tokens, tested against sacrebleu's ``Tokenizer13a`` on real WMT data,
-on every code point and under a property-based fuzz: :func:`token_spans_13a` tokenizes a
-whole batch of lines in a few vectorised passes over their UTF-8 bytes, and
-:func:`tokenize_13a` one line with a few string operations (no numpy call, whose fixed
-cost would dominate a single line). ``docs/design.md`` derives the rules both apply.
+Two ways to the same tokens (``docs/design.md`` derives the rules both apply):
+:func:`token_spans_13a` tokenizes a batch of lines in a few vectorised passes over their UTF-8
+bytes, :func:`tokenize_13a` one line with a few string operations and no numpy call.
 """
 
 from __future__ import annotations
@@ -95,12 +93,8 @@ def _split_13a(codes: np.ndarray) -> np.ndarray:
 
 
 def _blank_whitespace(codes: np.ndarray) -> None:
-    """Overwrites every byte of each whitespace character other than the space with spaces.
-
-    str.split splits at all of them as at a space, and no 13a step tells them apart (each
-    is a non-digit that is not a period, comma or dash), so the tokens stay the same
-    while the lines keep ASCII spaces only.
-    """
+    """Overwrites every byte of each whitespace character other than the space with spaces:
+    str.split splits at all of them, and no 13a step tells them apart, so the tokens stay."""
     np.putmask(codes, _in_range(codes, 0x09, 0x0D) | _in_range(codes, 0x1C, 0x1F), _SPACE)
     for lead, tails in _WHITESPACE_TAILS.items():
         at = np.flatnonzero(codes == lead)  # few: the lead bytes of some non-ASCII characters

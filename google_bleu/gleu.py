@@ -142,13 +142,9 @@ def _text_rows(
 
 
 def tokenized(tokenize: Tokenizer, lines: list[str], store: LineStore | None = None) -> Any:
-    """Each line's tokens, each distinct line tokenized once: the one way from text to what
-    is counted, for every text surface (the scorer, pairwise GLEU and MBR).
-
-    Given a :class:`~google_bleu.keys.LineStore` and a tokenizer that gives UTF-8 byte spans
-    (13a), the lines go into the store and their indices there are returned (int64);
-    otherwise their token lists.
-    """
+    """Each line's tokens, each distinct line tokenized once: the one way from text to what is
+    counted, for every text surface. Given a :class:`~google_bleu.keys.LineStore` and a tokenizer
+    that gives byte spans (13a), the lines' indices in the store instead (int64)."""
     if store is not None and tokenize.spans is not None:
         return store.ids(lines, tokenize.spans_all)
     seen: dict = {}

@@ -1,8 +1,5 @@
 """Google-BLEU (GLEU, Wu et al. 2016) as a HuggingFace ``evaluate`` metric.
 
-``evaluate.load`` copies this file and only the sibling modules it imports with
-``from .x import y`` (the core: see the import block below).
-
 When ``compute()`` receives every input in one call (``predictions=`` and ``references=``),
 in a single process (``num_process == 1``) and with nothing added before, it scores the
 checked lists directly: evaluate would write them to its Arrow cache and read them back
@@ -20,11 +17,10 @@ from typing import Any
 import datasets
 import evaluate
 
-# evaluate.load copies this script and only the modules it imports here (relative, at column
-# 0), not the modules those import: so the whole core is imported here, one name from each
-# module, and re-exported in __all__. tests/core/test_layout.py runs evaluate's own scanner
-# and checks that this list is exactly the core's closure and that the core imports nothing
-# outside it. No comment may follow an import line (evaluate reads it as a download URL).
+# evaluate.load copies this script and only the modules it imports here (relative, at column 0), not
+# the modules those import: so the whole core is imported here, one name from each module, re-exported
+# in __all__ (tests/core/test_layout.py checks it with evaluate's own scanner). No comment may follow
+# an import line (evaluate reads it as a download URL).
 from .engine import count_matches
 from .fast13a import tokenize_13a
 from .gleu import checked_text_stats

@@ -1,9 +1,8 @@
 """Exact keys for tokens, and their grouping by a verified hash table (no sort).
 
-``str`` tokens are keyed by their UTF-8 bytes (a word of up to 8 bytes, else a hash checked
-byte for byte), other tokens by exact ids from a dict; :class:`LineStore` keeps each
-distinct line's tokens and words once. ``docs/design.md`` ("Grouping with a verified hash
-table", "Token keys") explains the choices.
+``str`` tokens are keyed by their UTF-8 bytes, other tokens by exact ids from a dict;
+:class:`LineStore` keeps each distinct line's tokens once (``docs/design.md``, "Grouping with a
+verified hash table" and "Token keys").
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ _WORD_MASKS = [(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1]
 #: Odd 64-bit multipliers for hashing (Fibonacci hashing; mixing words, segments and rounds).
 _GOLDEN = 0x9E3779B97F4A7C15  # Python ints: numpy reads them as uint64 (no numpy at import)
 _MIX = 0xBF58476D1CE4E5B9
-
-
 #: Tokens whose words :class:`LineStore` computes at a time (bounds the temporaries).
 _WORDS_AT_ONCE = 1 << 16
 #: Length of the ``0, 1, 2, ...`` kept for :func:`_group` (a chunk's worth, not made at every call).
@@ -250,11 +247,8 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
 
 class LineStore:
     """The tokens of distinct lines as UTF-8 byte spans in one growing buffer, each with its
-    64-bit word (as :func:`token_groups` makes them), computed once however often the line
-    occurs. Lines are added once (:meth:`ids`) and then named by their index; :meth:`groups`
-    gives the order-1 groups of sentences of stored lines, :meth:`clear` empties the store
-    (capacity kept).
-    """
+    word, made once however often the line occurs: lines are added by :meth:`ids`, then named by
+    their index (:meth:`groups`); :meth:`clear` empties the store (capacity kept)."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []  # per line, its text

@@ -1,7 +1,6 @@
-"""The scorer every surface shares: :class:`GLEU`, the frozen settings (tokenizer, lowercase,
-orders), and :class:`GleuScore`, what it returns (score, precision, recall, the exact totals,
-the signature; an interval, p-value or per-order scores when asked), formatted for people,
-JSON and dicts alike. Every surface builds or takes a :class:`GLEU` and calls it.
+"""The scorer every surface builds or takes: :class:`GLEU`, the frozen settings, and
+:class:`GleuScore`, what it returns (score, precision, recall, exact totals, signature; an
+interval, p-value or per-order scores when asked), formatted for people, JSON and dicts alike.
 
 Example:
     >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
@@ -161,8 +160,7 @@ class GleuScore:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values: ``google_bleu``, ``precision``, ``recall``, ``signature``, the totals,
-        and ``ci_low``/``ci_high``/``p_value`` only when computed (fractions, not percent).
-        The evaluate module's dict is a subset (:meth:`metric_dict`).
+        and ``ci_low``/``ci_high``/``p_value``/``orders`` only when computed (fractions, not percent).
 
         Example:
             >>> GLEU().corpus_score(["a b"], [["a b"]]).to_dict()["google_bleu"]
@@ -221,10 +219,9 @@ class GleuScore:
         return f"GLEU|{self.signature} = {figures}, {scale_name(scale)}"
 
     def figures(self, width: int = 1, scale: int = 100) -> dict[str, str]:
-        """The printed figures every surface shows (the command line's table, the Space's score
-        card, :meth:`format`): ``score``, ``precision``, ``recall`` (and ``ci_low``/``ci_high``
-        and each order's score when computed) on ``scale`` with ``width`` decimals, and
-        ``p_value`` (4 decimals) when computed.
+        """The printed figures every surface shows: ``score``, ``precision``, ``recall`` (and
+        ``ci_low``/``ci_high`` and each order's score when computed) on ``scale`` with ``width``
+        decimals, and ``p_value`` (4 decimals) when computed.
 
         Example:
             >>> GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]]).figures(2)
@@ -241,11 +238,10 @@ class GleuScore:
         self, width: int = 1, scale: int = 100, *, labels: dict[str, Any] | None = None,
         settings: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The object :meth:`format` prints with ``json=True``: ``name``, ``score``,
-        ``precision``, ``recall`` (on ``scale``, rounded), ``scale`` (``"0-100"`` or ``"0-1"``),
-        ``signature``, the exact totals, and ``ci_low``/``ci_high``/``p_value`` when computed.
-        A surface adds its own fields: ``labels`` (what was scored, e.g. the command line's
-        ``system``) follow ``name``, ``settings`` follow the totals.
+        """The object :meth:`format` prints with ``json=True``: ``name``, ``score``, ``precision``,
+        ``recall`` (on ``scale``, rounded), ``scale`` (``"0-100"`` or ``"0-1"``), ``signature``, the
+        totals, and ``ci_low``/``ci_high``/``p_value`` when computed. A surface adds its own fields:
+        ``labels`` (e.g. the command line's ``system``) after ``name``, ``settings`` after the totals.
 
         Example:
             >>> result = GLEU().corpus_score(["a b"], [["a b"]])
@@ -266,7 +262,7 @@ class GLEU:
     """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders.
 
     A value: immutable (assigning a setting raises; :meth:`replace` makes a new scorer),
-    equal and hashable by its settings, and picklable. Its settings are checked once, here.
+    equal and hashable by its settings, and picklable.
 
     Args:
         tokenizer: A name of :data:`~google_bleu.tokenizers.SACREBLEU_TOKENIZERS` (``"13a"``
@@ -349,9 +345,7 @@ class GLEU:
             >>> GLEU("intl") == GLEU("intl"), GLEU() == GLEU(max_len=2)
             (True, False)
         """
-        if not isinstance(other, GLEU):
-            return NotImplemented
-        return self._key() == other._key()
+        return self._key() == other._key() if isinstance(other, GLEU) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._key())

@@ -1,9 +1,8 @@
 """Confidence intervals and paired significance tests for corpus Google-BLEU.
 
-Everything resamples per-segment statistics (:class:`GleuStats` rows), never sentence
-scores, with a local generator from an explicit seed (default 12345, as sacrebleu's);
-``docs/statistics.md`` gives the tests, their p-values and the two deliberate differences
-from sacrebleu 2.6's ``PairedTest`` (checked under a simulated null in the tests).
+Everything resamples per-segment statistics (:class:`GleuStats` rows), never sentence scores,
+with a local generator from an explicit seed (default 12345, as sacrebleu's). ``docs/statistics.md``
+gives the tests, their p-values and the two deliberate differences from sacrebleu 2.6's ``PairedTest``.
 
 Example:
     >>> from google_bleu import text_stats
@@ -70,12 +69,9 @@ def _block_size(n_segments: int) -> int:
 
 
 def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.ndarray:
-    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]).
-
-    Each corpus draws N row indices with replacement; a block of corpora becomes a
-    count matrix ``C`` ([block, N], ``C[b, i]`` = times row i was drawn) and its sums are
-    ``C @ rows``. The draws depend only on (seed, N, n_samples).
-    """
+    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]): a block of
+    corpora is a count matrix ``C`` ([block, N], times each row was drawn), its sums ``C @ rows``.
+    The draws depend only on (seed, N, n_samples)."""
     n_segments = rows.shape[0]
     out = np.zeros((n_samples, rows.shape[1]), np.float64)
     if n_segments == 0:
@@ -110,10 +106,8 @@ def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, see
 
 
 def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of resampled scores.
-
-    The bounds are order statistics, as sacrebleu's ``estimate_ci``: with n sorted scores,
-    ``scores[n // 40]`` and ``scores[n - n // 40 - 1]`` (25th and 975th of 1000).
+    """The 95% percentile interval of resampled scores: order statistics, as sacrebleu's
+    ``estimate_ci`` (of n sorted scores, ``[n // 40]`` and ``[n - n // 40 - 1]``).
 
     Example:
         >>> percentile_interval(np.arange(1000) / 1000)

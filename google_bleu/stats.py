@@ -107,15 +107,10 @@ class GleuStats:
         return cls(np.stack(columns, axis=1), data["min_len"], data["max_len"])
 
     def __add__(self, other: Any) -> GleuStats:
-        if not isinstance(other, GleuStats):
-            return NotImplemented
-        return GleuStats.concatenate([self, other])
+        return GleuStats.concatenate([self, other]) if isinstance(other, GleuStats) else NotImplemented
 
     def __radd__(self, other: Any) -> GleuStats:
-        # Lets the builtin sum() start from 0.
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
+        return self if isinstance(other, int) and other == 0 else NotImplemented  # sum() starts from 0
 
     @classmethod
     def concatenate(cls, parts: Iterable[GleuStats]) -> GleuStats:

@@ -1,8 +1,5 @@
-"""Tokenizers: named strategies with one contract, ``str -> list[str]``.
-
-Names map to sacrebleu's tokenizers, built on first use; ``13a``, the default, is our own
-(:mod:`google_bleu.fast13a`), token-identical to sacrebleu's. A callable is accepted too,
-its output checked.
+"""Tokenizers with one contract, ``str -> list[str]``: sacrebleu's by name, built on first use
+(``13a``, the default, is :mod:`google_bleu.fast13a`, token-identical), or a checked callable.
 """
 
 from __future__ import annotations
@@ -78,9 +75,7 @@ class Tokenizer:
     def __eq__(self, other: object) -> bool:
         """Tokenizers are equal when they tokenize alike: named ones by name and case, others by
         the same functions (compared with ``==``) and settings."""
-        if not isinstance(other, Tokenizer):
-            return NotImplemented
-        return self._key() == other._key()
+        return self._key() == other._key() if isinstance(other, Tokenizer) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._key())

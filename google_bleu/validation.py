@@ -40,9 +40,8 @@ def describe(value: Any) -> str:
 
 
 def integer(value: Any) -> int | None:
-    """``value`` as an ``int`` when it is an integer (an ``int``, a numpy or torch integer
-    scalar: what ``operator.index`` takes), else ``None``; a ``bool`` is not one. The one
-    test of an integer argument: each check adds its own range and message.
+    """``value`` as an ``int`` when it is an integer (what ``operator.index`` takes: an ``int``, a
+    numpy or torch integer; not a ``bool``), else ``None``. Each check adds its range and message.
 
     Example:
         >>> integer(3), integer(True), integer(2.0), integer("2")
@@ -209,9 +208,8 @@ def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
 
 
 def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
-    """Pre-tokenized input: one token sequence per segment and, per segment, a non-empty
-    sequence of token sequences (containers as the module says, at both levels), as lists
-    (the token sequences are not copied). A bare string, scored as characters, is refused.
+    """Pre-tokenized input (sequences as the module says; a bare string is refused): one token
+    sequence per segment and per segment a non-empty sequence of them, as lists (tokens not copied).
 
     Example:
         >>> check_tokens([["a", "b"]], [[["a"], ["b"]]])
@@ -261,8 +259,7 @@ def _tensor_ids(tokens: Any, name: str) -> Any:
 
 
 def check_strings(values: list, name: str) -> None:
-    """Refuses a list of texts holding anything but ``str`` (subclasses such as ``numpy.str_``
-    are fine), naming the first such item.
+    """Refuses a list of texts holding anything but ``str`` (or a subclass), naming the first.
 
     Example:
         >>> check_strings(["a", 5], "texts")
@@ -375,9 +372,8 @@ def _text(value: Any) -> str:
 
 
 def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
-    """Untokenized input: one string per segment and, per segment, a string or a non-empty
-    sequence of strings; as plain ``str`` (subclasses such as ``numpy.str_`` converted), the
-    references always as one list per prediction.
+    """Untokenized input: one string per segment and per segment a string or a non-empty sequence
+    of strings; as plain ``str`` (``numpy.str_`` converted), references as one list per prediction.
 
     Example:
         >>> check_texts(["a b"], ["a c"])
