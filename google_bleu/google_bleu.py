@@ -1,5 +1,8 @@
 """Google-BLEU (GLEU, Wu et al. 2016) as a HuggingFace ``evaluate`` metric.
 
+``evaluate.load`` copies this file and only the sibling modules it imports with
+``from .x import y`` (the core: see the import block below).
+
 When ``compute()`` receives every input in one call (``predictions=`` and ``references=``),
 in a single process (``num_process == 1``) and with nothing added before, it scores the
 checked lists directly: evaluate would write them to its Arrow cache and read them back
