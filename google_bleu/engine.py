@@ -129,10 +129,8 @@ def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, m
 
 
 def _chained(bigrams: list, bigram_at: dict, min_len: int, max_len: int) -> int:
-    """Clipped matches of orders 2 and up when neither side holds a bigram twice (then no
-    n-gram above either): each hypothesis bigram found in the reference has one position
-    there (``bigram_at``), and the k-gram at i matches when the k - 1 bigrams from i are
-    found at consecutive reference positions."""
+    """Clipped matches of orders 2 and up when neither side holds a bigram twice: the k-gram at
+    i matches when the k - 1 bigrams from i are at consecutive reference positions (``bigram_at``)."""
     at = list(map(bigram_at.get, bigrams, repeat(-2)))  # -2: not in the reference
     found = len(at) - at.count(-2)
     n_match = found if min_len <= 2 else 0
@@ -178,12 +176,8 @@ def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_le
 
 
 class NumpyBackend:
-    """CPU arrays with numpy: the verified hash grouping, and dead positions dropped.
-
-    Dropping every position whose n-gram cannot extend to a match (``compacts``) makes
-    later orders see ever fewer positions; sizes that depend on the data cost nothing on
-    a CPU. ``xp`` is the array module (``where``, ``minimum``, ``maximum``, ``diff``).
-    """
+    """CPU arrays with numpy: the verified hash grouping, and dead positions dropped
+    (``compacts``), so later orders see ever fewer positions (``docs/design.md``, "Backends")."""
 
     compacts = True
     xp = np
