@@ -1,13 +1,13 @@
 """The counting engine: per-segment GLEU statistics.
 
-Small inputs are counted in plain Python (:func:`python_rows`), larger ones by one
-vectorised algorithm (:func:`count_matches`, :func:`choose_references`, walking orders with
-:func:`extend`) over a numpy or torch backend; :func:`small_input` chooses. Both give the
-same rows; ``docs/design.md`` ("The counting engine") explains how and why.
+Small inputs are counted in plain Python (:func:`python_rows`), larger ones by one vectorised
+algorithm (:func:`count_matches`, :func:`choose_references`, walking orders with :func:`extend`)
+over a numpy or torch backend, to the same rows (``docs/design.md``, "The counting engine").
 """
 
 from __future__ import annotations
 
+from collections import _count_elements  # Counter's own counting loop, in C, without Counter()
 from itertools import chain, count, repeat
 from operator import add, and_, eq
 from typing import Any
@@ -18,22 +18,11 @@ from .validation import check_token_kinds, lazy_module
 
 np = lazy_module("numpy")
 
-try:  # Counter's own counting loop, in C (Counter() adds a few microseconds around it)
-    from collections import _count_elements
-except ImportError:  # pragma: no cover - other Pythons
-
-    def _count_elements(mapping: dict, iterable: Any) -> None:
-        for item in iterable:
-            mapping[item] = mapping.get(item, 0) + 1
-
-
-#: Tokens per chunk (all sides together). Small enough that a chunk's hash table and
-#: temporaries stay near the CPU caches and extra memory stays bounded whatever the
-#: corpus size; a single segment longer than this is one chunk of its own.
+#: Tokens per chunk (all sides together): a chunk's hash table and temporaries stay near the
+#: CPU caches, and memory bounded whatever the corpus size.
 CHUNK_TOKENS = 1 << 16
-#: Inputs of at most this many tokens (all sides together) are counted in plain Python:
-#: below it a numpy call's fixed cost outweighs its speed (``benchmarks/bench_small.py``
-#: measures the crossover).
+#: Inputs of at most this many tokens (all sides together) are counted in plain Python, where
+#: a numpy call's fixed cost outweighs its speed (``benchmarks/bench_small.py``).
 SMALL_TOKENS = 1024
 #: Characters per token assumed when text is sized before it is tokenized (13a on WMT
 #: news gives 5 to 6; a language without spaces fewer tokens, so fewer is safe).
@@ -59,7 +48,7 @@ def chunks(sizes: np.ndarray, limit: int) -> Any:
 
 def small_input(n_tokens: int) -> bool:
     """Whether an input of ``n_tokens`` tokens is counted in plain Python: the one place the
-    strategy is chosen (text sizes itself as ``n_chars // CHARS_PER_TOKEN``)."""
+    strategy is chosen."""
     return n_tokens <= SMALL_TOKENS
 
 
@@ -140,10 +129,8 @@ def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, m
 
 
 def _chained(bigrams: list, bigram_at: dict, min_len: int, max_len: int) -> int:
-    """Clipped matches of orders 2 and up when neither side holds a bigram twice (then no
-    n-gram above either): each hypothesis bigram found in the reference has one position
-    there (``bigram_at``), and the k-gram at i matches when the k - 1 bigrams from i are
-    found at consecutive reference positions."""
+    """Clipped matches of orders 2 and up when neither side holds a bigram twice: the k-gram at
+    i matches when the k - 1 bigrams from i are at consecutive reference positions (``bigram_at``)."""
     at = list(map(bigram_at.get, bigrams, repeat(-2)))  # -2: not in the reference
     found = len(at) - at.count(-2)
     n_match = found if min_len <= 2 else 0
@@ -160,9 +147,8 @@ def _chained(bigrams: list, bigram_at: dict, min_len: int, max_len: int) -> int:
 
 
 def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[list, list]:
-    """Rows and chosen references as :func:`segment_rows` gives them, in plain Python (lists):
-    nltk's ``corpus_gleu`` over the same tokens, with set intersections where it counts
-    n-gram tuples with ``Counter``."""
+    """:func:`segment_rows` in plain Python (lists): nltk's ``corpus_gleu``, with set
+    intersections where it counts n-gram tuples with ``Counter``."""
     rows, chosen = [], []
     for hypothesis, references in zip(hypotheses, list_of_references):
         if type(hypothesis) not in (list, tuple):  # arrays, Series: slice and zip as lists
@@ -190,12 +176,8 @@ def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_le
 
 
 class NumpyBackend:
-    """CPU arrays with numpy: the verified hash grouping, and dead positions dropped.
-
-    Dropping every position whose n-gram cannot extend to a match (``compacts``) makes
-    later orders see ever fewer positions; sizes that depend on the data cost nothing on
-    a CPU. ``xp`` is the array module (``where``, ``minimum``, ``maximum``, ``diff``).
-    """
+    """CPU arrays with numpy: the verified hash grouping, and dead positions dropped
+    (``compacts``), so later orders see ever fewer positions (``docs/design.md``, "Backends")."""
 
     compacts = True
     xp = np
@@ -246,10 +228,9 @@ def extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sent
             positions overlap, so they share a sentence.
 
     Returns:
-        ``(group, position, kept)``: the labels (representative entries) and positions of
-        order n + 1, and the indices of the entries of order n they start at (``None`` for
-        a backend that does not compact: it keeps every entry and gives a dead one a key
-        of its own, above every live key, so that it never matches).
+        ``(group, position, kept)``: the labels (representative entries) and positions of order
+        n + 1, and the indices of the entries of order n they start at (``None`` for a backend
+        that does not compact: a dead entry gets a key of its own, above every live key).
     """
     take, xp = backend.take, backend.xp
     live_at = take(live, group)
@@ -279,14 +260,7 @@ def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tu
 
 
 def count_matches(
-    backend: Any,
-    group: Any,
-    sentence_of: Any,
-    n_hyp_pos: int,
-    n_sentences: int,
-    one_ref: bool,
-    min_len: int,
-    max_len: int,
+    backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int
 ) -> Any:
     """Clipped n-gram matches of every reference sentence (0 for hypotheses).
 
@@ -301,8 +275,6 @@ def count_matches(
         n_hyp_pos: Positions of the hypotheses.
         n_sentences: Sentences (hypotheses and references).
         one_ref: Every segment has exactly one reference (a shortcut).
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
 
     A group is "live" when it occurs in the hypothesis and in some reference of its
     segment: only live n-grams can extend to longer matches (:func:`extend`).
@@ -351,31 +323,19 @@ def count_matches(
 
 
 def choose_references(
-    backend: Any,
-    matches: Any,
-    lengths: Any,
-    n_segments: int,
-    ref_segment: Any,
-    first_ref: Any,
-    min_len: int,
-    max_len: int,
+    backend: Any, matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
-    """Per segment nltk's reference and its statistics row.
-
-    nltk keeps the reference with the highest ``n_match / n_all`` and the first one on a
-    tie (Python's ``max``); references with ``n_all == 0`` are not candidates, and a
-    segment without a candidate is left out of the sums (a row of zeros).
+    """Per segment the reference nltk keeps and its statistics row (``docs/design.md``, "The
+    reference rule": a segment without a candidate is a row of zeros).
 
     Args:
-        backend: The backend of the arrays.
+        backend: :class:`NumpyBackend` or a torch backend.
         matches: Per sentence (hypotheses, then references), its clipped matches.
         lengths: Per sentence, its token count.
         n_segments: Segments (one hypothesis each, first in ``matches`` and ``lengths``).
         ref_segment: Per reference, its segment (contiguous, ascending).
         first_ref: Per segment, the index of its first reference.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
         present: Optionally, per reference, whether it exists (an absent slot of a padded
             batch is no candidate).
 
@@ -385,9 +345,7 @@ def choose_references(
     """
     xp = backend.xp
     counts = ngram_counts(lengths, min_len, max_len)
-    n_hyp = counts[:n_segments]
-    ref_match = matches[n_segments:]
-    ref_count = counts[n_segments:]
+    n_hyp, ref_count, ref_match = counts[:n_segments], counts[n_segments:], matches[n_segments:]
     ref_all = xp.maximum(n_hyp[ref_segment], ref_count)
     candidate = ref_all > 0 if present is None else (ref_all > 0) & present
     ratios = xp.where(candidate, ratio(ref_match, ref_all), -1.0)  # below every ratio
@@ -406,19 +364,10 @@ def choose_references(
 
 
 def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[Any, Any]:
-    """Per-segment ``(n_match, n_hyp, n_ref, n_all)`` rows for validated token input.
-
-    Args:
-        hypotheses: Token sequences (already validated).
-        list_of_references: Per segment, a non-empty list of token sequences.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-
-    Returns:
-        ``(rows, chosen)``: per segment its row and the index of the reference nltk keeps
-        (-1 when none is a candidate); lists for a small input (:func:`small_input`), else
-        an ``int64`` array of shape ``(len(hypotheses), 4)`` and one of indices.
-    """
+    """``(rows, chosen)`` for validated token input: per segment its ``(n_match, n_hyp, n_ref,
+    n_all)`` row and the index of the reference nltk keeps (-1 when none is a candidate); lists
+    for a small input (:func:`small_input`), else an ``int64`` array of shape
+    ``(len(hypotheses), 4)`` and one of indices."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
@@ -430,8 +379,7 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
     ref_lengths = np.fromiter(map(len, all_references), np.int64, len(all_references))
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
-        sentences = hypotheses[start:stop] + all_references[ref_start:ref_stop]
-        return token_groups(sentences, lengths, segment_of)
+        return token_groups(hypotheses[start:stop] + all_references[ref_start:ref_stop], lengths, segment_of)
 
     return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
@@ -439,12 +387,9 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
 def stored_segment_rows(
     store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`.
-
-    ``hypotheses`` and ``references`` are line indices in the store: per segment its
-    hypothesis, and every segment's references one after the other (``n_refs`` per
-    segment, at least one). No text or token object is made.
-    """
+    """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`, given by
+    their indices there: per segment its hypothesis, and every segment's references one after
+    the other (``n_refs`` per segment, at least one). No text or token object is made."""
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         lines = np.concatenate((hypotheses[start:stop], references[ref_start:ref_stop]))
@@ -455,15 +400,9 @@ def stored_segment_rows(
 
 
 def rows_by_chunk(
-    groups: Any,
-    hyp_lengths: np.ndarray,
-    n_refs: np.ndarray,
-    ref_lengths: np.ndarray,
-    min_len: int,
-    max_len: int,
+    groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a
-    time.
+    """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time.
 
     ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1
     groups of segments ``start:stop`` (references ``ref_start:ref_stop``), laid out as
@@ -478,15 +417,13 @@ def rows_by_chunk(
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     for start, stop in chunks(segment_tokens, CHUNK_TOKENS):
-        chunk_refs = n_refs[start:stop]
-        n_chunk = stop - start
+        chunk_refs, n_chunk = n_refs[start:stop], stop - start
         ref_start = int(first_ref[start])
         ref_stop = ref_start + int(chunk_refs.sum())
         lengths = np.concatenate((hyp_lengths[start:stop], ref_lengths[ref_start:ref_stop]))
         n_sentences = lengths.size
-        segment_of_sentence = np.concatenate(
-            (np.arange(n_chunk, dtype=np.int64), np.repeat(np.arange(n_chunk, dtype=np.int64), chunk_refs))
-        )
+        chunk_segments = np.arange(n_chunk, dtype=np.int64)
+        segment_of_sentence = np.concatenate((chunk_segments, np.repeat(chunk_segments, chunk_refs)))
         sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
         group = groups(start, stop, ref_start, ref_stop, lengths, np.take(segment_of_sentence, sentence_of))
         n_hyp_pos = int(lengths[:n_chunk].sum())

@@ -1,10 +1,8 @@
 """sacrebleu's 13a tokenizer (mteval-v13a), token-identical and several times faster.
 
-Two ways to the same tokens, tested against sacrebleu's ``Tokenizer13a`` on real WMT data,
-on every code point and under a property-based fuzz: :func:`token_spans_13a` tokenizes a
-whole batch of lines in a few vectorised passes over their UTF-8 bytes, and
-:func:`tokenize_13a` one line with a few string operations (no numpy call, whose fixed
-cost would dominate a single line). ``docs/design.md`` derives the rules both apply.
+Two ways to the same tokens (``docs/design.md`` derives the rules both apply):
+:func:`token_spans_13a` tokenizes a batch of lines in a few vectorised passes over their UTF-8
+bytes, :func:`tokenize_13a` one line with a few string operations and no numpy call.
 """
 
 from __future__ import annotations
@@ -37,16 +35,12 @@ _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
 #: ranges (first, last): range tests beat a table lookup.
 _13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
 _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
-#: Characters that can stand between lines of a batch: not whitespace for str.split, not
-#: touched by any 13a step. The first one absent from the batch is used; when each occurs
-#: somewhere, the batch is cut into runs of lines that leave one free.
+#: Characters that can stand between lines of a batch (not whitespace for str.split, not
+#: touched by any 13a step): the first one absent from the batch (:func:`_batch_13a`).
 _SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
 #: Whitespace for str.split other than the space itself.
-_OTHER_WHITESPACE_CHARS = (
-    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680"
-    + "".join(map(chr, range(0x2000, 0x200B)))
-    + ("\u2028\u2029\u202f\u205f\u3000")
-)
+_OTHER_WHITESPACE_CHARS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+_OTHER_WHITESPACE_CHARS += "\u2028\u2029\u202f\u205f\u3000"
 
 
 def _whitespace_tails() -> dict[int, list[bytes]]:
@@ -99,12 +93,8 @@ def _split_13a(codes: np.ndarray) -> np.ndarray:
 
 
 def _blank_whitespace(codes: np.ndarray) -> None:
-    """Overwrites every byte of each whitespace character other than the space with spaces.
-
-    str.split splits at all of them as at a space, and no 13a step tells them apart (each
-    is a non-digit that is not a period, comma or dash), so the tokens stay the same
-    while the lines keep ASCII spaces only.
-    """
+    """Overwrites every byte of each whitespace character other than the space with spaces:
+    str.split splits at all of them, and no 13a step tells them apart, so the tokens stay."""
     np.putmask(codes, _in_range(codes, 0x09, 0x0D) | _in_range(codes, 0x1C, 0x1F), _SPACE)
     for lead, tails in _WHITESPACE_TAILS.items():
         at = np.flatnonzero(codes == lead)  # few: the lead bytes of some non-ASCII characters
@@ -149,13 +139,9 @@ def _joined(parts: list[TokenSpans]) -> TokenSpans:
     """One :class:`TokenSpans` of consecutive parts."""
     if len(parts) == 1:
         return parts[0]
-    offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]])
-    return TokenSpans(
-        np.concatenate([part.codes for part in parts]),
-        np.concatenate([part.starts + offset for part, offset in zip(parts, offsets.tolist())]),
-        np.concatenate([part.lengths for part in parts]),
-        np.concatenate([part.counts for part in parts]),
-    )
+    offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]]).tolist()
+    shifted = [part._replace(starts=part.starts + offset) for part, offset in zip(parts, offsets)]
+    return TokenSpans(*map(np.concatenate, zip(*shifted)))
 
 
 def _chunked_13a(texts: list[str], between: Any) -> Any:
@@ -249,31 +235,23 @@ def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
     return [tokens[end - count : end] for end, count in zip(ends, spans.counts.tolist())]
 
 
-# -- one line, without numpy ------------------------------------------------------------
-# The rule of _split_13a, read off UTF-8 bytes mapped to classes: a digit becomes "0", a
-# period or comma ".", and a line where neither touches a digit (nor a dash follows one)
-# splits off every period, comma and regex-1 character, and nothing else: "put spaces
-# around these" is a few str.replace calls, and str.split does the rest.
+# -- one line, without numpy: the rule of _split_13a read off byte classes (docs/design.md) --
 #: Each digit, period, comma and dash as its class; other bytes are left as they are.
 _CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")
 #: Every byte that is not split off in a line where no digit touches a period, comma or dash.
 _KEPT = bytes(code for code in range(256) if chr(code) not in _13A_PUNCTUATION + ".,")
 _SPACED = {code: f" {chr(code)} " for code in range(128)}
-#: 13a's tokens where a digit touches a period, comma or dash (no run of periods and commas):
-#: a split character alone, or a run of other characters, periods and commas between
-#: digits, and dashes not after a digit.
+#: 13a's tokens where a digit touches a period, comma or dash (no run of periods and commas): a split
+#: character alone, or a run of other characters, periods and commas between digits, and dashes not after a digit.
 _TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
 #: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line
 #: where a run of periods and commas touches a digit.
-_MTEVAL = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
-        (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
-        (r"([^0-9])([\.,])", r"\1 \2 "),
-        (r"([\.,])([^0-9])", r" \1 \2"),
-        (r"([0-9])(-)", r"\1 \2 "),
-    )
-)
+_MTEVAL = tuple((re.compile(pattern), replacement) for pattern, replacement in (
+    (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
+    (r"([^0-9])([\.,])", r"\1 \2 "),
+    (r"([\.,])([^0-9])", r" \1 \2"),
+    (r"([0-9])(-)", r"\1 \2 "),
+))
 
 
 def tokenize_13a(text: str) -> list[str]:

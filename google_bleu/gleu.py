@@ -20,24 +20,17 @@ np = lazy_module("numpy")
 
 Tokens = Sequence[Hashable]
 
-#: Characters of text (predictions and references together) tokenized and counted at a
-#: time by :func:`text_stats`; bounds the memory of the token lists whatever the corpus size.
+#: Characters of text (all sides together) that :func:`checked_text_stats` tokenizes and
+#: counts at a time: bounds the memory of the token lists whatever the corpus size.
 TEXT_CHUNK_CHARS = 1 << 21
 
 
 def gleu_stats(
-    hypotheses: Sequence[Tokens],
-    list_of_references: Sequence[Sequence[Tokens]],
-    min_len: int = 1,
-    max_len: int = 4,
+    hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]], min_len: int = 1, max_len: int = 4
 ) -> GleuStats:
-    """Per-segment sufficient statistics of Google-BLEU, one row per segment, in order.
-
-    Args:
-        hypotheses: One token sequence per segment (of str, of int, any hashable tokens).
-        list_of_references: For each segment, one or more reference token sequences.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
+    """Per-segment sufficient statistics of Google-BLEU, one row per segment, in order: one
+    token sequence (of any hashable tokens) per segment, and per segment one or more reference
+    token sequences.
 
     Raises:
         TypeError, ValueError: For a bare string where tokens are expected, unhashable
@@ -63,10 +56,7 @@ def gleu_stats(
 
 
 def corpus_gleu(
-    list_of_references: Sequence[Sequence[Tokens]],
-    hypotheses: Sequence[Tokens],
-    min_len: int = 1,
-    max_len: int = 4,
+    list_of_references: Sequence[Sequence[Tokens]], hypotheses: Sequence[Tokens], min_len: int = 1, max_len: int = 4
 ) -> float:
     """Corpus-level GLEU, identical to ``nltk.translate.gleu_score.corpus_gleu`` (arguments as
     :func:`gleu_stats`, in nltk's order): summed matches over summed ``max(hypothesis
@@ -82,12 +72,7 @@ def corpus_gleu(
     return gleu_stats(hypotheses, list_of_references, min_len, max_len).score()
 
 
-def sentence_gleu(
-    references: Sequence[Tokens],
-    hypothesis: Tokens,
-    min_len: int = 1,
-    max_len: int = 4,
-) -> float:
+def sentence_gleu(references: Sequence[Tokens], hypothesis: Tokens, min_len: int = 1, max_len: int = 4) -> float:
     """Sentence-level GLEU, identical to ``nltk.translate.gleu_score.sentence_gleu``:
     ``min(precision, recall)`` against the best of ``references`` (token sequences).
 
@@ -113,8 +98,7 @@ def checked_text_stats(
         rows, chosen = python_rows(tokens[:n], _regrouped(tokens[n:], references), min_len, max_len)
         return GleuStats.trusted(rows, min_len, max_len, chosen)
     store = LineStore()  # tokenized lines shared by chunks
-    rows = np.empty((len(predictions), 4), np.int64)
-    chosen = np.empty(len(predictions), np.int64)
+    rows, chosen = np.empty((len(predictions), 4), np.int64), np.empty(len(predictions), np.int64)
     # Characters of each segment (its prediction and its references), chunk by chunk.
     sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))
     sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
@@ -133,27 +117,19 @@ def order_text_stats(
     n = len(predictions)
     tokens = tokenized(tokenize, [*predictions, *chain.from_iterable(references)])
     hypotheses, list_of_references = tokens[:n], _regrouped(tokens[n:], references)
-    stats = []
-    for order in range(min_len, max_len + 1):
-        rows, chosen = segment_rows(hypotheses, list_of_references, order, order)
-        stats.append(GleuStats.trusted(rows, order, order, chosen))
-    return stats
+    orders = range(min_len, max_len + 1)
+    rows = [segment_rows(hypotheses, list_of_references, order, order) for order in orders]
+    return [GleuStats.trusted(row, order, order, chosen) for order, (row, chosen) in zip(orders, rows)]
 
 
-#: Distinct lines, and their tokens, that :func:`text_stats` keeps tokenized between
-#: chunks (bounds on that memory, about 25 bytes a token; sacrebleu's tokenizers keep
-#: 65,536 lines): references shared by many systems are tokenized once.
+#: Distinct lines and tokens that :func:`checked_text_stats` keeps tokenized between chunks
+#: (about 25 bytes a token), so references shared by many systems are tokenized once.
 SEEN_LINES = 1 << 16
 SEEN_TOKENS = 1 << 18
 
 
 def _text_rows(
-    tokenize: Tokenizer,
-    predictions: list[str],
-    references: list[list[str]],
-    min_len: int,
-    max_len: int,
-    store: LineStore,
+    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int, store: LineStore
 ) -> tuple[np.ndarray, np.ndarray]:
     if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
         store.clear()
@@ -166,13 +142,9 @@ def _text_rows(
 
 
 def tokenized(tokenize: Tokenizer, lines: list[str], store: LineStore | None = None) -> Any:
-    """Each line's tokens, each distinct line tokenized once: the one way from text to what
-    is counted, for every text surface (the scorer, pairwise GLEU and MBR).
-
-    Given a :class:`~google_bleu.keys.LineStore` and a tokenizer that gives UTF-8 byte spans
-    (13a), the lines go into the store and their indices there are returned (int64);
-    otherwise their token lists.
-    """
+    """Each line's tokens, each distinct line tokenized once: the one way from text to what is
+    counted, for every text surface. Given a :class:`~google_bleu.keys.LineStore` and a tokenizer
+    that gives byte spans (13a), the lines' indices in the store instead (int64)."""
     if store is not None and tokenize.spans is not None:
         return store.ids(lines, tokenize.spans_all)
     seen: dict = {}

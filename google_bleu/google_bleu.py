@@ -20,11 +20,10 @@ from typing import Any
 import datasets
 import evaluate
 
-# evaluate.load copies this script and only the modules it imports here (relative, at column
-# 0), not the modules those import: so the whole core is imported here, one name from each
-# module, and re-exported in __all__. tests/core/test_layout.py runs evaluate's own scanner
-# and checks that this list is exactly the core's closure and that the core imports nothing
-# outside it. No comment may follow an import line (evaluate reads it as a download URL).
+# evaluate.load copies this script and only the modules it imports here (relative, at column 0), not
+# the modules those import: so the whole core is imported here, one name from each module, re-exported
+# in __all__ (tests/core/test_layout.py checks it with evaluate's own scanner). No comment may follow
+# an import line (evaluate reads it as a download URL).
 from .engine import count_matches
 from .fast13a import tokenize_13a
 from .gleu import checked_text_stats
@@ -38,17 +37,8 @@ from .validation import check_bool, check_texts, check_utf8
 from .version import __version__
 
 __all__ = [
-    "GoogleBleu",
-    "GLEU",
-    "GleuScore",
-    "GleuStats",
-    "count_matches",
-    "count_references",
-    "get_tokenizer",
-    "group_keys",
-    "checked_text_stats",
-    "tokenize_13a",
-    "__version__",
+    "GoogleBleu", "GLEU", "GleuScore", "GleuStats", "count_matches", "count_references", "get_tokenizer", "group_keys",
+    "checked_text_stats", "tokenize_13a", "__version__",
 ]
 
 _CITATION = """\
@@ -200,23 +190,12 @@ class GoogleBleu(evaluate.Metric):
     """Google-BLEU metric: exact nltk/HF numbers plus precision, recall and sentence scores."""
 
     def _info(self) -> evaluate.MetricInfo:
+        text = datasets.Value("string", id="sequence")
         return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Sequence(datasets.Value("string", id="sequence"), id="references"),
-                    }
-                ),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Value("string", id="sequence"),
-                        "references": datasets.Value("string", id="sequence"),
-                    }
-                ),
+            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
+            features=[  # references as lists, or one string per prediction
+                datasets.Features({"predictions": text, "references": datasets.Sequence(text, id="references")}),
+                datasets.Features({"predictions": text, "references": text}),
             ],
             codebase_urls=["https://github.com/nltk/nltk/blob/develop/nltk/translate/gleu_score.py"],
             reference_urls=["https://arxiv.org/abs/1609.08144"],
@@ -237,14 +216,10 @@ class GoogleBleu(evaluate.Metric):
         super().add(prediction=predictions[0], reference=references[0], **kwargs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
-        """Computes the metric over these inputs and everything added before.
-
-        Every argument is checked first: evaluate reads and deletes the added data when
-        it computes, so a rejected call must fail before that and keep the data.
-
-        With nothing added before and one process, the inputs of this call are scored
-        directly, without evaluate's cache (see the module docstring); a call that fails
-        there leaves the metric as it was (nothing added).
+        """Computes the metric over these inputs and everything added before (scored directly,
+        without evaluate's cache, when nothing was added and there is one process: see the
+        module docstring). Every argument is checked first: evaluate reads and deletes the added
+        data when it computes, so a rejected call must fail before that and keep the data.
 
         Raises:
             ValueError: Nothing was added and no predictions were given (an explicitly
@@ -287,11 +262,9 @@ class GoogleBleu(evaluate.Metric):
             raise
 
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
-        # Stored inputs were checked by add/add_batch; options by compute(). A callable
-        # tokenizer can still fail on a stored line (it was only tried on "a b"), and Ctrl-C
-        # can come at any moment: evaluate has consumed the stored data by now, so it is
-        # stored again before any exception leaves (KeyboardInterrupt included), and the
-        # next compute() sees everything that was added.
+        # A callable tokenizer can still fail on a stored line, and Ctrl-C come at any moment:
+        # evaluate has consumed the stored data by now, so it is stored again before any
+        # exception leaves, and the next compute() sees everything that was added.
         try:
             return self._score(predictions, references, options)
         except BaseException:
@@ -307,9 +280,7 @@ class GoogleBleu(evaluate.Metric):
             for filelock, path in reversed(list(zip(self.filelocks, self.file_paths))):
                 os.remove(path)
                 filelock.release()
-        self.buf_writer = None
-        self.data = None
-        self.writer = None
+        self.buf_writer = self.data = self.writer = None
         super().add_batch(predictions=predictions, references=references)
 
     def _score(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:

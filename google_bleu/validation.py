@@ -11,20 +11,18 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import numbers
+import operator
 import sys
 from collections.abc import Mapping, Sequence
 from itertools import chain, islice
 from typing import Any
 
-#: Highest n-gram order accepted. nltk's ``everygrams`` with an unbounded order
-#: enumerates O(n**2) tuples per segment (CVE-2024-39705 class of memory blow-up);
-#: orders beyond a few dozen have no use for GLEU, so larger values are refused.
+#: Highest n-gram order accepted: an unbounded order makes O(n**2) n-grams per segment
+#: (nltk's CVE-2024-39705 class of memory blow-up), and orders beyond a few dozen have no use.
 MAX_ORDER = 100
-
-#: Most bootstrap resamples or randomization trials accepted. Resampling holds one row
-#: of totals per sample (``--confidence-n 10**10`` asked for 320 GB); a million already
-#: pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000 and 10,000).
+#: Most bootstrap resamples or randomization trials accepted: resampling holds one row of
+#: totals per sample, and a million pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000
+#: and 10,000).
 MAX_SAMPLES = 1_000_000
 
 
@@ -39,6 +37,22 @@ def describe(value: Any) -> str:
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{type(value).__name__} {text}"
+
+
+def integer(value: Any) -> int | None:
+    """``value`` as an ``int`` when it is an integer (what ``operator.index`` takes: an ``int``, a
+    numpy or torch integer; not a ``bool``), else ``None``. Each check adds its range and message.
+
+    Example:
+        >>> integer(3), integer(True), integer(2.0), integer("2")
+        (3, None, None, None)
+    """
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def check_bool(value: Any, name: str) -> bool:
@@ -68,9 +82,9 @@ def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
         ValueError: max_len must be >= min_len, got min_len=3 and max_len=2
     """
     for name, value in (("min_len", min_len), ("max_len", max_len)):
-        if isinstance(value, bool) or not hasattr(value, "__index__"):
+        if integer(value) is None:
             raise TypeError(f"{name} must be an integer, got {describe(value)}")
-    min_len, max_len = int(min_len), int(max_len)
+    min_len, max_len = integer(min_len), integer(max_len)
     if min_len < 1:
         raise ValueError(f"min_len must be >= 1, got min_len={min_len}")
     if max_len < min_len:
@@ -95,13 +109,14 @@ def check_n_samples(value: Any, name: str = "n_samples") -> int:
         ...
         ValueError: n_bootstrap must be at most 1000000 (MAX_SAMPLES), got 10000000000
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    number = integer(value)
+    if number is None:
         raise TypeError(f"{name} must be a positive integer, got {value!r} ({type(value).__name__})")
-    if value < 1:
+    if number < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    if value > MAX_SAMPLES:
+    if number > MAX_SAMPLES:
         raise ValueError(f"{name} must be at most {MAX_SAMPLES} (MAX_SAMPLES), got {value!r}")
-    return int(value)
+    return number
 
 
 def check_seed(value: Any, name: str = "seed") -> int | None:
@@ -113,21 +128,21 @@ def check_seed(value: Any, name: str = "seed") -> int | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    number = integer(value)
+    if number is None:
         raise TypeError(f"{name} must be a non-negative integer or None, got {value!r} ({type(value).__name__})")
-    if value < 0:
+    if number < 0:
         raise ValueError(f"{name} must be a non-negative integer or None, got {value!r}")
-    return int(value)
+    return number
 
 
-_PLAIN_SEQUENCES = (list, tuple)
-_PLAIN_TYPES = frozenset(_PLAIN_SEQUENCES)
+_PLAIN_TYPES = frozenset((list, tuple))
 _STR = frozenset({str})
 
 
 def _not_a_sequence(value: Any) -> str | None:
     """Why ``value`` is refused as a sequence (see the module docstring), or ``None``."""
-    if type(value) in _PLAIN_SEQUENCES:  # the common case, without the ABC machinery
+    if type(value) in _PLAIN_TYPES:  # the common case, without the ABC machinery
         return None
     if isinstance(value, (str, bytes, bytearray)):
         return "a string"
@@ -171,20 +186,20 @@ def check_sequence(value: Any, name: str, what: str = "a sequence with one entry
         ...
         TypeError: predictions must be a sequence with one entry per segment (list, tuple, numpy array, pandas Series, datasets column), got dict {'a': 1}: a mapping (iterating it gives its keys)
     """
+    _check_item(value, "{} must be {} (list, tuple, numpy array, pandas Series, datasets column)", name, what)
+
+
+def _check_item(value: Any, what: str, *where: Any) -> None:
+    # A TypeError "<what, filled in with where>, got <value>: <why>" unless value is an
+    # accepted sequence (the message is made only then).
     problem = _not_a_sequence(value)
     if problem is not None:
-        raise TypeError(
-            f"{name} must be {what} (list, tuple, numpy array, pandas Series, datasets column), "
-            f"got {describe(value)}: {problem}"
-        )
+        raise TypeError(f"{what.format(*where)}, got {describe(value)}: {problem}")
 
 
 def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
-    """Whether the input is lists/tuples all the way down, with a reference everywhere.
-
-    Looks at types with C-level passes (``set(map(type, ...))``); anything else goes
-    through the per-item checks below, which find and name the problem.
-    """
+    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level
+    passes over types; anything else goes through the per-item checks, which name the problem)."""
     if not set(map(type, hypotheses)) <= _PLAIN_TYPES or not set(map(type, list_of_references)) <= _PLAIN_TYPES:
         return False
     if list_of_references and not all(map(len, list_of_references)):
@@ -193,9 +208,8 @@ def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
 
 
 def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
-    """Pre-tokenized input: one token sequence per segment and, per segment, a non-empty
-    sequence of token sequences (containers as the module says, at both levels), as lists
-    (the token sequences are not copied). A bare string, scored as characters, is refused.
+    """Pre-tokenized input (sequences as the module says; a bare string is refused): one token
+    sequence per segment and per segment a non-empty sequence of them, as lists (tokens not copied).
 
     Example:
         >>> check_tokens([["a", "b"]], [[["a"], ["b"]]])
@@ -223,29 +237,15 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     ]
     for i, hypothesis in enumerate(hypotheses):
         if isinstance(hypothesis, (str, bytes)):
-            raise TypeError(
-                f"hypothesis {i} is a {type(hypothesis).__name__}, not a token sequence; "
-                f"split it first (e.g. text.split()): {describe(hypothesis)}"
-            )
-        problem = _not_a_sequence(hypothesis)
-        if problem is not None:
-            raise TypeError(f"hypothesis {i} must be a sequence of tokens, got {describe(hypothesis)}: {problem}")
+            kind = type(hypothesis).__name__
+            raise TypeError(f"hypothesis {i} is a {kind}, not a token sequence; split it first (e.g. text.split()): {describe(hypothesis)}")
+        _check_item(hypothesis, "hypothesis {} must be a sequence of tokens", i)
     for i, references in enumerate(list_of_references):
-        problem = _not_a_sequence(references)
-        if problem is not None:
-            raise TypeError(
-                f"references of segment {i} must be a sequence of token sequences, got {describe(references)}: "
-                f"{problem}"
-            )
+        _check_item(references, "references of segment {} must be a sequence of token sequences", i)
         if len(references) == 0:
             raise ValueError(f"segment {i} has no reference; every hypothesis needs at least one")
         for j, reference in enumerate(references):
-            problem = _not_a_sequence(reference)
-            if problem is not None:
-                raise TypeError(
-                    f"reference {j} of segment {i} must be a token sequence (e.g. text.split()), "
-                    f"got {describe(reference)}: {problem}"
-                )
+            _check_item(reference, "reference {} of segment {} must be a token sequence (e.g. text.split())", j, i)
     return hypotheses, list_of_references
 
 
@@ -259,8 +259,7 @@ def _tensor_ids(tokens: Any, name: str) -> Any:
 
 
 def check_strings(values: list, name: str) -> None:
-    """Refuses a list of texts holding anything but ``str`` (subclasses such as ``numpy.str_``
-    are fine), naming the first such item.
+    """Refuses a list of texts holding anything but ``str`` (or a subclass), naming the first.
 
     Example:
         >>> check_strings(["a", 5], "texts")
@@ -277,7 +276,7 @@ def check_strings(values: list, name: str) -> None:
 def check_token_kinds(tokens: Any) -> None:
     """Refuses tokens that are torch tensors (hashed by identity, so equal ids in separate
     tensors would never match); ``tokens`` is any iterable of them (a set is quickest)."""
-    if any(kind.__module__.startswith("torch") and hasattr(kind, "dim") for kind in set(map(type, tokens))):
+    if any(map(_tensor_type, set(map(type, tokens)))):
         raise TypeError(
             "tokens are torch tensors, which hash by identity (equal ids would never match): "
             "pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids"
@@ -302,8 +301,7 @@ def check_text(value: Any, name: str) -> str:
 
 def check_references(refs: Any, name: str, item: str = "prediction") -> list[str]:
     """One segment's references: a ``str`` or a non-empty sequence of ``str`` (list, tuple,
-    array, ...), as a list of plain ``str``. The one check of a segment's references, for
-    every surface that takes them one segment at a time.
+    array, ...), as a list of plain ``str``.
 
     Example:
         >>> check_references("a b", "target[0]"), check_references(("a", "b"), "target[0]")
@@ -317,9 +315,7 @@ def check_references(refs: Any, name: str, item: str = "prediction") -> list[str
         return refs
     if isinstance(refs, str):
         return [_text(refs)]
-    problem = "a string" if isinstance(refs, (bytes, bytearray)) else _not_a_sequence(refs)
-    if problem is not None:
-        raise TypeError(f"{name} must be a str or a list of str, got {describe(refs)}: {problem}")
+    _check_item(refs, "{} must be a str or a list of str", name)
     refs = list(refs.tolist() if getattr(refs, "ndim", None) == 1 and hasattr(refs, "tolist") else refs)
     if not refs:
         raise ValueError(f"{name} has no reference; every {item} needs at least one")
@@ -340,33 +336,24 @@ def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
         >>> unhashable_token([["a"], ["b", ["c"]]], [[["a"]], [["b"]]])
         "hypothesis 1, token 1 is a list ['c']"
     """
-
-    def first_bad(tokens: Any) -> tuple[int, Any] | None:
+    for name, tokens in _named(hypotheses, list_of_references, "hypothesis", "segment"):
         for k, token in enumerate(tokens):
             try:
                 hash(token)
             except TypeError:
-                return k, token
-        return None
-
-    for i, hypothesis in enumerate(hypotheses):
-        bad = first_bad(hypothesis)
-        if bad is not None:
-            return f"hypothesis {i}, token {bad[0]} is a {type(bad[1]).__name__} {bad[1]!r:.40}"
-    for i, references in enumerate(list_of_references):
-        for j, reference in enumerate(references):
-            bad = first_bad(reference)
-            if bad is not None:
-                return f"reference {j} of segment {i}, token {bad[0]} is a {type(bad[1]).__name__} {bad[1]!r:.40}"
+                return f"{name}, token {k} is a {type(token).__name__} {token!r:.40}"
     return None
 
 
-def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
-    """Normalised references when every value has an exact plain type, else ``None``.
+def _named(hypotheses: list, references: list, hypothesis: str, segment: str) -> Any:
+    # Each sentence of checked input with its name: "<hypothesis> i", then "reference j of <segment> i".
+    yield from ((f"{hypothesis} {i}", sentence) for i, sentence in enumerate(hypotheses))
+    yield from ((f"reference {j} of {segment} {i}", ref) for i, refs in enumerate(references) for j, ref in enumerate(refs))
 
-    C-level passes over types only; anything unusual goes through the per-item checks
-    of :func:`check_texts`, which name the problem.
-    """
+
+def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
+    """Normalised references when every value has an exact plain type, else ``None`` (as
+    :func:`_plain_token_input`, for :func:`check_texts`)."""
     if not set(map(type, predictions)) <= _STR:
         return None
     kinds = set(map(type, references))
@@ -385,9 +372,8 @@ def _text(value: Any) -> str:
 
 
 def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
-    """Untokenized input: one string per segment and, per segment, a string or a non-empty
-    sequence of strings; as plain ``str`` (subclasses such as ``numpy.str_`` converted), the
-    references always as one list per prediction.
+    """Untokenized input: one string per segment and per segment a string or a non-empty sequence
+    of strings; as plain ``str`` (``numpy.str_`` converted), references as one list per prediction.
 
     Example:
         >>> check_texts(["a b"], ["a c"])
@@ -401,45 +387,30 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
     check_sequence(references, "references")
     if len(predictions) != len(references):
         # evaluate's own metric tests look for "Mismatch in the number" (its wording for this).
-        raise ValueError(
-            "Mismatch in the number of predictions and references: "
-            f"got {len(predictions)} predictions but {len(references)} reference lists"
-        )
+        counts = f"got {len(predictions)} predictions but {len(references)} reference lists"
+        raise ValueError(f"Mismatch in the number of predictions and references: {counts}")
     predictions = list(predictions)
     fast = _plain_text_references(predictions, references)
     if fast is not None:
         return predictions, fast
-    for i, prediction in enumerate(predictions):
-        if not isinstance(prediction, str):
-            raise TypeError(f"prediction {i} must be a str, got {describe(prediction)}")
-    predictions = list(map(_text, predictions))
+    predictions = [check_text(prediction, f"prediction {i}") for i, prediction in enumerate(predictions)]
     normalized: list[list[str]] = []
     for i, refs in enumerate(references):
         if isinstance(refs, str):
             normalized.append([_text(refs)])
             continue
-        problem = _not_a_sequence(refs)
-        if problem is not None:
-            raise TypeError(
-                f"references of prediction {i} must be a str or a list of str, got {describe(refs)}: {problem}"
-            )
+        _check_item(refs, "references of prediction {} must be a str or a list of str", i)
         refs = list(refs)
         if not refs:
             raise ValueError(f"prediction {i} has no reference; every prediction needs at least one")
-        for j, ref in enumerate(refs):
-            if not isinstance(ref, str):
-                raise TypeError(f"reference {j} of prediction {i} must be a str, got {describe(ref)}")
-        normalized.append(list(map(_text, refs)))
+        normalized.append([check_text(ref, f"reference {j} of prediction {i}") for j, ref in enumerate(refs)])
     return predictions, normalized
 
 
 def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
-    """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``).
-
-    Python strings may hold lone surrogates (from ``surrogateescape`` decoding or a JSON
-    ``"\\ud800"``); the scoring core handles them, but anything that stores text as UTF-8
-    (evaluate's Arrow cache) cannot. Checked in one C-level pass; the message names the
-    segment.
+    """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``,
+    from ``surrogateescape`` decoding or JSON): the scoring core handles it, but what stores
+    text as UTF-8 (evaluate's Arrow cache) cannot. The message names the segment.
 
     Example:
         >>> check_utf8(["fine", "bad \\ud800"], [["a"], ["b"]])
@@ -449,24 +420,14 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
     """
     texts = chain(predictions, chain.from_iterable(references))
     try:
-        # UTF-16 refuses exactly the code points UTF-8 refuses (surrogates, paired or not)
-        # and encodes the usual 1- and 2-byte strings several times faster. A few hundred
-        # texts at a time: their buffers are reused, where one of the whole corpus would be
-        # new memory twice over.
+        # UTF-16 refuses exactly what UTF-8 refuses (surrogates) and encodes the usual strings
+        # several times faster; a few hundred texts at a time reuse their buffers.
         while batch := list(islice(texts, 256)):
             "".join(batch).encode("utf-16-le")
         return
     except UnicodeEncodeError:
         pass
-    named = chain(
-        ((f"prediction {i}", text) for i, text in enumerate(predictions)),
-        (
-            (f"reference {j} of prediction {i}", text)
-            for i, refs in enumerate(references)
-            for j, text in enumerate(refs)
-        ),
-    )
-    for name, text in named:
+    for name, text in _named(predictions, references, "prediction", "prediction"):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:
@@ -478,15 +439,18 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
 
 def is_tensor(value: Any) -> bool:
     """Whether ``value`` is a torch tensor (without importing torch)."""
-    return type(value).__module__.startswith("torch") and hasattr(value, "dim")
+    return _tensor_type(type(value))
+
+
+def _tensor_type(kind: type) -> bool:
+    return kind.__module__.startswith("torch") and hasattr(kind, "dim")
 
 
 def import_optional(module: str, extra: str | None, needed_by: str, how: str | None = None) -> Any:
     """``module``, imported; when its package is not installed, an ``ImportError`` that
     names what needs it and the extra that installs it (or ``how``, where no extra does).
-
     Every import of a package outside the base install goes through here (the layout test
-    checks it), so no optional import fails with a bare ``No module named ...``.
+    checks it).
 
     Example:
         >>> import_optional("not_a_package", "torch", "this example")
@@ -506,8 +470,8 @@ def import_optional(module: str, extra: str | None, needed_by: str, how: str | N
 
 def lazy_module(name: str) -> Any:
     """The module ``name``, its code run when one of its attributes is first read (importlib's
-    ``LazyLoader``), or the module itself when it is imported already. numpy costs tens of
-    milliseconds to import, and a short input never needs it (``docs/design.md``).
+    ``LazyLoader``; numpy costs tens of milliseconds to import, and a short input never needs
+    it), or the module itself when it is imported already.
 
     Example:
         >>> lazy_module("json").dumps([1])

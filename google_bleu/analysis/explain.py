@@ -26,7 +26,7 @@ from itertools import chain
 from ..engine import NUMPY, extend
 from ..gleu import gleu_stats
 from ..keys import token_ids
-from ..validation import check_tokens, lazy_module
+from ..validation import check_tokens, integer, lazy_module
 
 np = lazy_module("numpy")
 
@@ -240,7 +240,7 @@ def explain(
         >>> explain("the cat sat on the mat".split(), ["the cat ate the mat".split()], limit=2).hyp_matches
         ((0, 1), (0, 2), (1, 1))
     """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+    if limit is not None and (integer(limit) is None or limit < 0):
         raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
     (hypothesis,), (references,) = check_tokens([hypothesis], [references])  # tensors of ids become lists
     stats = gleu_stats([hypothesis], [references], min_len, max_len)

@@ -37,7 +37,7 @@ import numpy as np
 from ..engine import choose_references, count_matches, python_rows, rows_by_chunk, small_input
 from ..keys import group_in_segments
 from ..stats import COLUMNS, GleuStats, ratio
-from ..validation import check_bool, check_orders, check_sequence, describe, is_tensor
+from ..validation import check_bool, check_orders, check_sequence, describe, integer, is_tensor
 from .checks import check_device, check_id_tensor, check_lengths, check_pad_id, id_lists, id_references, torch_module
 from .torch_backend import TorchBackend
 
@@ -517,7 +517,7 @@ class BatchScorer:
         self.pad_id = check_pad_id(pad_id)
         check_bool(cuda_graphs, "cuda_graphs")
         check_bool(check_lengths, "check_lengths")
-        if isinstance(max_graphs, bool) or not isinstance(max_graphs, int) or max_graphs < 1:
+        if integer(max_graphs) is None or max_graphs < 1:
             raise ValueError(f"max_graphs must be a positive integer, got {describe(max_graphs)}")
         self.cuda_graphs = cuda_graphs
         self.max_graphs = max_graphs

@@ -7,13 +7,18 @@ names the argument and shows the value.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..validation import check_sequence, describe, import_optional, is_tensor
+from ..tokenizers import DEFAULT_TOKENIZER, get_tokenizer
+from ..validation import check_sequence, describe, import_optional, integer, is_tensor
+
+if TYPE_CHECKING:
+    from ..scorer import GLEU
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_DEFAULT_TOKENIZER = get_tokenizer(DEFAULT_TOKENIZER)
 
 
 def torch_module() -> Any:
@@ -25,7 +30,7 @@ def check_pad_id(pad_id: Any) -> int | None:
     """A padding id: ``None`` or an integer within int64 (token ids are int64)."""
     if pad_id is None:
         return None
-    if isinstance(pad_id, bool) or not hasattr(pad_id, "__index__"):
+    if integer(pad_id) is None:
         raise TypeError(f"pad_id must be an integer or None, got {describe(pad_id)}")
     value = int(pad_id)
     if not _INT64_MIN <= value <= _INT64_MAX:
@@ -134,3 +139,23 @@ def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list
             )
         rows.append(id_lists(f"references[{i}]", refs, pad_id))
     return rows
+
+
+def token_orders(scorer: GLEU, what: str = "token ids") -> tuple[int, int]:
+    """The orders of ``scorer`` for input that is already tokens or ids (never tokenized nor
+    lowercased): a scorer that sets a tokenizer or lowercase is refused, not quietly ignored.
+
+    Example:
+        >>> from google_bleu import GLEU
+        >>> token_orders(GLEU(max_len=2))
+        (1, 2)
+        >>> token_orders(GLEU(lowercase=True))
+        Traceback (most recent call last):
+        ...
+        ValueError: token ids are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got GLEU(tokenizer='13a', lowercase=True, min_len=1, max_len=4)
+    """
+    if scorer.tokenizer != _DEFAULT_TOKENIZER:
+        raise ValueError(
+            f"{what} are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got {scorer!r}"
+        )
+    return scorer.min_len, scorer.max_len

@@ -47,11 +47,11 @@ import numpy as np
 
 from ..engine import NUMPY, chunks, extend, ngram_counts, pair_counts
 from ..keys import LineStore, first_positions, group_in_segments, token_groups
-from ..scorer import GLEU, scorer_from_options, token_orders
+from ..scorer import GLEU, scorer_from_options
 from ..tokenizers import Tokenizer
 from ..validation import check_bool, describe, is_tensor
 from .batched import flat_ids
-from .checks import check_id_tensor, check_lengths, check_pad_id, id_array, torch_module
+from .checks import check_id_tensor, check_lengths, check_pad_id, id_array, token_orders, torch_module
 
 if TYPE_CHECKING:
     import torch

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import describe, import_optional
+from ..validation import describe, import_optional, integer
 
 #: Column of the sentence score added by :class:`GleuColumns` (the metric's key).
 SCORE_COLUMN = "google_bleu"
@@ -220,7 +220,7 @@ def ray_stats(dataset: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
         value = sums[f"sum({name})"]
         if value is None:
             value = 0
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if integer(value) is None:
             raise TypeError(f"Ray summed column {name!r} to a non-integer {describe(value)}")
         totals.append(int(value))
     return GleuStats(np.asarray([totals], np.int64), min_len, max_len)

@@ -36,7 +36,7 @@ import threading
 from collections.abc import Sequence
 
 from ..scorer import GLEU, scorer_from_options
-from ..validation import check_references, check_text, describe
+from ..validation import check_references, check_text, describe, integer
 
 
 class _Batch:
@@ -78,7 +78,7 @@ class GleuGatherer:
 
     def __init__(self, scorer: GLEU | None = None, *, max_batch_size: int = 64, max_wait: float = 0.001) -> None:
         scorer = scorer_from_options(scorer)
-        if isinstance(max_batch_size, bool) or not isinstance(max_batch_size, int):
+        if integer(max_batch_size) is None:
             raise TypeError(f"max_batch_size must be an int, got {describe(max_batch_size)}")
         if max_batch_size < 1:
             raise ValueError(f"max_batch_size must be >= 1, got {max_batch_size}")

@@ -21,12 +21,11 @@ This module imports LightEval when it is imported (``pip install 'google-bleu[li
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
-from ..validation import describe, import_optional, is_sequence
+from ..validation import describe, import_optional, integer, is_sequence
 from ._text import mean_score
 from .lm_eval import check_rows
 
@@ -58,7 +57,7 @@ def _check_gold_index(doc: Any) -> None:
     if not indices:
         raise ValueError("doc.gold_index must name at least one of doc.choices, got []")
     for index in indices:
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+        if integer(index) is None:
             raise ValueError(f"doc.gold_index must be an index of doc.choices or a list of them, got {describe(doc.gold_index)}")
         if not 0 <= index < len(choices):
             raise ValueError(

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import check_references, check_text, describe, is_sequence
+from ..validation import check_references, check_text, describe, integer, is_sequence
 
 #: The metric key ``process_results`` returns by default (the evaluate metric's key).
 METRIC_NAME = "google_bleu"
@@ -61,7 +61,7 @@ def check_rows(items: Any, name: str = "items") -> np.ndarray:
             isinstance(item, (str, bytes))
             or not is_sequence(item)
             or len(item) != len(COLUMNS)
-            or any(isinstance(value, bool) or not hasattr(value, "__index__") for value in item)
+            or any(integer(value) is None for value in item)
         ):
             raise TypeError(
                 f"{name}[{i}] must be a row of {len(COLUMNS)} integers ({', '.join(COLUMNS)}), got {describe(item)}"

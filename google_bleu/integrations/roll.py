@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..ids.batched import batch_sentence_gleu
-from ..scorer import GLEU, scorer_from_options, token_orders
+from ..ids.checks import token_orders
+from ..scorer import GLEU, scorer_from_options
 from ..validation import check_references, import_optional
 
 #: ROLL is not on PyPI (the roll name there is another project): no extra installs it.

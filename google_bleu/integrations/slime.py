@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scorer import GLEU, scorer_from_options, token_orders
-from ..validation import check_references, check_text, describe
+from ..scorer import GLEU, scorer_from_options
+from ..validation import check_references, check_text, describe, integer
 from ._text import reference_ids
 from .gather import GleuGatherer
 
@@ -129,7 +129,7 @@ class GleuIdReward:
     """
 
     def __init__(self, scorer: GLEU | None = None, *, pad_id: int | None = None) -> None:
-        from ..ids.checks import check_pad_id
+        from ..ids.checks import check_pad_id, token_orders
 
         self.scorer = scorer_from_options(scorer)
         self.min_len, self.max_len = token_orders(self.scorer)
@@ -143,11 +143,12 @@ class GleuIdReward:
         """The response's ids: the last ``sample.response_length`` of ``sample.tokens``."""
         tokens = _field(sample, "tokens", index)
         length = _field(sample, "response_length", index)
-        if isinstance(length, bool) or not isinstance(length, int):
+        count = integer(length)
+        if count is None:
             raise TypeError(f"sample {index}: response_length must be an int, got {describe(length)}")
-        if not 0 <= length <= len(tokens):
+        if not 0 <= count <= len(tokens):
             raise ValueError(f"sample {index}: response_length {length} is not within its {len(tokens)} tokens")
-        return list(tokens[len(tokens) - length :])
+        return list(tokens[len(tokens) - count :])
 
     async def __call__(self, args: Any, sample: Any, **kwargs: Any) -> float | list[float]:
         from ..ids.batched import batch_sentence_gleu

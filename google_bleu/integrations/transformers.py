@@ -22,7 +22,7 @@ import numpy as np
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
-from ..validation import describe
+from ..validation import describe, integer
 
 # transformers' ignore index in labels, and its padding value across batches and processes.
 IGNORE_INDEX = -100
@@ -84,7 +84,7 @@ class ComputeMetrics:
             raise ValueError(
                 "the tokenizer has no pad_token_id: set one (e.g. tokenizer.pad_token = tokenizer.eos_token)"
             )
-        if isinstance(pad_token_id, bool) or not hasattr(pad_token_id, "__index__"):
+        if integer(pad_token_id) is None:
             raise TypeError(f"the tokenizer's pad_token_id must be an integer, got {describe(pad_token_id)}")
         self.tokenizer = tokenizer
         self.pad_token_id = int(pad_token_id)

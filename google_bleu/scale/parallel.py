@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import ctypes
 import io
-import numbers
 import os
 import pickle
 import signal
@@ -55,7 +54,7 @@ from typing import Any, BinaryIO, Union
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import check_bool, check_texts, describe, lazy_module
+from ..validation import check_bool, check_texts, describe, integer, lazy_module
 from .lines import BOM, MAX_LINE_BYTES, LineError, bom_warning, lines_from_bytes, long_line_message
 
 np = lazy_module("numpy")  # imported when a chunk is scored (a short input never needs it)
@@ -96,19 +95,21 @@ def resolve_jobs(jobs: Any) -> int:
         ...
         TypeError: jobs must be an int, got str '2'
     """
-    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral):
+    number = integer(jobs)
+    if number is None:
         raise TypeError(f"jobs must be an int, got {describe(jobs)}")
-    if jobs < 0:
+    if number < 0:
         raise ValueError(f"jobs must be 0 (all cores) or a positive integer, got {jobs}")
-    return available_cores() if jobs == 0 else int(jobs)
+    return available_cores() if number == 0 else number
 
 
 def _check_positive(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    number = integer(value)
+    if number is None:
         raise TypeError(f"{name} must be an int, got {describe(value)}")
-    if value < 1:
+    if number < 1:
         raise ValueError(f"{name} must be a positive integer, got {value}")
-    return int(value)
+    return number
 
 
 def _check_scorer(scorer: Any, jobs: int) -> None:
