@@ -127,6 +127,19 @@ def data_proto(pairs: list[tuple[str, str]], tokenizer):
     )
 
 
+def _gatherer_of(function):
+    """The GleuGatherer a loaded reward batches with: the one compute_score_with closed over, or
+    the module's own for compute_score_gathered; None for a per-sample reward."""
+    from google_bleu.integrations import verl
+    from google_bleu.integrations.gather import GleuGatherer
+
+    cells = [cell.cell_contents for cell in getattr(function, "__closure__", None) or ()]
+    found = [cell for cell in cells if isinstance(cell, GleuGatherer)]
+    if found:
+        return found[0]
+    return verl.gathered if function is verl.compute_score_gathered else None
+
+
 class Reward:
     """One reward loaded into veRL's ``RewardLoopWorker``, and its gatherer (if any)."""
 
@@ -141,7 +154,7 @@ class Reward:
         self.awaited = manager.is_async_reward_score
         # veRL wraps the loaded function in partial(_call_with_kwargs[_async], raw_fn, reward_kwargs).
         raw = manager.compute_score.args[0]
-        self.gatherer = getattr(raw, "__self__", None)
+        self.gatherer = _gatherer_of(raw)
         self.times: list[float] = []
         self.identical = True
         self.calls = self.batches = 0
@@ -257,11 +270,12 @@ def main(argv: list[str] | None = None) -> int:
     for window in OTHER_WINDOWS:
         path = Path(folder) / f"gleu_reward_{int(window * 1000)}ms.py"
         path.write_text(
-            "from google_bleu.integrations.gather import GleuGatherer\n\n"
-            f"compute_score = GleuGatherer(max_wait={window!r}).compute_score\n",
+            "from google_bleu.integrations.gather import GleuGatherer\n"
+            "from google_bleu.integrations.verl import compute_score_with\n\n"
+            f"compute_score = compute_score_with(GleuGatherer(max_wait={window!r}))\n",
             encoding="utf-8",
         )
-        label = f"GleuGatherer(max_wait={window:g}).compute_score"
+        label = f"compute_score_with(GleuGatherer(max_wait={window:g}))"
         rewards.append(Reward(label, str(path), "compute_score", folder, 1000 * window))
     floor = Path(folder) / "no_scoring.py"
     floor.write_text("async def compute_score(**kwargs):\n    return 0.0\n", encoding="utf-8")
