@@ -8,6 +8,8 @@ unique across ``README.md`` and ``docs/*.md``.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -161,3 +163,20 @@ def python_blocks() -> list[PythonBlock]:
         return f"{expand(its_prelude, (*seen, name))}\n{code}" if its_prelude else code
 
     return [PythonBlock(page, line, name, code, expand(prelude, ())) for page, line, name, code, prelude in found]
+
+
+#: A trailing comment that says what its line prints: a list, a dict or a decimal number.
+_CLAIM = re.compile(r"#\s*((?:[\[{]|\d+\.\d).*)$")
+
+
+def claimed_output(code: str) -> list[str]:
+    """The lines a block says it prints, from its trailing comments (:data:`_CLAIM`)."""
+    return [m[1].strip() for line in code.splitlines() if (m := _CLAIM.search(line))]
+
+
+def run_script(source: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``source`` as ``block.py`` in ``cwd``, run by this interpreter (``env`` as given, else
+    this process's), with its output captured and a five-minute limit."""
+    script = cwd / "block.py"
+    script.write_text(source, "utf-8")
+    return subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)

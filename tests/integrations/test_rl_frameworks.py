@@ -27,6 +27,7 @@ from google_bleu import GLEU
 from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, OpenRLHFReward, make_openrlhf_reward
 from google_bleu.integrations.trl import GleuIdReward, GleuReward
 from google_bleu.integrations.verl import compute_score, compute_score_batch
+from tests.helpers.frameworks import byte_level_bpe
 from tests.helpers.oracles import nltk_sentence, tokenize_13a
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,28 +51,15 @@ def nltk_scores(responses, references):
 def chatml_tokenizer():
     """A small byte-level BPE tokenizer with ChatML special tokens and chat template, trained here."""
     pytest.importorskip("tokenizers")
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
     special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-    trainer = trainers.BpeTrainer(
-        vocab_size=300, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    backend.train_from_iterator([" ".join(RESPONSES + sum(REFERENCES, []))] * 4, trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        additional_special_tokens=["<|im_start|>"],
-    )
-    tokenizer.chat_template = (
+    template = (
         "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
         "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
     )
-    return tokenizer
+    corpus = [" ".join(RESPONSES + sum(REFERENCES, []))] * 4
+    return byte_level_bpe(
+        corpus, special, eos="<|im_end|>", pad="<|endoftext|>", extra=["<|im_start|>"], chat_template=template, vocab_size=300
+    )
 
 
 # -- veRL ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.oracles import REPO
-from tests.helpers.readme_snippets import marked_blocks, python_blocks, readme_snippet
+from tests.helpers.readme_snippets import marked_blocks, python_blocks, readme_snippet, run_script
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 import report  # noqa: E402
@@ -88,12 +88,10 @@ SCRIPTS = [block for block in python_blocks() if not block.is_doctest]
 
 def run_alone(source: str, cwd: Path) -> subprocess.CompletedProcess:
     """A script in a fresh ``python`` from an empty folder, the repository importable, offline."""
-    script = cwd / "block.py"
-    script.write_text(source, "utf-8")
     env = dict(os.environ, PYTHONPATH=str(REPO), REPO=str(REPO))
     for flag in ("HF_EVALUATE_OFFLINE", "HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
         env[flag] = "1"
-    return subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return run_script(source, cwd, env)
 
 
 def undefined_names(source: str) -> set[str]:

@@ -16,6 +16,7 @@ for _flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_flag] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from tests.helpers.frameworks import byte_level_bpe, sample_corpus  # noqa: E402
 from tests.helpers.wmt17 import wmt17_sample  # noqa: E402
 
 #: ChatML, as Qwen's chat models write it: AReaL decodes completions with their stop token.
@@ -35,22 +36,10 @@ def wmt17() -> dict:
 def tokenizer_dir(wmt17, tmp_path_factory) -> Path:
     """A model folder holding only tokenizer files (a byte-level BPE, lossless on any text, with
     ChatML's special tokens and template), as AReaL's ``load_hf_tokenizer`` reads one."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
     special = ["<|endoftext|>", "<|im_end|>", "<|im_start|>"]
-    trainer = trainers.BpeTrainer(
-        vocab_size=2000, special_tokens=special, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    tokenizer = byte_level_bpe(
+        sample_corpus(wmt17), special, eos="<|im_end|>", pad="<|endoftext|>", extra=["<|im_start|>"], chat_template=CHATML
     )
-    corpus = wmt17["reference"] + sum(wmt17["systems"].values(), [])
-    backend.train_from_iterator(corpus, trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>", additional_special_tokens=["<|im_start|>"]
-    )
-    tokenizer.chat_template = CHATML
     directory = tmp_path_factory.mktemp("tokenizer")
     tokenizer.save_pretrained(directory)
     return directory

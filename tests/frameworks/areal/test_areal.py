@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-import re
 import subprocess
 import sys
 
@@ -27,7 +26,7 @@ from areal.workflow.rlvr import RLVRWorkflow
 
 from google_bleu import GLEU
 from google_bleu.integrations.areal import GleuReward, reward_fn
-from tests.helpers.readme_snippets import python_blocks
+from tests.helpers.readme_snippets import claimed_output, python_blocks, run_script
 
 DOTTED = "google_bleu.integrations.areal.reward_fn"
 
@@ -143,10 +142,8 @@ def test_a_row_without_the_reference_field_fails_naming_the_fields(tokenizer_dir
 
 def test_guide_block_prints_what_it_says(tmp_path):
     (block,) = [block for block in python_blocks() if block.name == "rl-areal"]
-    script = tmp_path / "block.py"
-    script.write_text(block.source(), "utf-8")
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = run_script(block.source(), tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    claimed = [m[1].strip() for line in block.code.splitlines() if (m := re.search(r"#\s*((?:[\[{]|\d+\.\d).*)$", line))]
+    claimed = claimed_output(block.code)
     assert done.stdout.strip().splitlines() == claimed
     assert claimed == [str(GLEU().sentence_score("the cat sat on the mat", "the cat ate the mat").score)]

@@ -10,7 +10,6 @@ every test skips, saying so.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -23,29 +22,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 # ROLL's logger writes files under ./output/logs (the repository root here) unless told otherwise.
 os.environ.setdefault("ROLL_LOG_DIR", tempfile.mkdtemp(prefix="google-bleu-roll-logs-"))
 
+from tests.helpers.frameworks import byte_level_bpe, sample_corpus, source_checkout  # noqa: E402
 from tests.helpers.wmt17 import wmt17_sample  # noqa: E402
 
 VERSION = "0.3.0"
-SOURCE = os.environ.get("ROLL_SOURCE", "")
-
-
-def _roll_checkout() -> tuple[Path | None, str]:
-    if not SOURCE:
-        return None, (
-            "ROLL is not on PyPI (the `roll` name there is an unrelated project) and this environment reaches "
-            f"only PyPI: set ROLL_SOURCE to a checkout of ROLL v{VERSION} to run these tests"
-        )
-    folder = Path(SOURCE).resolve()
-    setup = folder / "setup.py"
-    found = re.search(r'version="([^"]+)"', setup.read_text("utf-8")) if setup.is_file() else None
-    if not (folder / "roll" / "distributed" / "executor" / "worker.py").is_file() or found is None:
-        return None, f"ROLL_SOURCE={SOURCE} is not a checkout of ROLL (no roll/distributed, no setup.py version)"
-    if found[1] != VERSION:
-        return None, f"ROLL_SOURCE={SOURCE} holds ROLL {found[1]}; these tests are for ROLL {VERSION}"
-    return folder, ""
-
-
-CHECKOUT, WHY_NOT = _roll_checkout()
+CHECKOUT, WHY_NOT = source_checkout("ROLL", VERSION, "ROLL_SOURCE", "roll/distributed/executor/worker.py")
 if CHECKOUT is not None:
     sys.path.insert(0, str(CHECKOUT))
 
@@ -65,17 +46,8 @@ def wmt17() -> dict:
 def tokenizer_dir(wmt17, tmp_path_factory) -> Path:
     """A model folder holding only tokenizer files (a byte-level BPE with a pad and a stop token),
     as ``model_args.model_name_or_path`` names one."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=2000, special_tokens=["<|endoftext|>", "<|im_end|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    backend.train_from_iterator(wmt17["reference"] + sum(wmt17["systems"].values(), []), trainer)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    special = ["<|endoftext|>", "<|im_end|>"]
+    tokenizer = byte_level_bpe(sample_corpus(wmt17), special, eos="<|im_end|>", pad="<|endoftext|>")
     directory = tmp_path_factory.mktemp("tokenizer")
     tokenizer.save_pretrained(directory)
     return directory

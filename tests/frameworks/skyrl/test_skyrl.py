@@ -7,9 +7,6 @@ run in a thread pool as SkyRL's generator runs its environments. Every reward is
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -22,7 +19,7 @@ from skyrl_gym.metrics import aggregate_for_environment
 
 from google_bleu import GLEU
 from google_bleu.integrations.skyrl import GleuEnv, gleu_env
-from tests.helpers.readme_snippets import python_blocks
+from tests.helpers.readme_snippets import claimed_output, python_blocks, run_script
 
 REPO = Path(__file__).resolve().parents[3]
 ENTRY_POINT = "google_bleu.integrations.skyrl:GleuEnv"
@@ -130,11 +127,9 @@ def test_bad_actions_and_scorers_are_refused(registered):
 
 def test_guide_block_prints_what_it_says(tmp_path):
     (block,) = [block for block in python_blocks() if block.name == "rl-skyrl"]
-    script = tmp_path / "block.py"
-    script.write_text(block.source(), "utf-8")
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = run_script(block.source(), tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    claimed = [m[1].strip() for line in block.code.splitlines() if (m := re.search(r"#\s*((?:[\[{]|\d+\.\d).*)$", line))]
+    claimed = claimed_output(block.code)
     assert done.stdout.strip().splitlines() == claimed
     score = GLEU().sentence_score("the cat sat on the mat", "the cat ate the mat").score
     assert claimed[0] == f"{score} True"

@@ -11,7 +11,6 @@ one every test skips, saying so. ``python -m pytest`` runs from the repository r
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -21,30 +20,11 @@ for _flag in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_flag] = "1"
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from tests.helpers.frameworks import byte_level_bpe, sample_corpus, source_checkout  # noqa: E402
 from tests.helpers.wmt17 import wmt17_sample  # noqa: E402
 
 VERSION = "0.3.1"
-SOURCE = os.environ.get("SLIME_SOURCE", "")
-
-
-def _slime_checkout() -> tuple[Path | None, str]:
-    """The checkout's folder, or None and why not."""
-    if not SOURCE:
-        return None, (
-            "slime is not on PyPI (the `slime` name there is an unrelated project) and this environment reaches "
-            f"only PyPI: set SLIME_SOURCE to a checkout of slime v{VERSION} to run these tests"
-        )
-    folder = Path(SOURCE).resolve()
-    setup = folder / "setup.py"
-    found = re.search(r'version="([^"]+)"', setup.read_text("utf-8")) if setup.is_file() else None
-    if not (folder / "slime" / "rollout" / "rm_hub" / "__init__.py").is_file() or found is None:
-        return None, f"SLIME_SOURCE={SOURCE} is not a checkout of slime (no slime/rollout/rm_hub, no setup.py version)"
-    if found[1] != VERSION:
-        return None, f"SLIME_SOURCE={SOURCE} holds slime {found[1]}; these tests are for slime {VERSION}"
-    return folder, ""
-
-
-CHECKOUT, WHY_NOT = _slime_checkout()
+CHECKOUT, WHY_NOT = source_checkout("slime", VERSION, "SLIME_SOURCE", "slime/rollout/rm_hub/__init__.py")
 if CHECKOUT is not None:
     sys.path.insert(0, str(CHECKOUT))
 
@@ -65,17 +45,8 @@ def wmt17() -> dict:
 def tokenizer_dir(wmt17, tmp_path_factory) -> Path:
     """A model folder holding only tokenizer files (a byte-level BPE, lossless on any text, its
     stop token ``<|im_end|>`` with id 1), as ``--hf-checkpoint`` names one."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    backend = Tokenizer(models.BPE())
-    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    backend.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=2000, special_tokens=["<|endoftext|>", "<|im_end|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
-    )
-    backend.train_from_iterator(wmt17["reference"] + sum(wmt17["systems"].values(), []), trainer)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, eos_token="<|im_end|>", pad_token="<|endoftext|>")
+    special = ["<|endoftext|>", "<|im_end|>"]
+    tokenizer = byte_level_bpe(sample_corpus(wmt17), special, eos="<|im_end|>", pad="<|endoftext|>")
     directory = tmp_path_factory.mktemp("tokenizer")
     tokenizer.save_pretrained(directory)
     return directory

@@ -14,9 +14,6 @@ run at once on one event loop, as slime submits them. Every reward is compared (
 from __future__ import annotations
 
 import asyncio
-import re
-import subprocess
-import sys
 from argparse import Namespace
 
 import pytest
@@ -24,7 +21,7 @@ from nltk.translate.gleu_score import sentence_gleu
 
 from conftest import CHECKOUT
 from google_bleu import GLEU
-from tests.helpers.readme_snippets import python_blocks
+from tests.helpers.readme_snippets import claimed_output, python_blocks, run_script
 
 
 @pytest.fixture(autouse=True)
@@ -166,13 +163,9 @@ def test_the_flags_of_the_guide_are_slimes():
 
 def test_guide_block_prints_what_it_says(tmp_path):
     (block,) = [block for block in python_blocks() if block.name == "rl-slime"]
-    script = tmp_path / "block.py"
-    script.write_text(block.source(), "utf-8")
     env = {"PYTHONPATH": str(CHECKOUT), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
-    )
+    done = run_script(block.source(), tmp_path, env)
     assert done.returncode == 0, done.stderr[-3000:]
-    claimed = [m[1].strip() for line in block.code.splitlines() if (m := re.search(r"#\s*((?:[\[{]|\d+\.\d).*)$", line))]
+    claimed = claimed_output(block.code)
     assert done.stdout.strip().splitlines() == claimed
     assert claimed[0] == str(GLEU().sentence_score("the cat sat on the mat", "the cat ate the mat").score)

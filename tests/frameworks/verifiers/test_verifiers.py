@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +30,7 @@ from wmt17_gleu import SYSTEMS, TranslationData, TranslationTask
 from conftest import KEY_VAR, guide_block
 from google_bleu import GLEU
 from google_bleu.integrations.verifiers import VerifiersReward, gleu_reward, make_gleu_reward
+from tests.helpers.readme_snippets import claimed_output, run_script
 
 VF_EVAL = str(Path(sys.executable).parent / "vf-eval")
 TraceRecord = vf.Trace[vf.WireTaskData, vf.State, WireAgentConfig]
@@ -222,11 +222,9 @@ def test_several_references_in_a_list(wmt17):
 
 def test_guide_block_prints_what_it_says(tmp_path):
     code = guide_block("test: rl-verifiers")
-    script = tmp_path / "block.py"
-    script.write_text(code + "\n", "utf-8")
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = run_script(code + "\n", tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    claimed = [m[1].strip() for line in code.splitlines() if (m := re.search(r"#\s*((?:[\[{]|\d+\.\d).*)$", line))]
+    claimed = claimed_output(code)
     score = GLEU().sentence_score("the cat sat on the mat", "the cat ate the mat").score
     assert done.stdout.strip().splitlines() == claimed == [f"{score} {score}"]
 
