@@ -164,9 +164,9 @@ def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_le
             if type(reference) not in (list, tuple):
                 reference = list(reference)
             n_match = _matches(hyp_slices, hyp_grams, reference, min_len, max_len)
-            ratio = n_match / n_all
-            if ratio > best_ratio:  # the first best, as nltk's max keeps it
-                best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), ratio, j
+            share = n_match / n_all  # n_all > 0 here: no zero guard (stats.ratio) needed
+            if share > best_ratio:  # the first best, as nltk's max keeps it
+                best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), share, j
         rows.append(best)
         chosen.append(index)
     return rows, chosen
