@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import glob
 import io
@@ -722,3 +723,28 @@ def test_a_short_file_is_scored_without_numpy_tabulate_or_tqdm(tmp_path):
     refs = [["The cat sat on the mat."], ["Hello world , this is a test."]]
     expected = text_stats(["The cat is on the mat.", "Hello world, this is one test."], refs).totals()[0]
     assert out[:3] == [str(expected), "_LazyModule False False", "_LazyModule True"]
+
+
+def test_the_package_exposes_run_and_the_entry_point_is_its_module_s_main():
+    # google_bleu.cli once re-exported main, which shadowed the submodule of that name.
+    import importlib
+    import types
+
+    import google_bleu.cli
+
+    module = importlib.import_module("google_bleu.cli.main")
+    assert google_bleu.cli.__all__ == ["run"] and google_bleu.cli.run is module.run
+    assert isinstance(google_bleu.cli.main, types.ModuleType) and callable(module.main)
+
+
+def test_options_are_one_frozen_value_with_the_scorer_in_it():
+    from google_bleu.cli.options import parse
+
+    argv = [str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-B.0.txt"), "x.txt", "-pbsn", "50", "-pbs"]
+    options = parse(argv)
+    assert options == parse(argv)
+    assert (options.paired, options.paired_n, options.width, options.scale) == ("bs", 50, 1, 100)
+    assert options.scorer == google_bleu.GLEU() and parse([*argv, "--scale", "1"]).width == 3
+    assert parse([*argv, "-l", "en-ja"]).scorer == google_bleu.GLEU("ja-mecab")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.width = 2
