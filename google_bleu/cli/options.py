@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ast
 import codecs
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
@@ -92,9 +93,7 @@ class _Answer(argparse.Action):
     """A sacrebleu option that has no meaning here: refused with what to do instead."""
 
     def __init__(self, option_strings: list[str], dest: str, answer: str = "", nargs: Any = "*", **kwargs: Any):
-        super().__init__(
-            option_strings, argparse.SUPPRESS, nargs=nargs, default=argparse.SUPPRESS, help=argparse.SUPPRESS
-        )
+        super().__init__(option_strings, argparse.SUPPRESS, nargs, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         self.answer = answer
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
@@ -122,15 +121,11 @@ def citation() -> str:
 
 
 def _encoding(text: str) -> str:
-    try:
-        name = codecs.lookup(text).name
-    except LookupError:
-        name = None
-    if name != "utf-8":
-        raise argparse.ArgumentTypeError(
-            f"files are read as UTF-8 only, got {text!r}: convert them first (iconv -f {text} -t utf-8 FILE > NEW)"
-        )
-    return text
+    with contextlib.suppress(LookupError):
+        if codecs.lookup(text).name == "utf-8":
+            return text
+    message = f"files are read as UTF-8 only, got {text!r}: convert them first (iconv -f {text} -t utf-8 FILE > NEW)"
+    raise argparse.ArgumentTypeError(message)
 
 
 def _metrics(text: str) -> str:
