@@ -55,11 +55,6 @@ def signature(
 
 
 def short_signature(signature: str) -> str:
-    """sacrebleu's ``--short`` form of a signature: its short field names, and ``n`` for ``ngram``.
-
-    Example:
-        >>> short_signature("nrefs:1|case:mixed|tok:13a|ngram:1-4|bs:1000|seed:12345|version:0.1.0")
-        '#:1|c:mixed|tok:13a|n:1-4|bs:1000|rs:12345|v:0.1.0'
-    """
+    """sacrebleu's ``--short`` form of a signature (``#:1|c:mixed|tok:13a|n:1-4|bs:1000|rs:12345|v:...``)."""
     short = {"nrefs": "#", "case": "c", "ngram": "n", "seed": "rs", "version": "v"}
     return "|".join(f"{short.get(name, name)}:{value}" for name, value in (f.split(":", 1) for f in signature.split("|")))
