@@ -53,8 +53,8 @@ _KINDS = {
 _NAMES = tuple(_KINDS)
 
 
-def _check_figures(width: Any, scale: Any) -> tuple[int, int]:
-    # The decimals (0-17) and the scale (SCALES) of printed figures.
+def check_figures(width: Any, scale: Any) -> tuple[int, int]:
+    """The decimals (0-17) and the scale (:data:`SCALES`) of printed figures, checked."""
     number = integer(width)
     if number is None or not 0 <= number <= 17:
         error = TypeError if number is None else ValueError
@@ -227,7 +227,7 @@ class GleuScore:
             >>> GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]]).figures(2)
             {'score': '33.33', 'precision': '33.33', 'recall': '42.86'}
         """
-        width, factor = _check_figures(width, scale)
+        width, factor = check_figures(width, scale)
         values = self._view(lambda value: scaled_text(value, width, factor), lambda value: f"{value:.4f}")
         out = {name: value for name, value in values.items() if _KINDS[name] in ("fraction", "p")}
         if "orders" in values:
@@ -248,7 +248,7 @@ class GleuScore:
             >>> list(result.json_object(labels={"system": "sys.txt"}, settings={"max_len": 4}))[:3]
             ['name', 'system', 'score']
         """
-        width, factor = _check_figures(width, scale)
+        width, factor = check_figures(width, scale)
         values = self._view(lambda value: round(factor * value, width), lambda value: round(value, 4))
         figures = {name: values.pop(name) for name in _NAMES[:3]}  # score, precision, recall
         totals = {name: values.pop(name) for name in _NAMES[3:8]}  # signature and totals

@@ -52,3 +52,9 @@ def signature(
         fields.append(f"seed:{str(seed).lower()}")
     fields.append(f"version:{__version__}")
     return "|".join(fields)
+
+
+def short_signature(signature: str) -> str:
+    """sacrebleu's ``--short`` form of a signature (``#:1|c:mixed|tok:13a|n:1-4|bs:1000|rs:12345|v:...``)."""
+    short = {"nrefs": "#", "case": "c", "ngram": "n", "seed": "rs", "version": "v"}
+    return "|".join(f"{short.get(name, name)}:{value}" for name, value in (f.split(":", 1) for f in signature.split("|")))

@@ -1,5 +1,6 @@
-"""The ``google-bleu`` command (sacrebleu's shape): :func:`main` and the injectable :func:`run`."""
+"""The ``google-bleu`` command (sacrebleu's shape): :func:`run`, injectable (argv, output stream,
+standard input). The process's entry point is :func:`google_bleu.cli.main.main`."""
 
-from .main import main, run
+from .main import run
 
-__all__ = ["main", "run"]
+__all__ = ["run"]

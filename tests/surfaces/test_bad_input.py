@@ -18,7 +18,7 @@ import pytest
 
 import google_bleu
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
-from google_bleu.cli import main
+from google_bleu.cli.main import main
 from google_bleu.integrations.transformers import ComputeMetrics
 from google_bleu.scorer import scorer_from_options
 from google_bleu.significance import bootstrap_ci
