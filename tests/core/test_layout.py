@@ -10,11 +10,9 @@ them. Framework imports live under ``integrations/``; torch there and in ``ids/`
 from __future__ import annotations
 
 import ast
-import importlib.util
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -218,27 +216,6 @@ def test_the_top_level_is_small_and_lists_its_lazy_names():
         assert getattr(google_bleu, name) is not None
 
 
-#: Adapter modules that import their framework when imported (it has its own environment).
-FRAMEWORK_ADAPTERS = {"google_bleu.integrations.lighteval": "lighteval"}
-
-
-@pytest.mark.parametrize("name", sorted(google_bleu._MOVED))
-def test_moved_names_warn_and_name_their_new_home(name):
-    module, attribute = google_bleu._MOVED[name]
-    framework = FRAMEWORK_ADAPTERS.get(module)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if framework and importlib.util.find_spec(framework) is None:
-            # The warning names the new home, then the import says which extra to install.
-            with pytest.raises(ImportError, match=rf"pip install 'google-bleu\[{framework}\]'"):
-                getattr(google_bleu, name)
-        else:
-            old = getattr(google_bleu, name)
-            assert old is getattr(importlib.import_module(module), attribute)
-    assert [w.category for w in caught] == [DeprecationWarning]
-    assert f"{module}.{attribute}" in str(caught[0].message)
-
-
 def test_load_without_evaluate_says_which_extra(tmp_path):
     # A folder that hides evaluate: google_bleu.load() names the extra to install.
     (tmp_path / "evaluate.py").write_text("raise ModuleNotFoundError(\"No module named 'evaluate'\", name='evaluate')\n")
@@ -409,8 +386,8 @@ WITHOUT = [
     (["torch"], "from google_bleu import text_stats\nfrom google_bleu.integrations.torch_distributed import "
      "all_reduce_stats\nall_reduce_stats(text_stats(['a'], ['a']))",
      "all_reduce_stats needs torch: pip install 'google-bleu[torch]'"),
-    (["torch"], "from google_bleu.integrations.openrlhf import make_openrlhf_reward\n"
-     "make_openrlhf_reward([])(['p a'], ['p '], ['a'])", "needs torch: pip install 'google-bleu[openrlhf]'"),
+    (["torch"], "from google_bleu.integrations.openrlhf import OpenRLHFReward\n"
+     "OpenRLHFReward([])(['p a'], ['p '], ['a'])", "needs torch: pip install 'google-bleu[openrlhf]'"),
     (["nemo_rl"], "import google_bleu.integrations.nemo_rl", "install NeMo-RL 0.7 from a checkout"),
     (["lighteval"], "import google_bleu.integrations.lighteval",
      "google_bleu.integrations.lighteval needs lighteval: pip install 'google-bleu[lighteval]'"),
