@@ -366,8 +366,8 @@ def test_every_optional_import_names_its_extra():
     assert found == []
     # The check sees an import it should refuse.
     assert _plain_optional_imports(PACKAGE / "google_bleu.py") == [
-        "google_bleu/google_bleu.py:20: import datasets",
-        "google_bleu/google_bleu.py:21: import evaluate",
+        "google_bleu/google_bleu.py:19: import datasets",
+        "google_bleu/google_bleu.py:20: import evaluate",
     ]
 
 
