@@ -23,7 +23,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu
-from .scorer import GLEU, GleuScore, text_stats
+from .score import GleuScore
+from .scorer import GLEU, text_stats
 from .signature import signature
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer

@@ -27,7 +27,8 @@ from .engine import count_matches
 from .fast13a import tokenize_13a
 from .gleu import checked_text_stats
 from .keys import group_keys
-from .scorer import GLEU, SETTINGS, GleuScore, scorer_from_options
+from .score import GleuScore
+from .scorer import GLEU, SETTINGS, scorer_from_options
 from .signature import count_references
 from .significance import DEFAULT_SEED, check_bootstrap
 from .stats import GleuStats

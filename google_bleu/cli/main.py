@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from ..scale.lines import LineError
 from ..scale.parallel import FileError, Spool, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs, spool
-from ..scorer import GLEU, GleuScore, scale_name, scaled_text
+from ..score import GleuScore, scale_name, scaled_text
+from ..scorer import GLEU
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS

@@ -139,6 +139,7 @@ def test_evaluate_copies_exactly_the_core_and_the_core_is_closed():
         "fast13a",
         "gleu",
         "keys",
+        "score",
         "scorer",
         "signature",
         "significance",
