@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 from ..scale.lines import LineError
 from ..scale.parallel import FileError, Spool, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs, spool
 from ..score import GleuScore, scale_name, scaled_text
-from ..scorer import GLEU
+from ..scorer import GLEU, scorer_from_options
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..stats import GleuStats
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
@@ -475,7 +475,8 @@ def _settings(args: argparse.Namespace, n_systems: int) -> GLEU:
     if paired and n_systems < 2:
         raise UsageError("paired tests need at least two systems after -i (the first is the baseline)")
     try:
-        return GLEU(args.tokenize, args.lowercase, args.min_len, args.max_len)
+        settings = {"tokenizer": args.tokenize, "lowercase": args.lowercase, "min_len": args.min_len, "max_len": args.max_len}
+        return scorer_from_options(None, settings)
     except (ValueError, TypeError, ImportError) as error:  # ImportError: a tokenizer's extra is missing
         raise UsageError(str(error)) from None
 
