@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import importlib
 import os
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from .gleu import corpus_gleu, gleu_stats, sentence_gleu
-from .scorer import GLEU, GleuScore, text_stats
+from .score import GleuScore
+from .scorer import GLEU, text_stats
 from .signature import signature
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
@@ -61,35 +61,14 @@ __all__ = [
 #: The namespaces, imported on first attribute access.
 _NAMESPACES = ("analysis", "cli", "ids", "integrations", "scale")
 
-#: Names that moved in 0.6: old top-level name -> (module, name there). They keep working
-#: for one release with a DeprecationWarning naming the new home.
-_MOVED = {
-    "BatchScorer": ("google_bleu.ids", "BatchScorer"),
-    "batch_gleu_stats": ("google_bleu.ids", "batch_gleu_stats"),
-    "batch_sentence_gleu": ("google_bleu.ids", "batch_sentence_gleu"),
-    "pairwise_gleu": ("google_bleu.ids", "pairwise_gleu"),
-    "mbr_select": ("google_bleu.ids", "mbr_select"),
-    "make_compute_metrics": ("google_bleu.integrations.transformers", "make_compute_metrics"),
-    "ComputeMetrics": ("google_bleu.integrations.transformers", "ComputeMetrics"),
-    "all_reduce_stats": ("google_bleu.integrations.torch_distributed", "all_reduce_stats"),
-    "GleuColumns": ("google_bleu.integrations.columns", "GleuColumns"),
-    "stats_from_columns": ("google_bleu.integrations.columns", "stats_from_columns"),
-    "GleuReward": ("google_bleu.integrations.trl", "GleuReward"),
-    "GleuIdReward": ("google_bleu.integrations.trl", "GleuIdReward"),
-    "make_gleu_reward": ("google_bleu.integrations.trl", "make_gleu_reward"),
-    "make_openrlhf_reward": ("google_bleu.integrations.openrlhf", "make_openrlhf_reward"),
-    "GoogleBLEUScore": ("google_bleu.integrations.torchmetrics", "GoogleBLEUScore"),
-    "LmEvalGleu": ("google_bleu.integrations.lm_eval", "LmEvalGleu"),
-    "make_lighteval_metric": ("google_bleu.integrations.lighteval", "make_lighteval_metric"),
-    "bootstrap_ci": ("google_bleu.significance", "bootstrap_ci"),
-    "bootstrap_scores": ("google_bleu.significance", "bootstrap_scores"),
-}
-
 
 def load(**kwargs: Any) -> Any:
     """``evaluate.load`` of this installed metric, offline, from any directory.
 
     Keyword arguments go to ``evaluate.load`` (``experiment_id``, ``num_process``, ...).
+    ``import evaluate`` imports transformers and torch when they are installed (for evaluate's
+    ``evaluator``), which can take tens of seconds; :class:`GLEU` needs no evaluate, and
+    ``GLEU().corpus_score(...).metric_dict()`` is the module's result.
 
     Raises:
         ImportError: evaluate is not installed; the message names the extra to install.
@@ -110,14 +89,6 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"{__name__}.{name}")
     if name in ("explain", "Explanation"):  # imported on first use, like the namespaces
         return getattr(importlib.import_module(f"{__name__}.analysis.explain"), name)
-    if name in _MOVED:
-        module, attribute = _MOVED[name]
-        warnings.warn(
-            f"google_bleu.{name} moved to {module}.{attribute}; the old name will be removed in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")
 
 

@@ -14,7 +14,6 @@ unchanged, which costs about as much as scoring them. Every other call (after ``
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Any
 
 import datasets
@@ -28,7 +27,8 @@ from .engine import count_matches
 from .fast13a import tokenize_13a
 from .gleu import checked_text_stats
 from .keys import group_keys
-from .scorer import GLEU, SETTINGS, GleuScore, scorer_from_options
+from .score import GleuScore
+from .scorer import GLEU, SETTINGS, scorer_from_options
 from .signature import count_references
 from .significance import DEFAULT_SEED, check_bootstrap
 from .stats import GleuStats
@@ -89,7 +89,8 @@ Args:
     seed (int): seed of the bootstrap's local generator, default 12345 (None: fresh entropy).
 
 Every argument is checked before evaluate reads (and clears) what add/add_batch stored,
-so a rejected compute() keeps the added data for the next call. compute() with nothing
+so a rejected compute() keeps the added data for the next call; an error while scoring (a
+tokenizer failing on a stored line, Ctrl-C) loses it, as in any evaluate metric. compute() with nothing
 added and no predictions raises a ValueError; an explicitly empty corpus
 (predictions=[], references=[]) scores 0.0, as nltk's corpus_gleu.
 
@@ -228,7 +229,8 @@ class GoogleBleu(evaluate.Metric):
         options = ComputeOptions.from_kwargs(kwargs)
         if predictions is not None or references is not None:
             predictions, references = _checked(predictions, references)
-        if self.writer is None and not predictions:
+        added = self.writer is not None  # evaluate opens its writer at the first add (tests/surfaces/test_metric.py)
+        if not added and not predictions:
             if self.num_process > 1:
                 # Process 0 would wait for this process's cache file until evaluate's timeout.
                 raise ValueError(
@@ -242,48 +244,14 @@ class GoogleBleu(evaluate.Metric):
                 )
             # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
             return self._compute(predictions=[], references=[], options=options)
-        if self.writer is None and self.num_process == 1:
+        if not added and self.num_process == 1:
             # Every input is in this call: evaluate's cache would hand back these lists.
-            return self._score(predictions, references, options)
-        # The rows this call adds (checked above: stored without a second check) come last in
-        # evaluate's cache; a failed scoring stores back only what was added before.
-        self._given = len(predictions) if predictions else 0
-        if predictions:
+            return self._compute(predictions, references, options)
+        if predictions:  # checked above: stored without a second check
             super().add_batch(predictions=predictions, references=references)
-        try:
-            return super().compute(options=options)
-        except BaseException:
-            # Ctrl-C in evaluate's own steps, after it read the cache back (its writer gone,
-            # its data loaded) and before _compute: the rows added before are stored again.
-            if self.num_process == 1 and self.writer is None and self.data is not None:
-                added = len(self.data) - self._given
-                if added > 0:
-                    self._store_again(list(self.data["predictions"][:added]), list(self.data["references"][:added]))
-            raise
+        return super().compute(options=options)
 
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
-        # A callable tokenizer can still fail on a stored line, and Ctrl-C come at any moment:
-        # evaluate has consumed the stored data by now, so it is stored again before any
-        # exception leaves, and the next compute() sees everything that was added.
-        try:
-            return self._score(predictions, references, options)
-        except BaseException:
-            added = len(predictions) - getattr(self, "_given", 0)
-            if self.num_process == 1 and added > 0:
-                self._store_again(predictions[:added], references[:added])
-            raise
-
-    def _store_again(self, predictions: list[str], references: list[list[str]]) -> None:
-        # What evaluate's compute() does after a successful _compute (release and delete
-        # the consumed cache), then the same rows added to a fresh cache.
-        if self.buf_writer is None:
-            for filelock, path in reversed(list(zip(self.filelocks, self.file_paths))):
-                os.remove(path)
-                filelock.release()
-        self.buf_writer = self.data = self.writer = None
-        super().add_batch(predictions=predictions, references=references)
-
-    def _score(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
         scorer = options.scorer
         stats = checked_text_stats(predictions, references, scorer.tokenizer, scorer.min_len, scorer.max_len)
         score = scorer.score_stats(stats, count_references(references), options.n_bootstrap, options.seed)

@@ -1,6 +1,5 @@
-"""The scorer every surface builds or takes: :class:`GLEU`, the frozen settings, and
-:class:`GleuScore`, what it returns (score, precision, recall, exact totals, signature; an
-interval, p-value or per-order scores when asked), formatted for people, JSON and dicts alike.
+"""The scorer every surface builds or takes: :class:`GLEU`, the frozen settings, which returns a
+:class:`~google_bleu.score.GleuScore`; :func:`scorer_from_options`, the one way an adapter gets it.
 
 Example:
     >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
@@ -14,54 +13,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json as json_module
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .gleu import checked_text_stats, gleu_stats, order_text_stats
+from .score import GleuScore
 from .signature import count_references, signature
 from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, bootstrap_ci, check_bootstrap, paired_intervals
-from .stats import GleuStats, check_stats, ratio
+from .stats import GleuStats, check_stats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .validation import (
-    check_bool,
-    check_orders,
-    check_references,
-    check_text,
-    check_texts,
-    check_type,
-    describe,
-    integer,
-)
+from .validation import check_bool, check_orders, check_references, check_text, check_texts, check_type, describe
 
 #: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.
 SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
-
-#: The keys of the evaluate module's dict, in order (``sentence_scores`` only when asked,
-#: ``ci_low``/``ci_high`` only with an interval).
-METRIC_KEYS = ("google_bleu", "precision", "recall", "signature")
-#: The scales a printed score may use: 100 (sacrebleu's 0-100) or 1 (the API's fractions).
-SCALES = (100, 1)
-
-#: Every field of a :class:`GleuScore` in the order of its dicts (which name ``score``
-#: ``google_bleu``), and its kind; the last four are set only when computed.
-_KINDS = {
-    **dict.fromkeys(("score", "precision", "recall"), "fraction"), "signature": "text",
-    **dict.fromkeys(("n_match", "n_hyp", "n_ref", "n_all"), "count"),
-    "ci_low": "fraction", "ci_high": "fraction", "p_value": "p", "orders": "orders",
-}
-_NAMES = tuple(_KINDS)
-
-
-def check_figures(width: Any, scale: Any) -> tuple[int, int]:
-    """The decimals (0-17) and the scale (:data:`SCALES`) of printed figures, checked."""
-    number = integer(width)
-    if number is None or not 0 <= number <= 17:
-        error = TypeError if number is None else ValueError
-        raise error(f"width must be an integer from 0 to 17, got {describe(width)}")
-    if isinstance(scale, bool) or scale not in SCALES:
-        raise ValueError(f"scale must be 100 (0-100, as sacrebleu) or 1 (0-1, as the API), got {describe(scale)}")
-    return number, int(scale)
 
 
 def _orientation_hint(message: str, predictions: Any, references: Any) -> str:
@@ -78,184 +42,6 @@ def _orientation_hint(message: str, predictions: Any, references: Any) -> str:
         "these look like sacrebleu's reference streams ([[ref1 of every segment], ...]): "
         "use GLEU.corpus_score_streams(predictions, ref_streams)"
     )
-
-
-def scaled_text(value: float, width: int, scale: int) -> str:
-    """A 0-1 value as every surface prints a score: times ``scale``, ``width`` decimals (both
-    checked by the caller, e.g. :meth:`GleuScore.figures`).
-
-    Example:
-        >>> scaled_text(0.3333333333333333, 2, 100), scaled_text(0.3333333333333333, 3, 1)
-        ('33.33', '0.333')
-    """
-    return f"{scale * value:.{width}f}"
-
-
-def scale_name(scale: int) -> str:
-    """How a printed score states its scale: ``"scale 0-100"`` or ``"scale 0-1"``."""
-    return f"scale 0-{scale}"
-
-
-@dataclasses.dataclass(frozen=True)
-class GleuScore:
-    """A corpus GLEU score with everything needed to report and recompute it: fractions in
-    ``[0, 1]`` (:meth:`format` prints them on sacrebleu's 0-100 scale) and the exact totals.
-
-    Attributes:
-        score: Corpus GLEU, ``n_match / n_all`` (0.0 when ``n_all == 0``).
-        precision: ``n_match / n_hyp``.
-        recall: ``n_match / n_ref``.
-        n_match: Summed clipped matches against the chosen references.
-        n_hyp: Summed hypothesis n-grams.
-        n_ref: Summed n-grams of the chosen references.
-        n_all: Summed ``max(n_hyp, n_ref)`` per segment.
-        signature: The settings that determine the score.
-        ci_low: Lower end of the 95% bootstrap interval, when computed.
-        ci_high: Upper end of the 95% bootstrap interval, when computed.
-        p_value: Paired-test p-value against a baseline, when computed.
-        orders: When asked for (:meth:`GLEU.corpus_score` with ``by_order=True``), each
-            order's own score: ``((n, GleuScore of orders n-n), ...)``, exactly what
-            ``GLEU(min_len=n, max_len=n)`` gives on the same text.
-    """
-
-    score: float
-    precision: float
-    recall: float
-    n_match: int
-    n_hyp: int
-    n_ref: int
-    n_all: int
-    signature: str
-    ci_low: float | None = None
-    ci_high: float | None = None
-    p_value: float | None = None
-    orders: tuple[tuple[int, GleuScore], ...] | None = None
-
-    @classmethod
-    def from_stats(
-        cls, stats: GleuStats, signature: str, interval: tuple[float, float] | None = None, p_value: float | None = None
-    ) -> GleuScore:
-        """The score of summed statistics, with a signature and optional interval / p-value."""
-        n_match, n_hyp, n_ref, n_all = stats.totals()
-        low, high = (None, None) if interval is None else interval
-        values = (ratio(n_match, n_all), ratio(n_match, n_hyp), ratio(n_match, n_ref), signature)
-        score = cls.__new__(cls)  # values computed here need no check: no __init__ per field
-        score.__dict__.update(zip(_NAMES, (*values, n_match, n_hyp, n_ref, n_all, low, high, p_value, None)))
-        return score
-
-    def _view(self, fraction: Callable[[float], Any] = float, p_value: Callable[[float], Any] = float) -> dict:
-        """Every field that has a value, by attribute name, in :data:`_KINDS` order: fractions
-        and p-values through the given formatters; each order's score as ``{"order": n, ...}``."""
-        out: dict[str, Any] = {}
-        for name, kind in _KINDS.items():
-            value = getattr(self, name)
-            if value is None:
-                continue
-            if kind == "orders":
-                value = [{"order": n, **score._view(fraction)} for n, score in value]
-                for order in value:
-                    del order["signature"]  # the parent's, but for the orders
-            out[name] = fraction(value) if kind == "fraction" else p_value(value) if kind == "p" else value
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain values: ``google_bleu``, ``precision``, ``recall``, ``signature``, the totals,
-        and ``ci_low``/``ci_high``/``p_value``/``orders`` only when computed (fractions, not percent).
-
-        Example:
-            >>> GLEU().corpus_score(["a b"], [["a b"]]).to_dict()["google_bleu"]
-            1.0
-        """
-        values = {"google_bleu" if name == "score" else name: value for name, value in self._view().items()}
-        if "orders" in values:
-            values["orders"] = [{"order": o.pop("order"), "google_bleu": o.pop("score"), **o} for o in values["orders"]]
-        return values
-
-    def metric_dict(self, sentence_scores: list[float] | None = None) -> dict[str, Any]:
-        """The evaluate module's dict: :data:`METRIC_KEYS` of :meth:`to_dict`, then
-        ``sentence_scores`` when given and ``ci_low``/``ci_high`` when computed.
-
-        Example:
-            >>> GLEU().corpus_score(["a b"], [["a c"]]).metric_dict([1 / 3])
-            {'google_bleu': 0.3333333333333333, 'precision': 0.3333333333333333, 'recall': 0.3333333333333333, 'signature': 'nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...', 'sentence_scores': [0.3333333333333333]}
-        """
-        values = self.to_dict()
-        out = {key: values[key] for key in METRIC_KEYS}
-        if sentence_scores is not None:
-            out["sentence_scores"] = sentence_scores
-        return {**out, **{key: values[key] for key in ("ci_low", "ci_high") if key in values}}
-
-    def format(self, width: int = 1, score_only: bool = False, json: bool = False, scale: int = 100) -> str:
-        """The score for people (or JSON), on the 0-100 scale with ``width`` decimals; the text
-        line says which scale it uses.
-
-        Args:
-            width: Decimals of printed scores (0-17).
-            score_only: Only the score.
-            json: The JSON object :meth:`json_object` makes.
-            scale: ``100`` (sacrebleu's 0-100, the default) or ``1`` (the 0-1 fractions).
-
-        Example:
-            >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
-            >>> result.format(width=2, score_only=True)
-            '33.33'
-            >>> result.format(width=4, score_only=True, scale=1)
-            '0.3333'
-            >>> result.format().endswith("(P = 33.3, R = 42.9), scale 0-100")
-            True
-            >>> import json
-            >>> json.loads(result.format(json=True))["score"]
-            33.3
-        """
-        figures = self.figures(width, scale)
-        if score_only:
-            return figures["score"]
-        if json:
-            return json_module.dumps(self.json_object(width, scale), ensure_ascii=False)
-        ci = "" if self.ci_low is None else f" [{figures['ci_low']}, {figures['ci_high']}]"
-        p = "" if self.p_value is None else f" p = {figures['p_value']}"
-        orders = "" if self.orders is None else f" {self.orders[0][0]}-{self.orders[-1][0]}: {figures['orders']}"
-        figures = f"{figures['score']}{ci}{orders} (P = {figures['precision']}, R = {figures['recall']}){p}"
-        return f"GLEU|{self.signature} = {figures}, {scale_name(scale)}"
-
-    def figures(self, width: int = 1, scale: int = 100) -> dict[str, str]:
-        """The printed figures every surface shows: ``score``, ``precision``, ``recall`` (and
-        ``ci_low``/``ci_high`` and each order's score when computed) on ``scale`` with ``width``
-        decimals, and ``p_value`` (4 decimals) when computed.
-
-        Example:
-            >>> GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]]).figures(2)
-            {'score': '33.33', 'precision': '33.33', 'recall': '42.86'}
-        """
-        width, factor = check_figures(width, scale)
-        values = self._view(lambda value: scaled_text(value, width, factor), lambda value: f"{value:.4f}")
-        out = {name: value for name, value in values.items() if _KINDS[name] in ("fraction", "p")}
-        if "orders" in values:
-            out["orders"] = "/".join(order["score"] for order in values["orders"])
-        return out
-
-    def json_object(
-        self, width: int = 1, scale: int = 100, *, labels: dict[str, Any] | None = None,
-        settings: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """The object :meth:`format` prints with ``json=True``: ``name``, ``score``, ``precision``,
-        ``recall`` (on ``scale``, rounded), ``scale`` (``"0-100"`` or ``"0-1"``), ``signature``, the
-        totals, and ``ci_low``/``ci_high``/``p_value`` when computed. A surface adds its own fields:
-        ``labels`` (e.g. the command line's ``system``) after ``name``, ``settings`` after the totals.
-
-        Example:
-            >>> result = GLEU().corpus_score(["a b"], [["a b"]])
-            >>> list(result.json_object(labels={"system": "sys.txt"}, settings={"max_len": 4}))[:3]
-            ['name', 'system', 'score']
-        """
-        width, factor = check_figures(width, scale)
-        values = self._view(lambda value: round(factor * value, width), lambda value: round(value, 4))
-        figures = {name: values.pop(name) for name in _NAMES[:3]}  # score, precision, recall
-        totals = {name: values.pop(name) for name in _NAMES[3:8]}  # signature and totals
-        return {"name": "GLEU", **(labels or {}), **figures, "scale": f"0-{factor}", **totals, **(settings or {}), **values}
-
-    def __str__(self) -> str:
-        return self.format()
 
 
 class GLEU:

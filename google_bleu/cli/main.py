@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from ..scale.lines import LineError
 from ..scale.parallel import FileError, Spool, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs, spool
-from ..scorer import GLEU, GleuScore
+from ..score import GleuScore
+from ..scorer import GLEU
 from ..stats import GleuStats
 from .options import PROG, STDIN, Done, Options, UsageError, parse
 from .options import warn as _warn

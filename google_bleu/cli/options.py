@@ -2,7 +2,7 @@
 options that mean nothing here refused with what to do instead), and :func:`parse`, which
 checks them all and returns one frozen :class:`Options` for the run.
 
-Figures (``--width``, ``--scale``) follow the scorer's own rule (:func:`~google_bleu.scorer.check_figures`).
+Figures (``--width``, ``--scale``) follow the scorer's own rule (:func:`~google_bleu.score.check_figures`).
 ``-l SRC-TRG`` means what it means in sacrebleu without a test set: the target language chooses
 the default tokenizer (``zh``, ``ja-mecab``, ``ko-mecab``, else ``13a``).
 """
@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..scorer import GLEU, SCALES, check_figures
+from ..score import SCALES, check_figures
+from ..scorer import GLEU, scorer_from_options
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from ..validation import MAX_ORDER, MAX_SAMPLES, check_n_samples, check_seed
@@ -314,7 +315,8 @@ def parse(argv: Sequence[str] | None) -> Options:
     if paired and len(paths) < 2:
         raise UsageError("paired tests need at least two systems after -i (the first is the baseline)")
     try:
-        scorer = GLEU(_tokenizer(args), args.lowercase, args.min_len, args.max_len)
+        settings = {"tokenizer": _tokenizer(args), "lowercase": args.lowercase, "min_len": args.min_len, "max_len": args.max_len}
+        scorer = scorer_from_options(None, settings)
     except (ValueError, TypeError, ImportError) as error:  # ImportError: a tokenizer's extra is missing
         raise UsageError(str(error)) from None
     return Options(

@@ -11,7 +11,7 @@ works with the harness's own documents and results.
 
 A task's ``utils.py``::
 
-    from google_bleu import LmEvalGleu
+    from google_bleu.integrations.lm_eval import LmEvalGleu
 
     gleu = LmEvalGleu(references="references")
     process_results = gleu.process_results

@@ -13,7 +13,7 @@ from ..scorer import GLEU, scorer_from_options
 from ..validation import check_list, check_references, check_text, import_optional
 from ._text import COMMON_SPECIAL_TOKENS, check_name, special_token_strings
 
-__all__ = ["COMMON_SPECIAL_TOKENS", "OpenRLHFReward", "make_openrlhf_reward"]
+__all__ = ["COMMON_SPECIAL_TOKENS", "OpenRLHFReward"]
 
 # -- OpenRLHF -------------------------------------------------------------------------------
 
@@ -111,16 +111,3 @@ class OpenRLHFReward:
             "scores": scores,
             "extra_logs": {f"{self.__name__}_precision": precision, f"{self.__name__}_recall": recall},
         }
-
-
-def make_openrlhf_reward(special_tokens: Any, *args: Any, name: str = "gleu", **settings: Any) -> OpenRLHFReward:
-    """Deprecated: ``OpenRLHFReward(special_tokens, GLEU(...), name=name)`` (the settings go to :class:`~google_bleu.GLEU`)."""
-    import warnings
-
-    warnings.warn(
-        "make_openrlhf_reward is deprecated: use OpenRLHFReward(special_tokens, GLEU(tokenizer, ...), name=...) "
-        "from google_bleu.integrations.openrlhf",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return OpenRLHFReward(special_tokens, GLEU(*args, **settings), name=name)

@@ -8,8 +8,8 @@ wrong). With ``return_sentence_scores=True`` a ``"cat"`` state keeps one int64 r
 statistics per sentence, as ``CHRFScore`` keeps its sentence scores.
 
 Counting is done by :class:`google_bleu.GLEU`; this module holds no scoring logic.
-It imports torch and torchmetrics, so ``google_bleu`` loads it only when
-``google_bleu.GoogleBLEUScore`` is first used (``pip install 'google-bleu[torchmetrics]'``).
+It imports torch and torchmetrics (``pip install 'google-bleu[torchmetrics]'``);
+``import google_bleu`` does not import it.
 """
 
 # No `from __future__ import annotations` here: torch.jit.script reads the state attributes'

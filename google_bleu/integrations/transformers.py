@@ -188,16 +188,3 @@ class ComputeMetrics:
             "recall": stats.recall(),
             "gen_len": gen_tokens / count if count else 0.0,
         }
-
-
-def make_compute_metrics(tokenizer: Any, /, **metric_options: Any) -> ComputeMetrics:
-    """Deprecated: ``ComputeMetrics(tokenizer, scorer=GLEU(**metric_options))``."""
-    import warnings
-
-    warnings.warn(
-        "make_compute_metrics is deprecated: use ComputeMetrics(tokenizer, scorer=GLEU(...)) "
-        "from google_bleu.integrations.transformers",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return ComputeMetrics(tokenizer, **metric_options)

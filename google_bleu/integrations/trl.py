@@ -203,16 +203,3 @@ class GleuIdReward:
                 f"{error} (hypotheses: completion_ids; references: the column {self.reference_key!r})"
             ) from error
         return scores.tolist()
-
-
-def make_gleu_reward(reference_key: str = "reference", *args: Any, name: str = "gleu", **settings: Any) -> GleuReward:
-    """Deprecated: ``GleuReward(reference_key, GLEU(...), name=name)`` (the settings go to :class:`~google_bleu.GLEU`)."""
-    import warnings
-
-    warnings.warn(
-        "make_gleu_reward is deprecated: use GleuReward(reference_key, GLEU(tokenizer, ...), name=...) "
-        "from google_bleu.integrations.trl",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return GleuReward(reference_key, GLEU(*args, **settings), name=name)

@@ -20,6 +20,7 @@ from typing import Any
 
 from google_bleu import GLEU, GleuScore, GleuStats, get_tokenizer
 from google_bleu.scale.lines import split_lines
+from google_bleu.scorer import scorer_from_options
 from google_bleu.signature import count_references
 
 from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, upload_folder
@@ -129,7 +130,7 @@ def scorer_for(tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> GL
     if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
         raise InputError(f"unknown tokenizer {tokenizer!r}: this page offers {', '.join(TOKENIZERS)}")
     try:
-        return GLEU(tokenizer, lowercase=lowercase, min_len=min_len, max_len=max_len)
+        return scorer_from_options(None, {"tokenizer": tokenizer, "lowercase": lowercase, "min_len": min_len, "max_len": max_len})
     except (ValueError, TypeError, ImportError) as error:
         raise InputError(str(error)) from None
 

@@ -10,11 +10,9 @@ them. Framework imports live under ``integrations/``; torch there and in ``ids/`
 from __future__ import annotations
 
 import ast
-import importlib.util
 import shutil
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -141,6 +139,7 @@ def test_evaluate_copies_exactly_the_core_and_the_core_is_closed():
         "fast13a",
         "gleu",
         "keys",
+        "score",
         "scorer",
         "signature",
         "significance",
@@ -216,27 +215,6 @@ def test_the_top_level_is_small_and_lists_its_lazy_names():
     for name in (*google_bleu.__all__, "ids", "scale", "integrations", "analysis", "cli"):
         assert name in listed
         assert getattr(google_bleu, name) is not None
-
-
-#: Adapter modules that import their framework when imported (it has its own environment).
-FRAMEWORK_ADAPTERS = {"google_bleu.integrations.lighteval": "lighteval"}
-
-
-@pytest.mark.parametrize("name", sorted(google_bleu._MOVED))
-def test_moved_names_warn_and_name_their_new_home(name):
-    module, attribute = google_bleu._MOVED[name]
-    framework = FRAMEWORK_ADAPTERS.get(module)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if framework and importlib.util.find_spec(framework) is None:
-            # The warning names the new home, then the import says which extra to install.
-            with pytest.raises(ImportError, match=rf"pip install 'google-bleu\[{framework}\]'"):
-                getattr(google_bleu, name)
-        else:
-            old = getattr(google_bleu, name)
-            assert old is getattr(importlib.import_module(module), attribute)
-    assert [w.category for w in caught] == [DeprecationWarning]
-    assert f"{module}.{attribute}" in str(caught[0].message)
 
 
 def test_load_without_evaluate_says_which_extra(tmp_path):
@@ -389,8 +367,8 @@ def test_every_optional_import_names_its_extra():
     assert found == []
     # The check sees an import it should refuse.
     assert _plain_optional_imports(PACKAGE / "google_bleu.py") == [
-        "google_bleu/google_bleu.py:20: import datasets",
-        "google_bleu/google_bleu.py:21: import evaluate",
+        "google_bleu/google_bleu.py:19: import datasets",
+        "google_bleu/google_bleu.py:20: import evaluate",
     ]
 
 
@@ -409,8 +387,8 @@ WITHOUT = [
     (["torch"], "from google_bleu import text_stats\nfrom google_bleu.integrations.torch_distributed import "
      "all_reduce_stats\nall_reduce_stats(text_stats(['a'], ['a']))",
      "all_reduce_stats needs torch: pip install 'google-bleu[torch]'"),
-    (["torch"], "from google_bleu.integrations.openrlhf import make_openrlhf_reward\n"
-     "make_openrlhf_reward([])(['p a'], ['p '], ['a'])", "needs torch: pip install 'google-bleu[openrlhf]'"),
+    (["torch"], "from google_bleu.integrations.openrlhf import OpenRLHFReward\n"
+     "OpenRLHFReward([])(['p a'], ['p '], ['a'])", "needs torch: pip install 'google-bleu[openrlhf]'"),
     (["nemo_rl"], "import google_bleu.integrations.nemo_rl", "install NeMo-RL 0.7 from a checkout"),
     (["lighteval"], "import google_bleu.integrations.lighteval",
      "google_bleu.integrations.lighteval needs lighteval: pip install 'google-bleu[lighteval]'"),

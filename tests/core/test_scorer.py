@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import google_bleu
@@ -230,8 +231,13 @@ def test_score_object_formats():
         "ci_high": "0.50",
         "p_value": "0.0123",
     }
-    with pytest.raises(ValueError, match="scale must be 100"):
-        score.figures(scale=10)
+    # Width and scale pass one integer test: 100.0 is refused as 2.0 is (format printed
+    # "scale 0-100.0" before).
+    for scale, error in ((10, ValueError), (100.0, TypeError), (1.0, TypeError), (True, TypeError), ("100", TypeError)):
+        for show in (score.format, score.figures, score.json_object):
+            with pytest.raises(error, match=r"scale must be the integer 100 \(0-100, as sacrebleu\) or 1"):
+                show(scale=scale)
+    assert score.format(scale=np.int64(1)).endswith(", scale 0-1")
     for width, error in ((18, ValueError), (-1, ValueError), (1.0, TypeError), (True, TypeError)):
         with pytest.raises(error, match="width must be an integer from 0 to 17"):
             score.format(width=width)
@@ -239,6 +245,18 @@ def test_score_object_formats():
             score.figures(width)
         with pytest.raises(error, match="width"):
             score.json_object(width)
+
+
+def test_a_score_says_its_scale_where_a_sacrebleu_user_looks():
+    # float(result) raised TypeError, and the repr did not say that score is 0-1 while print
+    # shows 0-100.
+    score = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]], n_bootstrap=20)
+    assert float(score) == score.score == 6 / 18
+    assert GleuScore.scale == score.scale == "0-1"
+    assert repr(score).startswith(f"GleuScore(scale='0-1', score={6 / 18!r}, precision={6 / 18!r}, recall={6 / 14!r}")
+    assert "ci_low=" in repr(score) and "p_value" not in repr(score)
+    assert str(score).startswith(f"GLEU|{score.signature} = 33.3 [") and str(score).endswith(", scale 0-100")
+    assert f"{100 * float(score):.1f}" == score.format(score_only=True)
 
 
 def test_score_of_an_empty_corpus_is_zero():

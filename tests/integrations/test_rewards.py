@@ -147,14 +147,6 @@ def test_async_reward_is_awaited_by_trls_own_check_and_equals_the_sync_one():
     assert type(again) is AsyncGleuReward and again.scorer == reward.scorer
 
 
-def test_make_gleu_reward_is_deprecated_and_builds_the_same_reward():
-    from google_bleu.integrations.trl import make_gleu_reward
-
-    with pytest.warns(DeprecationWarning, match="use GleuReward"):
-        old = make_gleu_reward("target", "char", lowercase=True, name="gleu_char")
-    assert old.scorer == GLEU("char", lowercase=True) and old.__name__ == "gleu_char"
-
-
 def test_reference_counts_must_match():
     with pytest.raises(ValueError, match="got 2 predictions but 1 reference lists"):
         GleuReward()(["a", "b"], reference=[["a"]])

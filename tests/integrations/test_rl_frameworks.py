@@ -24,7 +24,7 @@ import pytest
 
 import google_bleu
 from google_bleu import GLEU
-from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, OpenRLHFReward, make_openrlhf_reward
+from google_bleu.integrations.openrlhf import COMMON_SPECIAL_TOKENS, OpenRLHFReward
 from google_bleu.integrations.trl import GleuIdReward, GleuReward
 from google_bleu.integrations.verl import compute_score, compute_score_batch
 from tests.helpers.frameworks import byte_level_bpe
@@ -153,13 +153,6 @@ def test_openrlhf_bad_arguments():
     with pytest.raises(TypeError, match="name must be a str"):
         OpenRLHFReward([], name=1)
     assert "<|im_end|>" in COMMON_SPECIAL_TOKENS
-
-
-def test_make_openrlhf_reward_is_deprecated_and_builds_the_same_reward():
-    with pytest.deprecated_call(match=r"OpenRLHFReward\(special_tokens, GLEU\(tokenizer, ...\), name=...\)"):
-        old = make_openrlhf_reward(["</s>"], "char", lowercase=True, max_len=3, name="g")
-    new = OpenRLHFReward(["</s>"], GLEU("char", lowercase=True, max_len=3), name="g")
-    assert (old.special_tokens, old.scorer, old.__name__) == (new.special_tokens, new.scorer, new.__name__)
 
 
 # -- TRL: picklable rewards, token-id reward ------------------------------------------------

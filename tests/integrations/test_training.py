@@ -224,8 +224,8 @@ def test_metric_options(tokenizer, generated, texts):
 def test_bad_input(tokenizer, generated):
     with pytest.raises(TypeError, match="scorer must be a google_bleu.GLEU"):
         ComputeMetrics(tokenizer, "13a")
-    with pytest.raises(TypeError, match=r"ComputeMetrics\(\) got unexpected keyword arguments"), pytest.warns(DeprecationWarning):
-        google_bleu.integrations.transformers.make_compute_metrics(tokenizer, max_order=4)
+    with pytest.raises(TypeError, match=r"ComputeMetrics\(\) got unexpected keyword arguments"):
+        ComputeMetrics(tokenizer, max_order=4)
     with pytest.raises(TypeError, match="batch_decode"):
         ComputeMetrics("not a tokenizer")
     compute_metrics = ComputeMetrics(tokenizer)

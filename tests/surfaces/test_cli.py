@@ -437,7 +437,7 @@ def test_invalid_utf8_names_the_line(tmp_path):
         (["--num-refs", "0"], ["--num-refs", "must be a positive integer, got '0'"]),
         (["--num-refs", "x"], ["--num-refs", "got 'x'"]),
         (["--num-refs", "2"], ["line 1 has 1 tab-separated references, expected 2"]),
-        (["--scale", "10"], ["--scale", "must be 100", "got '10'"]),
+        (["--scale", "10"], ["--scale", "must be the integer 100", "got '10'"]),
         (["--format", "latex", "--width", "18"], ["--width", "got '18'"]),
     ],
 )

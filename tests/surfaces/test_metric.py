@@ -7,6 +7,7 @@ import evaluate
 import pytest
 
 import google_bleu
+from google_bleu import GLEU
 from tests.helpers.oracles import (
     CARD_ONE_REF,
     CARD_PREDICTIONS,
@@ -232,3 +233,17 @@ def test_several_processes_keep_evaluates_path(tmp_path, monkeypatch):
     monkeypatch.setattr(evaluate.EvaluationModule, "compute", lambda self, **kwargs: calls.append("compute"))
     assert metric.compute(predictions=["a b"], references=[["a b"]]) is None
     assert calls == ["add_batch", "compute"]
+
+
+@pytest.mark.parametrize("keep_in_memory", [False, True])
+def test_evaluates_writer_is_open_exactly_while_rows_are_added(keep_in_memory):
+    # compute() tells "something was added" by evaluate's writer (the one attribute of
+    # evaluate's cache the module reads): None until the first add, open until compute().
+    # Should evaluate change that, this fails here first.
+    metric = google_bleu.load(keep_in_memory=keep_in_memory)
+    assert metric.writer is None
+    metric.add(prediction="a b", reference="a b")
+    assert metric.writer is not None
+    metric.add_batch(predictions=["a c"], references=["a b"])
+    assert metric.compute() == GLEU().corpus_score(["a b", "a c"], ["a b", "a b"]).metric_dict()
+    assert metric.writer is None
