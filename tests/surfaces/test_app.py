@@ -435,7 +435,10 @@ def test_uploads_fill_the_boxes(tmp_path):
     # result goes (the results hidden, the state cleared), as the text changed.
     text, message, cleared, note, results, state = page.load_predictions(str(tmp_path / "hyp.txt"))
     assert text == "a b\n\nc" and message["visible"] is False and cleared is None
-    assert note == {"__type__": "update", "value": "Loaded **hyp.txt** into the predictions box: 3 lines.", "visible": True}
+    assert note == {
+        "__type__": "update", "value": "Loaded **hyp.txt** into the predictions box: 3 lines.", "visible": True,
+        "elem_classes": [],
+    }
     assert results["visible"] is False and state is None
     # References: one file per reference, joined on each line by |||, which the page reads back.
     text, _, _, note, results, state = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "ref1.txt")])
@@ -443,21 +446,30 @@ def test_uploads_fill_the_boxes(tmp_path):
     assert inputs.parse_inputs("1\n2\n3", text)[1] == [["a b", "b a"], ["x", "y"], ["c", "d"]]
     assert "Loaded **ref0.txt**, **ref1.txt** into the references box: 3 lines, 2 references a line." in note["value"]
     assert results["visible"] is False and state is None
-    # A refused upload says why, names the file in the note, and leaves the results alone.
-    _, message, _, note, results, state = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
-    assert "different numbers of lines (ref0.txt: 3, short.txt: 1)" in message["value"]
-    assert "Not loaded: **ref0.txt**, **short.txt**" in note["value"] and results == state == gradio.skip()
-    _, message, *_ = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "bars.txt")])
-    assert "bars.txt line 2 holds a tab or |||, which separate references here" in message["value"]
-    _, message, *_ = page.load_predictions(str(tmp_path / "latin1.txt"))
-    assert "latin1.txt is not UTF-8 text" in message["value"]
-    _, message, *_ = page.load_predictions(str(tmp_path / "page.html"))
-    assert "page.html is not a text file: upload .txt files" in message["value"]
+    # A refused upload says why in the note under the upload (where the user is looking), and
+    # changes nothing else: the boxes keep their text, so their result and Compute's message stay.
+    refused = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
+    text, message, cleared, note, results, state = refused
+    assert note["visible"] and note["elem_classes"] == ["refused"]
+    assert note["value"].startswith("⚠️ **Not loaded: ref0.txt, short.txt.** ")
+    assert "different numbers of lines (ref0.txt: 3, short.txt: 1)" in note["value"]
+    assert text == message == results == state == gradio.skip() and cleared is None
+    assert page.load_predictions(str(tmp_path / "hyp.txt"))[3]["elem_classes"] == []  # a later load: no longer red
+
+    def refusal(*args):
+        return (page.load_references if len(args) > 1 else page.load_predictions)(
+            [str(tmp_path / name) for name in args] if len(args) > 1 else str(tmp_path / args[0])
+        )[3]["value"]
+
+    assert "bars.txt line 2 holds a tab or |||, which separate references here" in refusal("ref0.txt", "bars.txt")
+    assert "latin1.txt is not UTF-8 text" in refusal("latin1.txt")
+    assert "page.html is not a text file: upload .txt files" in refusal("page.html")
     # A file over the byte cap (gradio's max_file_size stops it at upload; here it is read as
     # at most that many bytes, whatever its size).
     (tmp_path / "big.txt").write_bytes(b"a" * (limits.MAX_FILE_BYTES + 1))
-    _, message, *_ = page.load_predictions(str(tmp_path / "big.txt"))
-    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.MAX_FILE_BYTES:,}" in message["value"]
+    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.MAX_FILE_BYTES:,}" in refusal(
+        "big.txt"
+    )
     # Files outside gradio's upload folder are the user's: never deleted.
     assert (tmp_path / "hyp.txt").is_file()
 
@@ -524,7 +536,7 @@ def test_an_upload_over_a_bound_is_refused_where_it_is_read(app_url, label, file
         paths += answer.json()
     data = _file_data(paths[0]) if label == "Predictions file" else [_file_data(path) for path in paths]
     outputs = page_event(app_url, event, [data], None)
-    assert outputs[1]["visible"] and message in outputs[1]["value"], outputs[1]
+    assert outputs[3]["visible"] and message in outputs[3]["value"], outputs[3]
     assert outputs[0] is None or outputs[0] == {"__type__": "update"}  # the box is left as it was
     assert not any(Path(path).exists() for path in paths)  # every file deleted, read or not
 
@@ -543,12 +555,12 @@ def test_an_upload_is_deleted_once_read_and_other_types_are_refused(app_url, tmp
     # a crash), and a file that is not text is refused and deleted.
     file_event = page_event_id(app_url, "upload", label="Predictions file")
     outputs = page_event(app_url, file_event, [{"path": path, "meta": {"_type": "gradio.FileData"}}], None)
-    assert "hyp.txt could not be read" in outputs[1]["value"]
+    assert "hyp.txt could not be read" in outputs[3]["value"]
     (tmp_path / "page.html").write_text("<script>alert(1)</script>\n", encoding="utf-8")
     with (tmp_path / "page.html").open("rb") as file:
         path = httpx.post(app_url + "gradio_api/upload", files={"files": ("page.html", file)}, timeout=60).json()[0]
     outputs = page_event(app_url, file_event, [{"path": path, "meta": {"_type": "gradio.FileData"}}], None)
-    assert "Invalid file type" in str(outputs) or "page.html is not a text file" in outputs[1]["value"]
+    assert "Invalid file type" in str(outputs) or "page.html is not a text file" in outputs[3]["value"]
 
 
 def test_the_upload_route_bounds_each_request(app_url):
@@ -617,7 +629,7 @@ def _per_client(app_url, address, size, kept):
     # client may upload again.
     event = page_event_id(app_url, "upload", label="Predictions file")
     outputs = page_event(app_url, event, [_file_data(kept[0])], None)
-    assert "s0.txt too large" in outputs[1]["value"] and not Path(kept[0]).exists()
+    assert "s0.txt too large" in outputs[3]["value"] and not Path(kept[0]).exists()
     again = _upload(app_url, {"s5.txt": b"a b\n" * (size // 4)}, address)
     assert again.status_code == 200
     kept += again.json()
@@ -658,6 +670,21 @@ def test_the_upload_folder_is_bounded_in_total(app_url):
     answer = _upload(app_url, {"after.txt": b"a b\n"}, "127.0.4.99")
     assert answer.status_code == 200
     _delete(answer.json())
+
+
+def test_the_score_card_is_one_scoring_of_the_orders(monkeypatch):
+    # The card's per-order figures come from one call for all orders, never one per order.
+    calls = []
+    real = GLEU.order_scores
+
+    def counted(self, *args, **kwargs):
+        calls.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GLEU, "order_scores", counted)
+    outputs = page.run("\n".join(CARD_PREDICTIONS), as_text(CARD_REFERENCES), "13a", 1, 6, False)
+    assert len(calls) == 1 and (calls[0].min_len, calls[0].max_len) == (1, 6)
+    assert "6-gram **" in outputs[2]
 
 
 def test_deep_links_are_refused(app_url):
