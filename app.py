@@ -155,10 +155,8 @@ def launch_kwargs() -> dict[str, Any]:
         "max_file_size": limits.MAX_FILE_BYTES,
         "state_session_capacity": limits.SESSION_CAPACITY,
         "app_kwargs": {
-            "middleware": [
-                Middleware(limits.RequestSizeLimit, max_bytes=limits.MAX_REQUEST_BYTES),
-                Middleware(limits.UploadLimit),
-            ]
+            "max_body_size": limits.MAX_REQUEST_BYTES,
+            "middleware": [Middleware(limits.UploadLimit)],
         },
     }
 
