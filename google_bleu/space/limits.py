@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,23 @@ def folder_usage(folder: Path) -> tuple[int, int]:
     return total, count
 
 
+#: How many answered uploads hold each stored path that the page has not read yet. gradio
+#: stores a file by its content (``<sha256>/<name>``), so two uploads of the same file share
+#: one path: the page deletes it when the last of them is read (:func:`release`).
+HANDED_OUT: Counter[str] = Counter()
+
+
+def release(path: str) -> bool:
+    """Marks one upload of ``path`` as read; ``True`` when no other upload still holds the
+    file (so it may be deleted)."""
+    key = os.path.realpath(path)
+    if HANDED_OUT[key] > 1:
+        HANDED_OUT[key] -= 1
+        return False
+    HANDED_OUT.pop(key, None)
+    return True
+
+
 def _cut_off(detail: str) -> Exception:
     """An upload stopped while gradio parses it, as Starlette's multipart parse error (a public
     Starlette name): gradio's parser catches that class, deletes the files it has written so
@@ -126,7 +144,8 @@ class UploadLimit:
     and as ``MAX_UPLOAD_FILES`` files, so that the caps hold exactly. While it arrives, a body
     is cut off (413) past its declared length, past ``MAX_UPLOAD_REQUEST_BYTES`` and past
     ``MAX_UPLOAD_FILES`` files, and when the client goes away before its end, in each case with
-    :func:`_cut_off`, so that gradio deletes the part it has written.
+    :func:`_cut_off`, so that gradio deletes the part it has written. Each path the route
+    answers with is counted in ``HANDED_OUT``.
 
     It also answers gradio's deep-link route with 404: that route writes a session's inputs
     and outputs (its text) into the upload folder, and this page has no deep links.
@@ -203,6 +222,7 @@ class UploadLimit:
                     files[path] = os.lstat(path).st_size
                 except OSError:
                     del files[path]
+                    HANDED_OUT.pop(os.path.realpath(path), None)
             if not files:
                 del self.stored[client]
 
@@ -261,6 +281,7 @@ class UploadLimit:
             files = self.stored.setdefault(client, {})
             for path in paths:
                 if isinstance(path, str):
+                    HANDED_OUT[os.path.realpath(path)] += 1
                     try:
                         files[path] = os.lstat(path).st_size
                     except OSError:

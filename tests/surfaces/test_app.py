@@ -12,6 +12,7 @@ from __future__ import annotations
 import doctest
 import http.client
 import json
+import os
 import re
 import urllib.parse
 import uuid
@@ -672,6 +673,21 @@ def test_the_upload_folder_is_bounded_in_total(app_url):
     answer = _upload(app_url, {"after.txt": b"a b\n"}, "127.0.4.99")
     assert answer.status_code == 200
     _delete(answer.json())
+
+
+def test_two_clients_uploading_the_same_file_each_get_it(app_url):
+    # gradio stores an upload by its content (<sha256>/<name>): the same file from two
+    # clients is one path, which the first read must not delete for the second.
+    data = b"the same file\nread by two\n"
+    first = _upload(app_url, {"same.txt": data}, "127.0.5.1").json()[0]
+    second = _upload(app_url, {"same.txt": data}, "127.0.5.2").json()[0]
+    assert first == second
+    event = page_event_id(app_url, "upload", label="Predictions file")
+    for path in (first, second):
+        outputs = page_event(app_url, event, [_file_data(path)], None)
+        assert outputs[0] == "the same file\nread by two", outputs[3]
+    assert not Path(first).exists()  # deleted once the last upload of it is read
+    assert os.path.realpath(first) not in limits.HANDED_OUT
 
 
 def test_an_upload_cut_off_is_the_parse_error_gradio_catches():
