@@ -48,7 +48,7 @@ def browser():
 
 
 #: (width, height) of the screens the page is tried on: a desktop and a phone (390 px wide).
-SCREENS = {"desktop": (1280, 900), "phone": (390, 844)}
+SCREENS = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 @pytest.fixture(params=list(SCREENS))
