@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from google_bleu.space import limits, page, render
-from google_bleu.space.content import ABOUT, CSS, INTRO
+from google_bleu.space.content import ABOUT, CSS, INTRO, SHOW_RESULT, into_view
 from google_bleu.space.examples import examples
 from google_bleu.space.inputs import TOKENIZERS
 from google_bleu.validation import MAX_ORDER, import_optional
@@ -41,106 +41,106 @@ def _highlighted(label: str, elem_id: str) -> gr.HighlightedText:
 def build() -> gr.Blocks:
     """The page and its API.
 
-    On a phone the columns stack, so the page reads top to bottom: a short introduction, the
-    two boxes, Compute (its message right under it), the examples, then the settings.
+    The page reads top to bottom, for the eye and for Tab: a short introduction, the two
+    boxes, Compute (its message, then the result, right under it), the examples; the settings
+    sit beside the boxes (on a phone, after the examples); the uploads and the note on the
+    metric close the page.
     """
     with gr.Blocks(title="Google-BLEU (GLEU)", analytics_enabled=False, delete_cache=limits.UPLOAD_CLEANUP) as demo:
         gr.Markdown(INTRO)
-        box = {"lines": 4, "max_lines": 14}
-        predictions = gr.Textbox(
-            label="Predictions (one segment a line)", placeholder="the cat sat on the mat", elem_id="predictions",
-            render=False, **box,
-        )
-        references = gr.Textbox(
-            label="References (one a line; several for a segment: separated by |||)",
-            placeholder="the cat ate the mat ||| a cat was on the mat", elem_id="references", render=False, **box,
-        )
         tokenizer = gr.Dropdown(TOKENIZERS, value="13a", label="Tokenizer", render=False)
         min_len = gr.Number(1, label="min_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
         max_len = gr.Number(4, label="max_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
         lowercase = gr.Checkbox(False, label="Lowercase", render=False)
-        inputs = [predictions, references, tokenizer, min_len, max_len, lowercase]
         with gr.Row(elem_id="main"):
             with gr.Column(scale=3, elem_id="main-left"):
                 with gr.Column(elem_id="boxes"):
-                    predictions.render()
-                    references.render()
-                examples_block = gr.Column(elem_id="examples")  # filled below, once the outputs exist
-            with gr.Column(scale=1, min_width=220, elem_id="main-right"):
+                    box = {"lines": 4, "max_lines": 14}
+                    predictions = gr.Textbox(
+                        label="Predictions (one segment a line)", placeholder="the cat sat on the mat",
+                        elem_id="predictions", **box,
+                    )
+                    references = gr.Textbox(
+                        label="References (one a line; several for a segment: separated by |||)",
+                        placeholder="the cat ate the mat ||| a cat was on the mat", elem_id="references", **box,
+                    )
+                inputs = [predictions, references, tokenizer, min_len, max_len, lowercase]
                 button = gr.Button("Compute", variant="primary", elem_id="compute")
-                # Under Compute: what went wrong is seen where the click was.
                 message = gr.Markdown(visible=False, elem_id="message")
-                with gr.Column(elem_id="settings"):
-                    tokenizer.render()
-                    with gr.Row():
-                        min_len.render()
-                        max_len.render()
-                    lowercase.render()
+                state = gr.State(None)
+                # Hidden until the first score: no empty panels before it; then right under Compute.
+                with gr.Column(visible=False, elem_id="results") as results:
+                    card = gr.Markdown(elem_id="score")
+                    # Short tab names: all four stay visible on a phone.
+                    with gr.Tabs():
+                        with gr.Tab("Why", elem_id="tab-why"):
+                            segment = gr.Number(
+                                1, label="Segment number (or click its row under Segments)", precision=0, minimum=1,
+                                elem_id="segment",
+                            )
+                            info = gr.Markdown(elem_id="segment-info")
+                            hyp_text = _highlighted("Prediction: matched n-grams", "highlight-prediction")
+                            ref_text = _highlighted("Chosen reference: matched n-grams", "highlight-reference")
+                        with gr.Tab("Segments", elem_id="tab-segments"):
+                            table = gr.Dataframe(
+                                label=render.table_label(0), interactive=False, wrap=True, max_height=520,
+                                column_widths=["5%", "9%", "33%", "33%", "5%", "7%", "8%"], elem_id="segments",
+                            )
+                        with gr.Tab("Histogram", elem_id="tab-histogram"):
+                            plot = gr.BarPlot(
+                                x=f"sentence GLEU ({render.SCALE})", y="segments", sort="x",
+                                title=f"Distribution of sentence scores ({render.SCALE})", elem_id="distribution",
+                            )
+                        with gr.Tab("Raw", elem_id="tab-raw"):
+                            raw = gr.JSON(
+                                label="What the evaluate module returns (values 0–1; sentence scores: the Segments "
+                                "tab or the compute endpoint)"
+                            )
+                outputs = [message, results, card, table, plot, raw, state, segment, hyp_text, ref_text, info]
+                rows, labels = examples()
+                with gr.Column(elem_id="examples"):
+                    shown = gr.Examples(
+                        rows, inputs, cache_examples=False, example_labels=labels,
+                        label="Examples (click one to score it; GLEU: the score the metric card gives, 0–100)",
+                    )
+            with gr.Column(scale=1, min_width=220, elem_id="settings"):
+                tokenizer.render()
+                with gr.Row():
+                    min_len.render()
+                    max_len.render()
+                lowercase.render()
         with gr.Accordion("Upload files instead (.txt, UTF-8, one segment a line)", open=False):
             with gr.Row():
                 with gr.Column():
                     prediction_file = gr.File(
-                        label="Predictions file", file_types=limits.UPLOAD_TYPES, type="filepath"
+                        label="Predictions file", file_types=limits.UPLOAD_TYPES, type="filepath", elem_id="prediction-file"
                     )
                     loaded_predictions = gr.Markdown(visible=False, elem_id="loaded-predictions")
                 with gr.Column():
                     reference_files = gr.File(
                         label=f"Reference files (one per reference, at most {limits.MAX_REFERENCES})",
-                        file_count="multiple", file_types=limits.UPLOAD_TYPES, type="filepath",
+                        file_count="multiple", file_types=limits.UPLOAD_TYPES, type="filepath", elem_id="reference-files",
                     )
                     loaded_references = gr.Markdown(visible=False, elem_id="loaded-references")
-        state = gr.State(None)
-        # Hidden until the first score: no empty panels before it.
-        with gr.Column(visible=False, elem_id="results") as results:
-            card = gr.Markdown(elem_id="score")
-            # Short tab names: all four stay visible on a phone.
-            with gr.Tabs():
-                with gr.Tab("Why", elem_id="tab-why"):
-                    segment = gr.Number(
-                        1, label="Segment number (or click its row under Segments)", precision=0, minimum=1,
-                        elem_id="segment",
-                    )
-                    info = gr.Markdown(elem_id="segment-info")
-                    hyp_text = _highlighted("Prediction: matched n-grams", "highlight-prediction")
-                    ref_text = _highlighted("Chosen reference: matched n-grams", "highlight-reference")
-                with gr.Tab("Segments", elem_id="tab-segments"):
-                    table = gr.Dataframe(
-                        label=render.table_label(0), interactive=False, wrap=True, max_height=520,
-                        column_widths=["5%", "9%", "33%", "33%", "5%", "7%", "8%"], elem_id="segments",
-                    )
-                with gr.Tab("Histogram", elem_id="tab-histogram"):
-                    plot = gr.BarPlot(
-                        x=f"sentence GLEU ({render.SCALE})", y="segments", sort="x",
-                        title=f"Distribution of sentence scores ({render.SCALE})", elem_id="distribution",
-                    )
-                with gr.Tab("Raw", elem_id="tab-raw"):
-                    raw = gr.JSON(
-                        label="What the evaluate module returns (values 0–1; sentence scores: the Segments tab "
-                        "or the compute endpoint)"
-                    )
         with gr.Accordion("About GLEU", open=False):
             gr.Markdown(ABOUT)
-        outputs = [message, results, card, table, plot, raw, state, segment, hyp_text, ref_text, info]
-        rows, labels = examples()
-        with examples_block:
-            gr.Examples(
-                rows, inputs, outputs, page.run, run_on_click=True, cache_examples=False, example_labels=labels,
-                label="Examples (click one to score it; GLEU: the score the metric card gives, 0–100)",
-            )
-        button.click(page.run, inputs, outputs, api_visibility="private")
+        # Compute, or a click on an example: the score (or the message) is brought into view.
+        button.click(page.run, inputs, outputs, api_visibility="private").then(None, js=SHOW_RESULT)
+        shown.load_input_event.then(page.run, inputs, outputs, api_visibility="private").then(None, js=SHOW_RESULT)
         segment.change(
             page.highlight, [state, predictions, references, segment], [hyp_text, ref_text, info],
             api_visibility="private",
         )
         table.select(page.select_row, state, [segment, message], api_visibility="private")
+        # An upload: the note under it (which file was loaded, or why not) in view.
         prediction_file.upload(
             page.load_predictions, prediction_file,
             [predictions, message, prediction_file, loaded_predictions, results, state], api_visibility="private",
-        )
+        ).then(None, js=into_view("#loaded-predictions", "#loaded-predictions", "nearest"))
         reference_files.upload(
             page.load_references, reference_files,
             [references, message, reference_files, loaded_references, results, state], api_visibility="private",
-        )
+        ).then(None, js=into_view("#loaded-references", "#loaded-references", "nearest"))
         gr.api(page.compute, api_name="compute")
     demo.queue(default_concurrency_limit=limits.CONCURRENCY, max_size=limits.QUEUE_SIZE)
     return demo
@@ -155,10 +155,8 @@ def launch_kwargs() -> dict[str, Any]:
         "max_file_size": limits.MAX_FILE_BYTES,
         "state_session_capacity": limits.SESSION_CAPACITY,
         "app_kwargs": {
-            "middleware": [
-                Middleware(limits.RequestSizeLimit, max_bytes=limits.MAX_REQUEST_BYTES),
-                Middleware(limits.UploadLimit),
-            ]
+            "max_body_size": limits.MAX_REQUEST_BYTES,
+            "middleware": [Middleware(limits.UploadLimit)],
         },
     }
 

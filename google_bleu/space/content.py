@@ -1,4 +1,5 @@
-"""The page's words and style: the introduction, the note on the metric, the CSS."""
+"""The page's words, style and scripts: the introduction, the note on the metric, the CSS, and
+what brings an answer into view."""
 
 INTRO = """\
 # Google-BLEU (GLEU)
@@ -22,14 +23,32 @@ returns 0–1.
 
 CSS = """
 #score h2 { font-size: 2.2rem; margin-bottom: 0.2rem; }
-#message, #message * { color: #b91c1c !important; }
+#score, #message { scroll-margin-top: 12px; }
+#message, #message *, .refused, .refused * { color: #b91c1c !important; }
 #loaded-predictions, #loaded-references { font-size: 0.9rem; }
-/* A phone stacks one column: the boxes, Compute and its message, the examples, the settings. */
+/* The signature wraps only between its fields (after a |), never inside one ("ngram:1-4"). */
+#score code.signature { display: inline; } #score .signature span { white-space: nowrap; }
+/* A focus ring that a keyboard user sees at once, on every control the page has. */
+button:focus-visible, [role="tab"]:focus-visible, input:focus-visible, textarea:focus-visible {
+  outline: 3px solid #0f172a !important; outline-offset: 2px !important;
+}
 @media (max-width: 640px) {
-  #main { flex-direction: column; }
-  #main-left, #main-right { display: contents; }
-  #boxes { order: 1; } #compute { order: 2; } #message { order: 3; } #examples { order: 4; } #settings { order: 5; }
   /* Narrower tab buttons: all four fit, none folds into a menu. */
   #results .tab-container button { padding: 0 10px !important; }
 }
 """
+
+
+def into_view(first: str, second: str, block: str) -> str:
+    """JavaScript that brings ``first`` (or, when it is not shown, ``second``) into view when it
+    is not wholly on screen, after an event has rendered its outputs."""
+    return f"""() => requestAnimationFrame(() => {{
+  const shown = [document.querySelector("{first}"), document.querySelector("{second}")].find(e => e && e.offsetHeight);
+  const box = shown && shown.getBoundingClientRect();
+  if (box && (box.top < 0 || box.bottom > window.innerHeight)) shown.scrollIntoView({{block: "{block}"}});
+}})"""
+
+
+#: After Compute or an example: the score (or the message after bad input). On a phone the
+#: examples sit below the result, and the boxes may have grown with an example's text.
+SHOW_RESULT = into_view("#score", "#message", "start")

@@ -23,7 +23,7 @@ from google_bleu.scale.lines import split_lines
 from google_bleu.scorer import scorer_from_options
 from google_bleu.signature import count_references
 
-from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, upload_folder
+from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, release, upload_folder
 
 #: What separates the references of one segment on its line: ``|||`` (with the spaces
 #: around it) or a tab.
@@ -175,10 +175,12 @@ def score(
 
 
 def discard_upload(path: str) -> None:
-    """Deletes an upload that gradio keeps in its temporary folder (and its folder, when empty);
-    a file anywhere else is left alone."""
+    """Deletes an upload that gradio keeps in its temporary folder (and its folder, when empty)
+    once no other upload of the same file waits to be read (gradio stores a file by its
+    content, so two clients' uploads of one file share its path); a file anywhere else is
+    left alone."""
     file = Path(path).resolve()
-    if upload_folder() not in file.parents:
+    if upload_folder() not in file.parents or not release(str(file)):
         return
     file.unlink(missing_ok=True)
     try:

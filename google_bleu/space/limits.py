@@ -6,6 +6,12 @@ text boxes included, so at most ``MAX_INPUT_CHARS`` characters of text, and the 
 a table of at most ``MAX_TABLE_ROWS`` rows, one explained segment); the page's own state
 adds the statistics of the last result (five integers a segment), never a second copy of
 the text. Disk is bounded by :class:`UploadLimit`.
+
+gradio and its server do what they have means for: FastAPI's ``max_body_size`` caps every
+request body (413 before the body is read when its declared length is over, as it arrives
+when it has none), gradio's ``max_file_size`` each uploaded file, its queue the requests computed at once and waiting. This module adds only what they
+have no means for: what gradio's upload route may store on disk, per request, per client
+and in all.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,8 +54,9 @@ UPLOAD_CLEANUP = (60, 300)
 #: (an emoji, CJK Extension B) is a surrogate pair, ``\\ud83d\\ude00``, when the encoder escapes
 #: non-ASCII (Python's ``json.dumps`` default, so ``requests``' ``json=``).
 JSON_BYTES_PER_CHAR = 12
-#: Largest request body, in bytes: the text at the worst JSON escaping, plus room for the
-#: other fields. Uploads (multipart) have their own cap, ``MAX_FILE_BYTES``.
+#: Largest request body, in bytes (FastAPI's ``max_body_size``): the text at the worst JSON
+#: escaping, plus room for the other fields. Uploads (multipart) have their own cap,
+#: ``MAX_UPLOAD_REQUEST_BYTES``.
 MAX_REQUEST_BYTES = JSON_BYTES_PER_CHAR * MAX_INPUT_CHARS + (1 << 20)
 #: Requests computed at the same time (a free Space has 2 CPU cores).
 CONCURRENCY = 2
@@ -64,58 +72,13 @@ MAX_SHOWN_TOKENS = 1_000
 MAX_CELL_CHARS = 300
 
 
-class RequestSizeLimit:
-    """ASGI middleware: refuses a request body over ``max_bytes`` before anything parses it.
+def _responses() -> Any:
+    return import_optional("starlette.responses", "app", "the Space (google_bleu.space)")
 
-    A declared ``Content-Length`` over the cap is answered 413 at once, without reading the
-    body; a body sent without one (chunked) is counted as it arrives and refused as soon
-    as it passes the cap, so at most ``max_bytes`` of it is ever held.
-    """
 
-    def __init__(self, app: Any, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    def _detail(self, size: str) -> str:
-        return (
-            f"request too large: {size} bytes, this Space takes at most {self.max_bytes:,} "
-            f"(at most {MAX_INPUT_CHARS:,} characters of text; use the google-bleu package or CLI "
-            "for larger corpora)"
-        )
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            await self._refuse(send, f"{int(declared):,}" if declared.isdigit() else "unknown")
-            return
-        received = 0
-
-        async def limited_receive() -> dict:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    # gradio's server: FastAPI's own error passes its body parsing unchanged.
-                    fastapi = import_optional("fastapi", "app", "the Space (google_bleu.space)")
-                    raise fastapi.HTTPException(status_code=413, detail=self._detail(f"more than {self.max_bytes:,}"))
-            return message
-
-        await self.app(scope, limited_receive, send)
-
-    async def _refuse(self, send: Any, size: str) -> None:
-        body = json.dumps({"detail": self._detail(size)}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+async def _answer(scope: dict, receive: Any, send: Any, status: int, detail: str) -> None:
+    """A refusal, as FastAPI words one: ``{"detail": ...}`` with its status."""
+    await _responses().JSONResponse({"detail": detail}, status_code=status)(scope, receive, send)
 
 
 def upload_folder() -> Path:
@@ -136,25 +99,32 @@ def folder_usage(folder: Path) -> tuple[int, int]:
     return total, count
 
 
-async def _answer(send: Any, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+#: How many answered uploads hold each stored path that the page has not read yet. gradio
+#: stores a file by its content (``<sha256>/<name>``), so two uploads of the same file share
+#: one path: the page deletes it when the last of them is read (:func:`release`).
+HANDED_OUT: Counter[str] = Counter()
+
+
+def release(path: str) -> bool:
+    """Marks one upload of ``path`` as read; ``True`` when no other upload still holds the
+    file (so it may be deleted)."""
+    key = os.path.realpath(path)
+    if HANDED_OUT[key] > 1:
+        HANDED_OUT[key] -= 1
+        return False
+    HANDED_OUT.pop(key, None)
+    return True
 
 
 def _cut_off(detail: str) -> Exception:
-    """An upload stopped while gradio parses it: gradio's own parse error, on which it deletes
-    the files it has written so far and answers 413 (its message names "maximum allowed
-    size"). Any other exception there would leave those files on disk, where gradio's
-    cleanup never looks (it deletes only the uploads it has answered with)."""
-    route_utils = import_optional("gradio.route_utils", "app", "the Space (google_bleu.space)")
-    return route_utils.MultiPartException(f"upload over the maximum allowed size: {detail}")
+    """An upload stopped while gradio parses it, as Starlette's multipart parse error (a public
+    Starlette name): gradio's parser catches that class, deletes the files it has written so
+    far and answers 413 (its message names "maximum allowed size"). Any other exception there
+    would leave those files on disk, where gradio's cleanup never looks (it deletes only the
+    uploads it has answered with). ``tests/surfaces/test_app.py`` checks both, so a gradio that
+    changes this fails there."""
+    formparsers = import_optional("starlette.formparsers", "app", "the Space (google_bleu.space)")
+    return formparsers.MultiPartException(f"upload over the maximum allowed size: {detail}")
 
 
 class UploadLimit:
@@ -162,18 +132,20 @@ class UploadLimit:
 
     ``POST /gradio_api/upload`` writes every file of its body into the upload folder, where
     it stays until the page reads it (and deletes it) or gradio's cleanup removes it
-    (``UPLOAD_CLEANUP``); the route knows no session, so uploads are bounded per request, per
-    client (its address as the server sees it: behind a proxy that does not pass addresses on,
-    every visitor shares one allowance) and in total. Before the body is read, a request is
+    (``UPLOAD_CLEANUP``); the route knows no session, and gradio bounds only each file's size
+    and (at 1,000) the files of a request, so uploads are bounded here per request, per client
+    (its address as the server sees it: behind a proxy that does not pass addresses on, every
+    visitor shares one allowance) and in total. Before the body is read, a request is
     refused when its declared length is over ``MAX_UPLOAD_REQUEST_BYTES`` (413); when the files
     its client stored that are still on disk, plus this body, would pass
     ``MAX_CLIENT_UPLOAD_BYTES`` or ``MAX_CLIENT_UPLOAD_FILES`` (429); or when the folder's
     files plus the bodies being received would pass ``MAX_UPLOAD_DISK_BYTES`` or
     ``MAX_UPLOAD_DISK_FILES`` (507); an upload being received counts as its declared length
-    and as ``MAX_UPLOAD_FILES`` files, so that the caps hold exactly. While it arrives, a body is cut off (413) past its
-    declared length, past ``MAX_UPLOAD_REQUEST_BYTES`` and past ``MAX_UPLOAD_FILES`` files,
-    and when the client goes away before its end, in each case with gradio's own parse error,
-    so that gradio deletes the part it has written.
+    and as ``MAX_UPLOAD_FILES`` files, so that the caps hold exactly. While it arrives, a body
+    is cut off (413) past its declared length, past ``MAX_UPLOAD_REQUEST_BYTES`` and past
+    ``MAX_UPLOAD_FILES`` files, and when the client goes away before its end, in each case with
+    :func:`_cut_off`, so that gradio deletes the part it has written. Each path the route
+    answers with is counted in ``HANDED_OUT``.
 
     It also answers gradio's deep-link route with 404: that route writes a session's inputs
     and outputs (its text) into the upload folder, and this page has no deep links.
@@ -190,7 +162,7 @@ class UploadLimit:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         path = scope.get("path", "").rstrip("/") if scope["type"] == "http" else ""
         if path.endswith("/gradio_api/deep_link"):
-            await _answer(send, 404, "this Space keeps no deep links (a link would store the session's text)")
+            await _answer(scope, receive, send, 404, "this Space keeps no deep links (a link would store the session's text)")
             return
         if not path.endswith("/gradio_api/upload") or scope.get("method") != "POST":
             await self.app(scope, receive, send)
@@ -202,7 +174,7 @@ class UploadLimit:
         held = MAX_UPLOAD_REQUEST_BYTES if size is None else size
         refusal = self._refusal(client, held)
         if refusal is not None:
-            await _answer(send, *refusal)
+            await _answer(scope, receive, send, *refusal)
             return
         key = id(receive)
         self.receiving[key] = (client, held)
@@ -250,6 +222,7 @@ class UploadLimit:
                     files[path] = os.lstat(path).st_size
                 except OSError:
                     del files[path]
+                    HANDED_OUT.pop(os.path.realpath(path), None)
             if not files:
                 del self.stored[client]
 
@@ -308,6 +281,7 @@ class UploadLimit:
             files = self.stored.setdefault(client, {})
             for path in paths:
                 if isinstance(path, str):
+                    HANDED_OUT[os.path.realpath(path)] += 1
                     try:
                         files[path] = os.lstat(path).st_size
                     except OSError:

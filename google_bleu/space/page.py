@@ -146,7 +146,16 @@ def select_row(state: dict | None, event: gr.SelectData) -> tuple[Any, Any]:
 
 # -- uploads ---------------------------------------------------------------------------------
 def _loaded(text: str) -> dict:
-    return gr.update(value=text, visible=True)
+    return gr.update(value=text, visible=True, elem_classes=[])
+
+
+def _refused(names: str, reason: str) -> tuple[Any, ...]:
+    """A refused upload: the reason under the upload, where the user is looking. The boxes are
+    unchanged, so the result of their text (if any) stays, and so does Compute's message.
+
+    Outputs as :func:`load_predictions`'."""
+    note = gr.update(value=f"⚠️ **Not loaded: {names}.** {reason}", visible=True, elem_classes=["refused"])
+    return (gr.skip(), gr.skip(), None, note, gr.skip(), gr.skip())
 
 
 def _stale() -> tuple[Any, Any]:
@@ -157,9 +166,10 @@ def _stale() -> tuple[Any, Any]:
 
 def load_predictions(path: Any) -> tuple[Any, ...]:
     """Fills the predictions box from an uploaded file, then clears the upload (deleted once
-    read) and says which file was loaded.
+    read) and says under it which file was loaded, or why it was not.
 
-    Outputs: the box, the message, the upload, the note under it, the results, the state.
+    Outputs: the box, the message under Compute, the upload, the note under it, the results,
+    the state.
     """
     if not path or not isinstance(path, str):
         return (gr.skip(),) * 6
@@ -167,24 +177,26 @@ def load_predictions(path: Any) -> tuple[Any, ...]:
     try:
         lines = read_upload(path)
     except InputError as error:
-        return (gr.skip(), message(str(error)), None, _loaded(f"Not loaded: {name} (see the message)"), gr.skip(), gr.skip())
+        return _refused(name, str(error))
     note = f"Loaded **{name}** into the predictions box: {len(lines):,} line{'s' if len(lines) != 1 else ''}."
     return ("\n".join(lines), no_message(), None, _loaded(note), *_stale())
 
 
 def load_references(paths: Any) -> tuple[Any, ...]:
     """Fills the references box from one file per reference (a line's references joined by
-    ``|||``), then clears the uploads (deleted once read) and says which files were loaded.
+    ``|||``), then clears the uploads (deleted once read) and says under them which files were
+    loaded, or why they were not.
 
-    Outputs: the box, the message, the upload, the note under it, the results, the state.
+    Outputs: as :func:`load_predictions`.
     """
     if not paths or not isinstance(paths, list) or not all(isinstance(path, str) for path in paths):
         return (gr.skip(),) * 6
-    names = ", ".join(f"**{os.path.basename(path)}**" for path in paths[:limits.MAX_REFERENCES + 1])
+    shown = [os.path.basename(path) for path in paths[: limits.MAX_REFERENCES + 1]]
     try:
         text = read_references(paths)
     except InputError as error:
-        return (gr.skip(), message(str(error)), None, _loaded(f"Not loaded: {names} (see the message)"), gr.skip(), gr.skip())
+        return _refused(", ".join(shown), str(error))
+    names = ", ".join(f"**{name}**" for name in shown)
     n_lines = len(split_lines(text))
     note = (
         f"Loaded {names} into the references box: {n_lines:,} line{'s' if n_lines != 1 else ''}, "

@@ -7,6 +7,7 @@ the raw result and the API keep the evaluate module's 0-1.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -51,7 +52,7 @@ def score_card(result: GleuScore, n_segments: int) -> str:
         <BLANKLINE>
         1-gram **66.67** · 2-gram **50.00**
         <BLANKLINE>
-        `nrefs:1|case:mixed|tok:13a|ngram:1-2|version:...`
+        <code class="signature"><span>nrefs:1</span>|<wbr>...<span>ngram:1-2</span>|<wbr><span>version:...</span></code>
     """
     figures = result.figures(WIDTH, 100)
     card = (
@@ -61,7 +62,20 @@ def score_card(result: GleuScore, n_segments: int) -> str:
     )
     if result.orders:  # each order's own GLEU: the corpus score of orders n-n
         card += " · ".join(f"{n}-gram **{order.figures(WIDTH, 100)['score']}**" for n, order in result.orders) + "\n\n"
-    return card + f"`{result.signature}`"
+    return card + signature_html(result.signature)
+
+
+def signature_html(signature: str) -> str:
+    """The signature as inline code that a narrow screen wraps only after a ``|``: each field
+    is a span the page's style keeps on one line (so ``ngram:1-4`` is never cut at its
+    hyphen), each ``|`` a place to break; the text, and what a copy gives, is the signature.
+
+    Example:
+        >>> signature_html("nrefs:1|ngram:1-4")
+        '<code class="signature"><span>nrefs:1</span>|<wbr><span>ngram:1-4</span></code>'
+    """
+    fields = (f"<span>{html.escape(field)}</span>" for field in signature.split("|"))
+    return f'<code class="signature">{"|<wbr>".join(fields)}</code>'
 
 
 def _cell(text: str) -> str:

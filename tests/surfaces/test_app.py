@@ -12,6 +12,7 @@ from __future__ import annotations
 import doctest
 import http.client
 import json
+import os
 import re
 import urllib.parse
 import uuid
@@ -238,21 +239,24 @@ def _post(url, body, **headers):
 
 
 def test_an_oversize_body_is_refused_before_it_is_parsed(app_url):
-    # A declared length over the cap is answered at once: only one byte of the body is sent,
-    # and the answer comes without the server waiting for (or reading) the rest.
+    # FastAPI's max_body_size: a declared length over the cap is answered at once: only one
+    # byte of the body is sent, and the answer comes without the server waiting for (or
+    # reading) the rest.
     too_big = limits.MAX_REQUEST_BYTES + 1
     url = urllib.parse.urlsplit(app_url)
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
-    try:
-        connection.putrequest("POST", "/gradio_api/call/compute")
-        connection.putheader("Content-Type", "application/json")
-        connection.putheader("Content-Length", str(too_big))
-        connection.endheaders(b"{")
-        response = connection.getresponse()
-        assert response.status == 413
-        assert f"request too large: {too_big:,} bytes" in json.loads(response.read())["detail"]
-    finally:
-        connection.close()
+    for path in ("/gradio_api/call/compute", "/gradio_api/queue/join"):
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        try:
+            connection.putrequest("POST", path)
+            connection.putheader("Content-Type", "application/json")
+            connection.putheader("Content-Length", str(too_big))
+            connection.endheaders(b"{")
+            response = connection.getresponse()
+            assert (response.status, response.read()) == (413, b"Content Too Large"), path
+        finally:
+            connection.close()
+    # One byte under the cap is read and parsed (and refused as bad JSON, not as too large).
+    assert _post(app_url, b"{" + b" " * (limits.MAX_REQUEST_BYTES - 2) + b"}").status_code != 413
 
 
 def test_an_oversize_body_without_a_length_is_cut_off(app_url):
@@ -266,8 +270,7 @@ def test_an_oversize_body_without_a_length_is_cut_off(app_url):
     response = httpx.post(
         app_url + "gradio_api/call/compute", content=chunks(), headers={"content-type": "application/json"}, timeout=60
     )
-    assert response.status_code == 413
-    assert "request too large: more than" in response.json()["detail"]
+    assert response.status_code == 413 and response.json() == {"detail": "Content Too Large"}
 
 
 @pytest.mark.parametrize(
@@ -435,7 +438,10 @@ def test_uploads_fill_the_boxes(tmp_path):
     # result goes (the results hidden, the state cleared), as the text changed.
     text, message, cleared, note, results, state = page.load_predictions(str(tmp_path / "hyp.txt"))
     assert text == "a b\n\nc" and message["visible"] is False and cleared is None
-    assert note == {"__type__": "update", "value": "Loaded **hyp.txt** into the predictions box: 3 lines.", "visible": True}
+    assert note == {
+        "__type__": "update", "value": "Loaded **hyp.txt** into the predictions box: 3 lines.", "visible": True,
+        "elem_classes": [],
+    }
     assert results["visible"] is False and state is None
     # References: one file per reference, joined on each line by |||, which the page reads back.
     text, _, _, note, results, state = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "ref1.txt")])
@@ -443,21 +449,30 @@ def test_uploads_fill_the_boxes(tmp_path):
     assert inputs.parse_inputs("1\n2\n3", text)[1] == [["a b", "b a"], ["x", "y"], ["c", "d"]]
     assert "Loaded **ref0.txt**, **ref1.txt** into the references box: 3 lines, 2 references a line." in note["value"]
     assert results["visible"] is False and state is None
-    # A refused upload says why, names the file in the note, and leaves the results alone.
-    _, message, _, note, results, state = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
-    assert "different numbers of lines (ref0.txt: 3, short.txt: 1)" in message["value"]
-    assert "Not loaded: **ref0.txt**, **short.txt**" in note["value"] and results == state == gradio.skip()
-    _, message, *_ = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "bars.txt")])
-    assert "bars.txt line 2 holds a tab or |||, which separate references here" in message["value"]
-    _, message, *_ = page.load_predictions(str(tmp_path / "latin1.txt"))
-    assert "latin1.txt is not UTF-8 text" in message["value"]
-    _, message, *_ = page.load_predictions(str(tmp_path / "page.html"))
-    assert "page.html is not a text file: upload .txt files" in message["value"]
+    # A refused upload says why in the note under the upload (where the user is looking), and
+    # changes nothing else: the boxes keep their text, so their result and Compute's message stay.
+    refused = page.load_references([str(tmp_path / "ref0.txt"), str(tmp_path / "short.txt")])
+    text, message, cleared, note, results, state = refused
+    assert note["visible"] and note["elem_classes"] == ["refused"]
+    assert note["value"].startswith("⚠️ **Not loaded: ref0.txt, short.txt.** ")
+    assert "different numbers of lines (ref0.txt: 3, short.txt: 1)" in note["value"]
+    assert text == message == results == state == gradio.skip() and cleared is None
+    assert page.load_predictions(str(tmp_path / "hyp.txt"))[3]["elem_classes"] == []  # a later load: no longer red
+
+    def refusal(*args):
+        return (page.load_references if len(args) > 1 else page.load_predictions)(
+            [str(tmp_path / name) for name in args] if len(args) > 1 else str(tmp_path / args[0])
+        )[3]["value"]
+
+    assert "bars.txt line 2 holds a tab or |||, which separate references here" in refusal("ref0.txt", "bars.txt")
+    assert "latin1.txt is not UTF-8 text" in refusal("latin1.txt")
+    assert "page.html is not a text file: upload .txt files" in refusal("page.html")
     # A file over the byte cap (gradio's max_file_size stops it at upload; here it is read as
     # at most that many bytes, whatever its size).
     (tmp_path / "big.txt").write_bytes(b"a" * (limits.MAX_FILE_BYTES + 1))
-    _, message, *_ = page.load_predictions(str(tmp_path / "big.txt"))
-    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.MAX_FILE_BYTES:,}" in message["value"]
+    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.MAX_FILE_BYTES:,}" in refusal(
+        "big.txt"
+    )
     # Files outside gradio's upload folder are the user's: never deleted.
     assert (tmp_path / "hyp.txt").is_file()
 
@@ -524,7 +539,7 @@ def test_an_upload_over_a_bound_is_refused_where_it_is_read(app_url, label, file
         paths += answer.json()
     data = _file_data(paths[0]) if label == "Predictions file" else [_file_data(path) for path in paths]
     outputs = page_event(app_url, event, [data], None)
-    assert outputs[1]["visible"] and message in outputs[1]["value"], outputs[1]
+    assert outputs[3]["visible"] and message in outputs[3]["value"], outputs[3]
     assert outputs[0] is None or outputs[0] == {"__type__": "update"}  # the box is left as it was
     assert not any(Path(path).exists() for path in paths)  # every file deleted, read or not
 
@@ -543,12 +558,12 @@ def test_an_upload_is_deleted_once_read_and_other_types_are_refused(app_url, tmp
     # a crash), and a file that is not text is refused and deleted.
     file_event = page_event_id(app_url, "upload", label="Predictions file")
     outputs = page_event(app_url, file_event, [{"path": path, "meta": {"_type": "gradio.FileData"}}], None)
-    assert "hyp.txt could not be read" in outputs[1]["value"]
+    assert "hyp.txt could not be read" in outputs[3]["value"]
     (tmp_path / "page.html").write_text("<script>alert(1)</script>\n", encoding="utf-8")
     with (tmp_path / "page.html").open("rb") as file:
         path = httpx.post(app_url + "gradio_api/upload", files={"files": ("page.html", file)}, timeout=60).json()[0]
     outputs = page_event(app_url, file_event, [{"path": path, "meta": {"_type": "gradio.FileData"}}], None)
-    assert "Invalid file type" in str(outputs) or "page.html is not a text file" in outputs[1]["value"]
+    assert "Invalid file type" in str(outputs) or "page.html is not a text file" in outputs[3]["value"]
 
 
 def test_the_upload_route_bounds_each_request(app_url):
@@ -617,7 +632,7 @@ def _per_client(app_url, address, size, kept):
     # client may upload again.
     event = page_event_id(app_url, "upload", label="Predictions file")
     outputs = page_event(app_url, event, [_file_data(kept[0])], None)
-    assert "s0.txt too large" in outputs[1]["value"] and not Path(kept[0]).exists()
+    assert "s0.txt too large" in outputs[3]["value"] and not Path(kept[0]).exists()
     again = _upload(app_url, {"s5.txt": b"a b\n" * (size // 4)}, address)
     assert again.status_code == 200
     kept += again.json()
@@ -658,6 +673,51 @@ def test_the_upload_folder_is_bounded_in_total(app_url):
     answer = _upload(app_url, {"after.txt": b"a b\n"}, "127.0.4.99")
     assert answer.status_code == 200
     _delete(answer.json())
+
+
+def test_two_clients_uploading_the_same_file_each_get_it(app_url):
+    # gradio stores an upload by its content (<sha256>/<name>): the same file from two
+    # clients is one path, which the first read must not delete for the second.
+    data = b"the same file\nread by two\n"
+    first = _upload(app_url, {"same.txt": data}, "127.0.5.1").json()[0]
+    second = _upload(app_url, {"same.txt": data}, "127.0.5.2").json()[0]
+    assert first == second
+    event = page_event_id(app_url, "upload", label="Predictions file")
+    for path in (first, second):
+        outputs = page_event(app_url, event, [_file_data(path)], None)
+        assert outputs[0] == "the same file\nread by two", outputs[3]
+    assert not Path(first).exists()  # deleted once the last upload of it is read
+    assert os.path.realpath(first) not in limits.HANDED_OUT
+
+
+def test_an_upload_cut_off_is_the_parse_error_gradio_catches():
+    # limits._cut_off stops an upload with Starlette's multipart parse error: the class gradio's
+    # upload route and parser catch, deleting the files written so far and answering 413 when
+    # the message names "maximum allowed size" (the chunked upload above checks that end to
+    # end). A gradio that catches another class fails here.
+    import gradio.route_utils
+    import gradio.routes
+    import starlette.formparsers
+
+    error = limits._cut_off("more than 1 byte")
+    assert type(error) is starlette.formparsers.MultiPartException
+    assert gradio.routes.MultiPartException is gradio.route_utils.MultiPartException is type(error)
+    assert "maximum allowed size" in error.message
+
+
+def test_the_score_card_is_one_scoring_of_the_orders(monkeypatch):
+    # The card's per-order figures come from one call for all orders, never one per order.
+    calls = []
+    real = GLEU.order_scores
+
+    def counted(self, *args, **kwargs):
+        calls.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(GLEU, "order_scores", counted)
+    outputs = page.run("\n".join(CARD_PREDICTIONS), as_text(CARD_REFERENCES), "13a", 1, 6, False)
+    assert len(calls) == 1 and (calls[0].min_len, calls[0].max_len) == (1, 6)
+    assert "6-gram **" in outputs[2]
 
 
 def test_deep_links_are_refused(app_url):

@@ -48,7 +48,7 @@ def browser():
 
 
 #: (width, height) of the screens the page is tried on: a desktop and a phone (390 px wide).
-SCREENS = {"desktop": (1280, 900), "phone": (390, 844)}
+SCREENS = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 @pytest.fixture(params=list(SCREENS))
@@ -216,18 +216,121 @@ def test_an_upload_clears_the_old_result_and_names_its_file(page, tmp_path):
     shot(page, "space-uploaded")
 
 
-def test_a_later_upload_clears_an_upload_message(page, tmp_path):
+def test_a_refused_upload_says_why_under_the_upload_and_keeps_the_result(page, tmp_path):
+    page.get_by_text("The cat sat on the mat", exact=True).click()
+    assert shown_score(page) == "33.33"
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "sys.txt").write_bytes("caf\xe9\n".encode("latin-1"))
     (tmp_path / "sys.txt").write_text("café\n", encoding="utf-8")
     _open_uploads(page)
+    page.locator("#prediction-file").scroll_into_view_if_needed()  # where a user clicks to upload
     page.locator("input[type=file]").nth(0).set_input_files(str(tmp_path / "bad" / "sys.txt"))
-    message = page.locator("#message")
-    message.wait_for(state="visible")
-    assert "sys.txt is not UTF-8 text" in message.inner_text()
-    assert "Not loaded: sys.txt" in page.inner_text("#loaded-predictions")
-    # The same name, now UTF-8: loaded, and the old message goes.
+    note = page.locator("#loaded-predictions")
+    note.get_by_text("Not loaded").wait_for()
+    # The reason is right under the upload, on screen, in the message colour.
+    assert "Not loaded: sys.txt." in note.inner_text() and "sys.txt is not UTF-8 text" in note.inner_text()
+    below_upload = top(page, "#loaded-predictions") - page.locator("#prediction-file").evaluate(
+        "e => e.getBoundingClientRect().bottom + window.scrollY"
+    )
+    assert 0 <= below_upload < 80
+    assert on_screen(page, "#loaded-predictions"), note.bounding_box()
+    assert note.evaluate("e => getComputedStyle(e.querySelector('p') || e).color") == "rgb(185, 28, 28)"
+    # Nothing else changed: the boxes hold the text that was scored, so its score stays.
+    assert not page.locator("#message").is_visible()
+    assert page.locator("#predictions textarea").input_value() == "the cat sat on the mat"
+    assert shown_score(page) == "33.33"
+    shot(page, "space-upload-refused")
+    # The same name, now UTF-8: loaded; the note says so, and the old score goes with the old text.
     page.locator("input[type=file]").nth(0).set_input_files(str(tmp_path / "sys.txt"))
-    message.wait_for(state="hidden")
-    page.locator("#loaded-predictions").get_by_text("Loaded").wait_for()
+    page.wait_for_function("document.querySelector('#loaded-predictions').innerText.startsWith('Loaded sys.txt')")
+    assert note.evaluate("e => getComputedStyle(e.querySelector('p') || e).color") != "rgb(185, 28, 28)"
     assert page.locator("#predictions textarea").input_value() == "café"
+    page.wait_for_selector("#results", state="hidden")
+
+
+# -- the phone and the keyboard --------------------------------------------------------------
+def on_screen(page, selector) -> bool:
+    """Whether the element is wholly in the viewport (to a pixel: scrolling rounds)."""
+    box = page.locator(selector).first.bounding_box()
+    return bool(box) and -1 <= box["y"] and box["y"] + box["height"] <= page.viewport_size["height"] + 1
+
+
+def test_the_result_is_in_view_after_compute_and_after_an_example(page):
+    # Compute from the first screen: the score shows right under it, in view.
+    page.locator("#predictions textarea").fill("\n".join(CARD_PREDICTIONS))
+    page.locator("#references textarea").fill("\n".join(" ||| ".join(refs) for refs in CARD_REFERENCES))
+    page.click("#compute")
+    shown_score(page)
+    page.wait_for_function("document.querySelector('#score h2') !== null")
+    page.wait_for_timeout(300)  # the page scrolls after the result renders
+    assert on_screen(page, "#score"), page.locator("#score").bounding_box()
+    # The last example, scrolled to and clicked: it fills the boxes (they grow) and the score,
+    # above it on the page, is brought into view.
+    last = page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True)
+    last.scroll_into_view_if_needed()
+    last.click()
+    page.wait_for_function("document.querySelector('#score').innerText.includes('40 segments')")
+    page.wait_for_timeout(300)
+    assert on_screen(page, "#score"), page.locator("#score").bounding_box()
+    shot(page, "space-result-in-view")
+
+
+def _luminance(rgb: str) -> float:
+    def channel(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (int(x) for x in re.findall(r"\d+", rgb)[:3])
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_compute_is_next_after_the_boxes_in_the_tab_order_with_a_visible_focus_ring(page):
+    page.locator("#predictions textarea").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('#references') !== null")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "compute"
+    # The ring: a solid outline of at least 2 px, with 3:1 contrast (WCAG's for a focus
+    # indicator) against the page behind it and against the button (after the transition).
+    page.wait_for_timeout(400)  # the button's colour transition
+    style = page.evaluate(
+        """() => { const s = getComputedStyle(document.activeElement);
+        return [s.outlineStyle, parseFloat(s.outlineWidth), s.outlineColor, s.backgroundColor,
+                getComputedStyle(document.body).backgroundColor]; }"""
+    )
+    outline_style, width, color, button, background = style
+    assert outline_style == "solid" and width >= 2, style
+    assert _contrast(color, background) >= 3 and _contrast(color, button) >= 3, style
+    # Enter on the focused button computes.
+    page.locator("#predictions textarea").fill("the cat sat on the mat")
+    page.locator("#references textarea").fill("the cat ate the mat")
+    page.locator("#compute").focus()
+    page.keyboard.press("Enter")
+    assert shown_score(page) == "33.33"
+    page.locator("#compute").focus()
+    page.wait_for_timeout(400)
+    shot(page, "space-focus")
+
+
+def test_the_signature_wraps_only_between_its_fields(page):
+    page.get_by_text("Metric card: 3 references (GLEU 61)", exact=True).click()
+    from google_bleu import GLEU
+
+    signature = page.locator("#score .signature")
+    shown_score(page)
+    # What the page shows (and a copy gives) is the signature, unchanged.
+    assert signature.inner_text() == GLEU().corpus_score(CARD_PREDICTIONS, CARD_REFERENCES).signature
+    # Each field is on one line (one box), and the whole signature fits the screen's width.
+    fields = signature.locator("span")
+    assert fields.count() == 5
+    for i in range(fields.count()):
+        assert fields.nth(i).evaluate("e => e.getClientRects().length") == 1, fields.nth(i).inner_text()
+    assert signature.evaluate("e => e.getBoundingClientRect().right") <= page.viewport_size["width"]
+    if page.screen == "phone":  # too long for one line at 390 px: wrapped, at a |
+        assert signature.evaluate("e => e.getClientRects().length") > 1
+
