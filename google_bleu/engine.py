@@ -8,6 +8,7 @@ over a numpy or torch backend, to the same rows (``docs/design.md``, "The counti
 from __future__ import annotations
 
 from collections import _count_elements  # Counter's own counting loop, in C, without Counter()
+from collections.abc import Iterator
 from itertools import chain, count, repeat
 from operator import add, and_, eq
 from typing import Any
@@ -259,8 +260,82 @@ def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tu
     return pair, backend.count(pair, int(pair.shape[0]))
 
 
+class Step:
+    """One order of a :func:`walk`: what the consumer reads, and ``live``, which it sets.
+
+    Attributes:
+        order: The n-gram order (1, 2, ...).
+        counted: ``order >= min_len``: the order adds to the statistics.
+        group: Per entry (an n-gram occurrence), its label in ``0..n-1``: equal labels, equal n-grams.
+        position: Per entry, the position it starts at (ascending).
+        n: Entries (compacted), and the bound of their labels.
+        n_first: Entries among the first ``n_first`` positions (the walk's first side: the
+            hypotheses), which come first.
+        live: Set by the consumer: per label, whether its n-gram may extend (occurs where a
+            match can be); the walk stops after an order where it is left ``None``.
+    """
+
+    __slots__ = ("order", "counted", "group", "position", "n", "n_first", "live")
+
+
+def walk(
+    backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: int, n_first: int = 0
+) -> Iterator[Step]:
+    """The n-gram walk, orders ``1..max_len``, with the one order loop of the package.
+
+    Args:
+        backend: :class:`NumpyBackend` or a torch backend.
+        group: Per position, its order-1 label (the position of a representative holding the
+            same token; equal labels, equal tokens).
+        same_sentence: Per position p (but the last), whether p and p + 1 lie in one sentence.
+        min_len: The first order that counts (:attr:`Step.counted`).
+        max_len: The last order.
+        n_first: Positions of the first side (see :attr:`Step.n_first`).
+
+    Yields:
+        One :class:`Step` per order (the same object, updated): the consumer does its per-order
+        work and sets ``step.live``; the walk extends the live n-grams (:func:`extend`) and stops
+        after ``max_len`` or when no entry is left.
+
+    Example:
+        >>> group = np.array([0, 1, 0, 1, 4])  # "a b a b c"
+        >>> for step in walk(NUMPY, group, np.ones(4, bool), 1, 4):
+        ...     counts = np.bincount(step.group, minlength=step.n)
+        ...     print(step.order, step.position.tolist(), counts[step.group].tolist())
+        ...     step.live = counts > 1  # extend the n-grams that occur twice
+        1 [0, 1, 2, 3, 4] [2, 2, 2, 2, 1]
+        2 [0, 1, 2] [2, 1, 2]
+    """
+    n = int(group.shape[0])
+    if n == 0:
+        return
+    step = Step()
+    step.group, step.position, step.n, step.n_first = group, backend.arange(n), n, n_first
+    for order in range(1, max_len + 1):
+        step.order, step.counted, step.live = order, order >= min_len, None
+        yield step
+        if order == max_len or step.live is None:
+            return
+        group, position, kept = extend(
+            backend, step.group, step.position, step.live, step.n, same_sentence if order == 1 else None
+        )
+        step.group, step.position = group, position
+        if kept is not None:
+            step.n, step.n_first = int(kept.shape[0]), int(np.searchsorted(kept, step.n_first))
+            if step.n == 0:
+                return
+
+
+def clip(xp: Any, hyp_count: Any, ref_count: Any) -> Any:
+    """Clipped counts ``min(h, r)`` with ``xp`` (numpy or torch): an n-gram of the hypothesis
+    matches at most as often as the reference holds it (nltk's ``Counter`` intersection;
+    :func:`_clipped` is the same rule on lists)."""
+    return xp.minimum(hyp_count, ref_count)
+
+
 def count_matches(
-    backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int
+    backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int,
+    by_order: bool = False,
 ) -> Any:
     """Clipped n-gram matches of every reference sentence (0 for hypotheses).
 
@@ -275,51 +350,46 @@ def count_matches(
         n_hyp_pos: Positions of the hypotheses.
         n_sentences: Sentences (hypotheses and references).
         one_ref: Every segment has exactly one reference (a shortcut).
+        by_order: Keep each order's matches apart: shape ``(max_len - min_len + 1,
+            n_sentences)`` instead of ``(n_sentences,)``, from the same one walk.
 
     A group is "live" when it occurs in the hypothesis and in some reference of its
     segment: only live n-grams can extend to longer matches (:func:`extend`).
     """
-    n_pos = int(sentence_of.shape[0])
-    matches = backend.full(n_sentences, 0)
-    if n_pos == 0:
-        return matches
+    n_rows = max_len - min_len + 1 if by_order else 1
+    matches = backend.full(n_rows * n_sentences, 0)
     take, xp = backend.take, backend.xp
-    position = backend.arange(n_pos)  # per entry, its position
-    n_hyp, n = n_hyp_pos, n_pos  # hypothesis entries; entries and the bound of their labels
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
-    for order in range(1, max_len + 1):
+    same_sentence = sentence_of[1:] == sentence_of[:-1]
+    for step in walk(backend, group, same_sentence, min_len, max_len, n_hyp_pos):
+        group, position, n, n_hyp = step.group, step.position, step.n, step.n_first
         hyp_count = backend.count(group[:n_hyp], n)
         ref_group = group[n_hyp:]
         ref_count = backend.count(ref_group, n)
         live = hyp_count > 0
         live &= ref_count > 0
-        if order >= min_len:
-            if one_ref:
-                # A group's reference occurrences all lie in its segment's one reference, the
-                # sentence after the hypotheses' whose index is its segment's: only live groups
-                # add min(h, r) > 0, each to the reference of its representative's segment.
-                found = backend.found(live)
-                ref_sentence = take(sentence_of, take(position, found))
-                ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
-                clipped = xp.minimum(take(hyp_count, found), take(ref_count, found))
-            else:
-                # Each (n-gram, reference) pair, over the reference occurrences of n-grams
-                # the hypothesis holds (only they can add to a match).
-                hyp_at = take(hyp_count, ref_group)
-                found = backend.found(hyp_at > 0)
-                ref_sentence = take(sentence_of, take(position[n_hyp:], found))
-                pair, pair_count = pair_counts(backend, take(ref_group, found), ref_sentence, n_sentences)
-                clipped = xp.minimum(pair_count, take(hyp_at, found))  # nonzero at one entry per pair
-            matches += backend.index_sum(ref_sentence, clipped, n_sentences)
-        if order == max_len:
-            break
-        same_sentence = sentence_of[1:] == sentence_of[:-1] if order == 1 else None
-        group, position, kept = extend(backend, group, position, live, n, same_sentence)
-        if kept is not None:
-            n, n_hyp = int(kept.shape[0]), int(np.searchsorted(kept, n_hyp))
-            if n == 0:
-                break
-    return matches
+        step.live = live
+        if not step.counted:
+            continue
+        if one_ref:
+            # A group's reference occurrences all lie in its segment's one reference, the
+            # sentence after the hypotheses' whose index is its segment's: only live groups
+            # add min(h, r) > 0, each to the reference of its representative's segment.
+            found = backend.found(live)
+            ref_sentence = take(sentence_of, take(position, found))
+            ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
+            clipped = clip(xp, take(hyp_count, found), take(ref_count, found))
+        else:
+            # Each (n-gram, reference) pair, over the reference occurrences of n-grams
+            # the hypothesis holds (only they can add to a match).
+            hyp_at = take(hyp_count, ref_group)
+            found = backend.found(hyp_at > 0)
+            ref_sentence = take(sentence_of, take(position[n_hyp:], found))
+            pair, pair_count = pair_counts(backend, take(ref_group, found), ref_sentence, n_sentences)
+            clipped = clip(xp, take(hyp_at, found), pair_count)  # nonzero at one entry per pair
+        row = step.order - min_len if by_order else 0
+        matches[row * n_sentences : (row + 1) * n_sentences] += backend.index_sum(ref_sentence, clipped, n_sentences)
+    return matches.reshape(n_rows, n_sentences) if by_order else matches
 
 
 def choose_references(
