@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import _count_elements  # Counter's own counting loop, in C, without Counter()
 from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import chain, count, repeat
 from operator import add, and_, eq
 from typing import Any
@@ -47,10 +49,41 @@ def chunks(sizes: np.ndarray, limit: int) -> Any:
         start = stop
 
 
-def small_input(n_tokens: int) -> bool:
-    """Whether an input of ``n_tokens`` tokens is counted in plain Python: the one place the
-    strategy is chosen."""
-    return n_tokens <= SMALL_TOKENS
+#: The counting strategies :func:`strategy` can force ("auto": :func:`small_input` decides by size).
+STRATEGIES = ("auto", "python", "numpy")
+_STRATEGY: ContextVar[str] = ContextVar("google_bleu_strategy", default="auto")
+
+
+@contextmanager
+def strategy(name: str) -> Iterator[None]:
+    """Count with one strategy inside the block, whatever the input's size: ``"python"`` (nltk's
+    algorithm on lists), ``"numpy"`` (the vectorised engine) or ``"auto"`` (the default). The
+    numbers are the same either way; differential tests and benchmarks compare the two.
+
+    Example:
+        >>> with strategy("numpy"):
+        ...     small_input(n_tokens=3)
+        False
+        >>> small_input(n_tokens=3)
+        True
+    """
+    if name not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {name!r}")
+    token = _STRATEGY.set(name)
+    try:
+        yield
+    finally:
+        _STRATEGY.reset(token)
+
+
+def small_input(n_tokens: int = 0, n_chars: int = 0) -> bool:
+    """Whether an input of ``n_tokens`` tokens (token lists, ids) and ``n_chars`` characters of
+    text not yet tokenized (:data:`CHARS_PER_TOKEN` to a token) is counted in plain Python: the
+    one rule that chooses the strategy (:func:`strategy` forces one)."""
+    forced = _STRATEGY.get()
+    if forced != "auto":
+        return forced == "python"
+    return n_tokens + n_chars // CHARS_PER_TOKEN <= SMALL_TOKENS
 
 
 def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
@@ -95,25 +128,24 @@ def _clipped(a: list, b: Any) -> int:
     return n_match
 
 
-def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, max_len: int) -> int:
-    """Clipped matches of orders ``min_len..max_len`` against ``reference``.
+def _matches(hyp_slices: list, hyp_grams: list, reference: list, max_len: int) -> list[int]:
+    """Clipped matches against ``reference`` of each order from 1, up to ``max_len`` or the
+    first order with none (no n-gram of order k + 1 matches when none of order k does).
 
     ``hyp_grams[k - 1]`` holds the hypothesis n-grams of order k (the tokens themselves at
     order 1, tuples above: an order's n-grams never equal another's) and ``hyp_slices[k - 1]``
     the hypothesis from its k-th token; orders are added as they are needed and kept for the
-    segment's other references. No n-gram of order k + 1 matches when none of order k does.
+    segment's other references.
     """
-    n_match = _clipped(hyp_grams[0], reference)
-    if not n_match or max_len == 1:
-        return n_match if min_len == 1 else 0
-    if min_len > 1:
-        n_match = 0
+    found = [_clipped(hyp_grams[0], reference)]
+    if not found[0] or max_len == 1:
+        return found
     if len(hyp_grams) < 2:
         hyp_slices.append(hyp_slices[0][1:])
         hyp_grams.append(list(zip(*hyp_slices)))
     bigram_at = dict(zip(zip(reference, reference[1:]), count()))
     if len(bigram_at) == len(reference) - 1 and len(set(hyp_grams[1])) == len(hyp_grams[1]):
-        return n_match + _chained(hyp_grams[1], bigram_at, min_len, max_len)
+        return found + _chained(hyp_grams[1], bigram_at, max_len)
     ref_slices = [reference, reference[1:]]
     for order in range(2, max_len + 1):
         if len(hyp_grams) < order:
@@ -124,53 +156,69 @@ def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, m
         clipped = _clipped(hyp_grams[order - 1], zip(*ref_slices))
         if not clipped:
             break
-        if order >= min_len:
-            n_match += clipped
-    return n_match
+        found.append(clipped)
+    return found
 
 
-def _chained(bigrams: list, bigram_at: dict, min_len: int, max_len: int) -> int:
+def _chained(bigrams: list, bigram_at: dict, max_len: int) -> list[int]:
     """Clipped matches of orders 2 and up when neither side holds a bigram twice: the k-gram at
     i matches when the k - 1 bigrams from i are at consecutive reference positions (``bigram_at``)."""
     at = list(map(bigram_at.get, bigrams, repeat(-2)))  # -2: not in the reference
-    found = len(at) - at.count(-2)
-    n_match = found if min_len <= 2 else 0
+    found = [len(at) - at.count(-2)]
     follows = list(map(eq, at[1:], map(add, at[:-1], repeat(1))))  # -1 is no position
     runs = follows  # per start, whether the n-gram there matches (order 3 first)
     for order in range(3, max_len + 1):
-        found = sum(runs)
-        if not found:
+        n_match = sum(runs)
+        if not n_match:
             break
-        if order >= min_len:
-            n_match += found
+        found.append(n_match)
         runs = list(map(and_, runs[:-1], follows[order - 2 :]))
-    return n_match
+    return found
 
 
-def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[list, list]:
+def _best(n_hyp_tokens: int, candidates: list, min_len: int, max_len: int) -> tuple[tuple, int]:
+    """nltk's reference rule for orders ``min_len..max_len``: the row of the first reference with
+    the highest ``n_match / n_all`` and its index (``(0, 0, 0, 0)`` and -1 when none has
+    n-grams); ``candidates`` holds per reference its index, length and per-order matches."""
+    n_hyp = ngram_counts(n_hyp_tokens, min_len, max_len)
+    best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
+    for j, length, found in candidates:
+        n_ref = ngram_counts(length, min_len, max_len)
+        n_all = n_hyp if n_hyp > n_ref else n_ref
+        if not n_all:
+            continue  # not a candidate (nltk skips it)
+        n_match = sum(found[min_len - 1 : max_len])
+        share = n_match / n_all  # n_all > 0 here: no zero guard (stats.ratio) needed
+        if share > best_ratio:  # the first best, as nltk's max keeps it
+            best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), share, j
+    return best, index
+
+
+def python_rows(
+    hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False
+) -> Any:
     """:func:`segment_rows` in plain Python (lists): nltk's ``corpus_gleu``, with set
     intersections where it counts n-gram tuples with ``Counter``."""
-    rows, chosen = [], []
+    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    results: list = [([], []) for _ in spans]
     for hypothesis, references in zip(hypotheses, list_of_references):
         if type(hypothesis) not in (list, tuple):  # arrays, Series: slice and zip as lists
             hypothesis = list(hypothesis)
-        n_hyp = ngram_counts(len(hypothesis), min_len, max_len)
+        n_hyp_tokens = len(hypothesis)
         hyp_slices, hyp_grams = [hypothesis], [hypothesis]
-        best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
+        candidates = []
         for j, reference in enumerate(references):
-            n_ref = ngram_counts(len(reference), min_len, max_len)
-            n_all = n_hyp if n_hyp > n_ref else n_ref
-            if not n_all:
-                continue  # not a candidate (nltk skips it)
+            length = len(reference)
+            if length < min_len and n_hyp_tokens < min_len:
+                continue  # no n-gram on either side: a candidate for no order
             if type(reference) not in (list, tuple):
                 reference = list(reference)
-            n_match = _matches(hyp_slices, hyp_grams, reference, min_len, max_len)
-            share = n_match / n_all  # n_all > 0 here: no zero guard (stats.ratio) needed
-            if share > best_ratio:  # the first best, as nltk's max keeps it
-                best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), share, j
-        rows.append(best)
-        chosen.append(index)
-    return rows, chosen
+            candidates.append((j, length, _matches(hyp_slices, hyp_grams, reference, max_len)))
+        for (low, high), (rows, chosen) in zip(spans, results):
+            row, index = _best(n_hyp_tokens, candidates, low, high)
+            rows.append(row)
+            chosen.append(index)
+    return results if by_order else results[0]
 
 
 # -- the vectorised core, written once over a small backend interface ------------------------
@@ -433,16 +481,17 @@ def choose_references(
 # -- drivers: segments, as token lists, stored lines or ids, to rows ------------------------
 
 
-def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[Any, Any]:
+def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
     """``(rows, chosen)`` for validated token input: per segment its ``(n_match, n_hyp, n_ref,
     n_all)`` row and the index of the reference nltk keeps (-1 when none is a candidate); lists
     for a small input (:func:`small_input`), else an ``int64`` array of shape
-    ``(len(hypotheses), 4)`` and one of indices."""
+    ``(len(hypotheses), 4)`` and one of indices. With ``by_order``, a list of them, one per
+    order ``n`` in ``min_len..max_len`` (each as orders ``n-n`` alone give it), from one walk."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
         check_token_kinds(chain(chain.from_iterable(hypotheses), *all_references))
-        return python_rows(hypotheses, list_of_references, min_len, max_len)
+        return python_rows(hypotheses, list_of_references, min_len, max_len, by_order)
     n_segments = len(hypotheses)
     hyp_lengths = np.fromiter(map(len, hypotheses), np.int64, n_segments)
     n_refs = np.fromiter(map(len, list_of_references), np.int64, n_segments)
@@ -451,12 +500,13 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         return token_groups(hypotheses[start:stop] + all_references[ref_start:ref_stop], lengths, segment_of)
 
-    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len, by_order)
 
 
 def stored_segment_rows(
-    store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int
-) -> tuple[np.ndarray, np.ndarray]:
+    store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int,
+    by_order: bool = False,
+) -> Any:
     """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`, given by
     their indices there: per segment its hypothesis, and every segment's references one after
     the other (``n_refs`` per segment, at least one). No text or token object is made."""
@@ -466,24 +516,28 @@ def stored_segment_rows(
         return store.groups(lines, lengths, segment_of)
 
     hyp_lengths, ref_lengths = np.take(store.counts, hypotheses), np.take(store.counts, references)
-    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len, by_order)
 
 
 def rows_by_chunk(
-    groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int
-) -> tuple[np.ndarray, np.ndarray]:
+    groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int,
+    by_order: bool = False,
+) -> Any:
     """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time.
 
     ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1
     groups of segments ``start:stop`` (references ``ref_start:ref_stop``), laid out as
     their hypotheses then their references. A segment is never split: one longer than a
-    chunk is a chunk of its own, and memory grows with it.
+    chunk is a chunk of its own, and memory grows with it. With ``by_order``, a list of
+    ``(rows, chosen)``, one per order ``n`` in ``min_len..max_len`` as orders ``n-n`` alone
+    give them, from one walk.
     """
     n_segments = len(hyp_lengths)
-    rows = np.zeros((n_segments, 4), np.int64)
-    chosen = np.full(n_segments, -1, np.int64)
+    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    rows = np.zeros((len(spans), n_segments, 4), np.int64)
+    chosen = np.full((len(spans), n_segments), -1, np.int64)
     if n_segments == 0:
-        return rows, chosen
+        return list(zip(rows, chosen)) if by_order else (rows[0], chosen[0])
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     for start, stop in chunks(segment_tokens, CHUNK_TOKENS):
@@ -498,9 +552,11 @@ def rows_by_chunk(
         group = groups(start, stop, ref_start, ref_stop, lengths, np.take(segment_of_sentence, sentence_of))
         n_hyp_pos = int(lengths[:n_chunk].sum())
         one_ref = bool((chunk_refs == 1).all())
-        matches = count_matches(NUMPY, group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len)
+        matches = count_matches(NUMPY, group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len, by_order)
         chunk_first = first_ref[start:stop] - ref_start
-        rows[start:stop], chosen[start:stop] = choose_references(
-            NUMPY, matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, min_len, max_len
-        )
-    return rows, chosen
+        for k, (low, high) in enumerate(spans):
+            order_matches = matches[k] if by_order else matches
+            rows[k, start:stop], chosen[k, start:stop] = choose_references(
+                NUMPY, order_matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, low, high
+            )
+    return list(zip(rows, chosen)) if by_order else (rows[0], chosen[0])
