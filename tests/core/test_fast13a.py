@@ -88,7 +88,7 @@ def test_a_line_holding_every_separator_is_done_on_its_own():
 def test_small_chunks_give_the_same_tokens(monkeypatch):
     texts = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")[:300]
     expected = tokenize_13a_batch(texts)
-    monkeypatch.setattr(tokenizers_module, "_13A_CHUNK_CHARS", 500)
+    monkeypatch.setattr(tokenizers_module, "CHUNK_CHARS_13A", 500)
     assert tokenize_13a_batch(texts) == expected == [oracle(text) for text in texts]
 
 

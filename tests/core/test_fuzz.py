@@ -152,7 +152,7 @@ def test_batch_whatever_separators_the_text_holds(texts, n_taken, at, data):
 def test_batch_across_chunks_equals_sacrebleu(texts, chunk_chars):
     expected = [oracle(text) for text in texts]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tokenizers_module, "_13A_CHUNK_CHARS", chunk_chars)
+        patch.setattr(tokenizers_module, "CHUNK_CHARS_13A", chunk_chars)
         assert tokenize_13a_batch(texts) == expected
         _check_spans(token_spans_13a(texts), expected)
 
