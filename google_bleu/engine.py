@@ -1,13 +1,16 @@
-"""The counting engine: per-segment GLEU statistics.
-
-Small inputs are counted in plain Python (:func:`python_rows`), larger ones by one vectorised
-algorithm (:func:`count_matches`, :func:`choose_references`, walking orders with :func:`extend`)
-over a numpy or torch backend, to the same rows (``docs/design.md``, "The counting engine").
-"""
+"""The counting engine: per-segment GLEU statistics. Small inputs are counted in plain Python
+(:func:`python_rows`), larger ones by one vectorised algorithm (:func:`count_matches` over
+:func:`walk`, :func:`choose_references`) over a numpy or torch backend, to the same rows
+(``docs/design.md``, "The counting engine")."""
 
 from __future__ import annotations
 
-from collections import _count_elements  # Counter's own counting loop, in C, without Counter()
+try:  # Counter's own counting loop, in C, without Counter() (tests/core/test_engine.py pins it)
+    from collections import _count_elements
+except ImportError:  # pragma: no cover - the loop collections itself falls back to
+    def _count_elements(mapping: dict, iterable: Any) -> None:
+        for element in iterable:
+            mapping[element] = mapping.get(element, 0) + 1
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,7 +37,7 @@ CHARS_PER_TOKEN = 5
 
 def chunks(sizes: np.ndarray, limit: int) -> Any:
     """``(start, stop)`` ranges of consecutive items whose ``sizes`` add up to about ``limit``
-    (at least one item each: an item larger than ``limit`` is a range of its own).
+    (an item larger than ``limit`` is a range of its own).
 
     Example:
         >>> list(chunks(np.array([2, 2, 5, 1]), 4))
@@ -49,24 +52,14 @@ def chunks(sizes: np.ndarray, limit: int) -> Any:
         start = stop
 
 
-#: The counting strategies :func:`strategy` can force ("auto": :func:`small_input` decides by size).
 STRATEGIES = ("auto", "python", "numpy")
 _STRATEGY: ContextVar[str] = ContextVar("google_bleu_strategy", default="auto")
 
 
 @contextmanager
 def strategy(name: str) -> Iterator[None]:
-    """Count with one strategy inside the block, whatever the input's size: ``"python"`` (nltk's
-    algorithm on lists), ``"numpy"`` (the vectorised engine) or ``"auto"`` (the default). The
-    numbers are the same either way; differential tests and benchmarks compare the two.
-
-    Example:
-        >>> with strategy("numpy"):
-        ...     small_input(n_tokens=3)
-        False
-        >>> small_input(n_tokens=3)
-        True
-    """
+    """Count with one of :data:`STRATEGIES` inside the block: ``"python"`` (nltk's algorithm on
+    lists) or ``"numpy"`` whatever the size, ``"auto"`` by :func:`small_input`; the rows are ``==``."""
     if name not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {name!r}")
     token = _STRATEGY.set(name)
@@ -77,13 +70,10 @@ def strategy(name: str) -> Iterator[None]:
 
 
 def small_input(n_tokens: int = 0, n_chars: int = 0) -> bool:
-    """Whether an input of ``n_tokens`` tokens (token lists, ids) and ``n_chars`` characters of
-    text not yet tokenized (:data:`CHARS_PER_TOKEN` to a token) is counted in plain Python: the
-    one rule that chooses the strategy (:func:`strategy` forces one)."""
+    """Whether ``n_tokens`` tokens and ``n_chars`` characters of text not yet tokenized
+    (:data:`CHARS_PER_TOKEN` to a token) are counted in plain Python: the one size rule."""
     forced = _STRATEGY.get()
-    if forced != "auto":
-        return forced == "python"
-    return n_tokens + n_chars // CHARS_PER_TOKEN <= SMALL_TOKENS
+    return n_tokens + n_chars // CHARS_PER_TOKEN <= SMALL_TOKENS if forced == "auto" else forced == "python"
 
 
 def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
@@ -108,9 +98,8 @@ def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
 
 
 def _clipped(a: list, b: Any) -> int:
-    """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator). Where one side
-    holds no n-gram twice (always, but for a few n-grams of order 1), that is the size of an
-    intersection."""
+    """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator): the size of an
+    intersection where one side holds no n-gram twice (nearly always above order 1)."""
     a_counts: dict = {}
     _count_elements(a_counts, a)
     if len(a_counts) == len(a):
@@ -129,14 +118,10 @@ def _clipped(a: list, b: Any) -> int:
 
 
 def _matches(hyp_slices: list, hyp_grams: list, reference: list, max_len: int) -> list[int]:
-    """Clipped matches against ``reference`` of each order from 1, up to ``max_len`` or the
-    first order with none (no n-gram of order k + 1 matches when none of order k does).
-
-    ``hyp_grams[k - 1]`` holds the hypothesis n-grams of order k (the tokens themselves at
-    order 1, tuples above: an order's n-grams never equal another's) and ``hyp_slices[k - 1]``
-    the hypothesis from its k-th token; orders are added as they are needed and kept for the
-    segment's other references.
-    """
+    """Clipped matches against ``reference`` of each order from 1, to ``max_len`` or the first
+    order with none. ``hyp_grams[k - 1]`` holds the hypothesis n-grams of order k (tokens at
+    order 1, tuples above) and ``hyp_slices[k - 1]`` the hypothesis from its k-th token, added
+    as needed and kept for the segment's other references."""
     found = [_clipped(hyp_grams[0], reference)]
     if not found[0] or max_len == 1:
         return found
@@ -177,9 +162,8 @@ def _chained(bigrams: list, bigram_at: dict, max_len: int) -> list[int]:
 
 
 def _best(n_hyp_tokens: int, candidates: list, min_len: int, max_len: int) -> tuple[tuple, int]:
-    """nltk's reference rule for orders ``min_len..max_len``: the row of the first reference with
-    the highest ``n_match / n_all`` and its index (``(0, 0, 0, 0)`` and -1 when none has
-    n-grams); ``candidates`` holds per reference its index, length and per-order matches."""
+    """nltk's reference rule, orders ``min_len..max_len``: the row and index of the first of
+    ``candidates`` (index, length, per-order matches) with the highest ``n_match / n_all``."""
     n_hyp = ngram_counts(n_hyp_tokens, min_len, max_len)
     best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
     for j, length, found in candidates:
@@ -194,11 +178,8 @@ def _best(n_hyp_tokens: int, candidates: list, min_len: int, max_len: int) -> tu
     return best, index
 
 
-def python_rows(
-    hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False
-) -> Any:
-    """:func:`segment_rows` in plain Python (lists): nltk's ``corpus_gleu``, with set
-    intersections where it counts n-gram tuples with ``Counter``."""
+def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
+    """:func:`segment_rows` in plain Python: nltk's ``corpus_gleu`` with set intersections."""
     spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
     results: list = [([], []) for _ in spans]
     for hypothesis, references in zip(hypotheses, list_of_references):
@@ -263,24 +244,11 @@ NUMPY = NumpyBackend()
 
 
 def extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sentence: Any = None) -> tuple:
-    """The n-grams of order n + 1 from those of order n.
-
-    Args:
-        backend: :class:`NumpyBackend` or a torch backend.
-        group: Per entry (an n-gram occurrence), its group label in ``0..n-1``: equal
-            labels, equal n-grams.
-        position: Per entry, the position it starts at (ascending).
-        live: Per label, whether its n-gram may extend (it occurs where a match can be).
-        n: The number of labels (and, compacted, of entries).
-        same_sentence: At order 1 (every position an entry), per position p whether p and
-            p + 1 lie in one sentence; ``None`` later: two live n-grams (n >= 2) at adjacent
-            positions overlap, so they share a sentence.
-
-    Returns:
-        ``(group, position, kept)``: the labels (representative entries) and positions of order
-        n + 1, and the indices of the entries of order n they start at (``None`` for a backend
-        that does not compact: a dead entry gets a key of its own, above every live key).
-    """
+    """The n-grams of order n + 1 from the live ones of order n (a :class:`Step`'s ``group``,
+    ``position``, ``live`` and ``n``). ``same_sentence`` is given at order 1 only: later, two live
+    n-grams at adjacent positions overlap, so they share a sentence. Returns the labels and
+    positions of order n + 1 and the entries of order n they start at (``None`` for a backend
+    that does not compact: a dead entry gets a key of its own, above every live key)."""
     take, xp = backend.take, backend.xp
     live_at = take(live, group)
     extends = live_at[:-1] & live_at[1:]
@@ -309,65 +277,35 @@ def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tu
 
 
 class Step:
-    """One order of a :func:`walk`: what the consumer reads, and ``live``, which it sets.
-
-    Attributes:
-        order: The n-gram order (1, 2, ...).
-        counted: ``order >= min_len``: the order adds to the statistics.
-        group: Per entry (an n-gram occurrence), its label in ``0..n-1``: equal labels, equal n-grams.
-        position: Per entry, the position it starts at (ascending).
-        n: Entries (compacted), and the bound of their labels.
-        n_first: Entries among the first ``n_first`` positions (the walk's first side: the
-            hypotheses), which come first.
-        live: Set by the consumer: per label, whether its n-gram may extend (occurs where a
-            match can be); the walk stops after an order where it is left ``None``.
-    """
+    """One order of a :func:`walk`: per entry (n-gram occurrence) its label ``group`` in ``0..n-1``
+    (equal labels, equal n-grams) and ``position``; the first side's ``n_first`` entries come
+    first; ``counted``: ``order >= min_len``. The consumer sets ``live`` (per label: may extend)."""
 
     __slots__ = ("order", "counted", "group", "position", "n", "n_first", "live")
 
 
-def walk(
-    backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: int, n_first: int = 0
-) -> Iterator[Step]:
-    """The n-gram walk, orders ``1..max_len``, with the one order loop of the package.
-
-    Args:
-        backend: :class:`NumpyBackend` or a torch backend.
-        group: Per position, its order-1 label (the position of a representative holding the
-            same token; equal labels, equal tokens).
-        same_sentence: Per position p (but the last), whether p and p + 1 lie in one sentence.
-        min_len: The first order that counts (:attr:`Step.counted`).
-        max_len: The last order.
-        n_first: Positions of the first side (see :attr:`Step.n_first`).
-
-    Yields:
-        One :class:`Step` per order (the same object, updated): the consumer does its per-order
-        work and sets ``step.live``; the walk extends the live n-grams (:func:`extend`) and stops
-        after ``max_len`` or when no entry is left.
+def walk(backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: int, n_first: int = 0) -> Iterator[Step]:
+    """The one order loop of the n-gram walk (``docs/design.md``, "The walk"): from order-1
+    labels ``group`` (``same_sentence``: whether positions p and p + 1 share a sentence), one
+    :class:`Step` per order; then the live n-grams extend, until ``max_len`` or none is left.
 
     Example:
-        >>> group = np.array([0, 1, 0, 1, 4])  # "a b a b c"
-        >>> for step in walk(NUMPY, group, np.ones(4, bool), 1, 4):
-        ...     counts = np.bincount(step.group, minlength=step.n)
-        ...     print(step.order, step.position.tolist(), counts[step.group].tolist())
-        ...     step.live = counts > 1  # extend the n-grams that occur twice
-        1 [0, 1, 2, 3, 4] [2, 2, 2, 2, 1]
-        2 [0, 1, 2] [2, 1, 2]
+        >>> for step in walk(NUMPY, np.array([0, 1, 0, 1, 4]), np.ones(4, bool), 1, 4):  # a b a b c
+        ...     print(step.order, step.position.tolist())
+        ...     step.live = np.bincount(step.group, minlength=step.n) > 1  # occurs twice: extends
+        1 [0, 1, 2, 3, 4]
+        2 [0, 1, 2]
     """
-    n = int(group.shape[0])
-    if n == 0:
-        return
-    step = Step()
+    step, n = Step(), int(group.shape[0])
     step.group, step.position, step.n, step.n_first = group, backend.arange(n), n, n_first
-    for order in range(1, max_len + 1):
+    for order in range(1, max_len + 1 if n else 1):
         step.order, step.counted, step.live = order, order >= min_len, None
         yield step
         if order == max_len or step.live is None:
             return
-        group, position, kept = extend(
+        step.group, step.position, kept = extend(
             backend, step.group, step.position, step.live, step.n, same_sentence if order == 1 else None
         )
-        step.group, step.position = group, position
         if kept is not None:
             step.n, step.n_first = int(kept.shape[0]), int(np.searchsorted(kept, step.n_first))
             if step.n == 0:
@@ -375,9 +313,7 @@ def walk(
 
 
 def clip(xp: Any, hyp_count: Any, ref_count: Any) -> Any:
-    """Clipped counts ``min(h, r)`` with ``xp`` (numpy or torch): an n-gram of the hypothesis
-    matches at most as often as the reference holds it (nltk's ``Counter`` intersection;
-    :func:`_clipped` is the same rule on lists)."""
+    """``min(h, r)`` with ``xp`` (numpy or torch): nltk's clip (:func:`_clipped` on lists)."""
     return xp.minimum(hyp_count, ref_count)
 
 
@@ -385,25 +321,10 @@ def count_matches(
     backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """Clipped n-gram matches of every reference sentence (0 for hypotheses).
-
-    Args:
-        backend: :class:`NumpyBackend` or a torch backend.
-        group: Per position, the order-1 group: the position of a representative holding
-            the same token in the same segment (positions that hold no token, such as
-            padding, each in a group of their own).
-        sentence_of: Per position, its sentence. The hypotheses' positions come first
-            (``n_hyp_pos`` of them), then the references'; a sentence's positions are
-            contiguous, in token order.
-        n_hyp_pos: Positions of the hypotheses.
-        n_sentences: Sentences (hypotheses and references).
-        one_ref: Every segment has exactly one reference (a shortcut).
-        by_order: Keep each order's matches apart: shape ``(max_len - min_len + 1,
-            n_sentences)`` instead of ``(n_sentences,)``, from the same one walk.
-
-    A group is "live" when it occurs in the hypothesis and in some reference of its
-    segment: only live n-grams can extend to longer matches (:func:`extend`).
-    """
+    """Clipped n-gram matches of every reference sentence (0 for hypotheses), per order with
+    ``by_order``. ``group``: per position, a representative position of the same token in the
+    same segment (padding: a group of its own); ``sentence_of``: per position its sentence, the
+    hypotheses' ``n_hyp_pos`` first; ``one_ref``: one reference per segment."""
     n_rows = max_len - min_len + 1 if by_order else 1
     matches = backend.full(n_rows * n_sentences, 0)
     take, xp = backend.take, backend.xp
@@ -444,23 +365,10 @@ def choose_references(
     backend: Any, matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
-    """Per segment the reference nltk keeps and its statistics row (``docs/design.md``, "The
-    reference rule": a segment without a candidate is a row of zeros).
-
-    Args:
-        backend: :class:`NumpyBackend` or a torch backend.
-        matches: Per sentence (hypotheses, then references), its clipped matches.
-        lengths: Per sentence, its token count.
-        n_segments: Segments (one hypothesis each, first in ``matches`` and ``lengths``).
-        ref_segment: Per reference, its segment (contiguous, ascending).
-        first_ref: Per segment, the index of its first reference.
-        present: Optionally, per reference, whether it exists (an absent slot of a padded
-            batch is no candidate).
-
-    Returns:
-        ``(rows, chosen)``: int64 ``[n_segments, 4]`` rows ``(n_match, n_hyp, n_ref, n_all)``
-        and, per segment, the index of the chosen reference among its own (-1: none).
-    """
+    """Per segment the reference nltk keeps and its row (``docs/design.md``, "The reference
+    rule"), from per sentence (hypotheses first) its ``matches`` and ``lengths``, per reference its
+    segment (ascending) and whether it exists (``present``), per segment its first reference.
+    Returns int64 rows (zeros without a candidate) and the chosen references (-1: none)."""
     xp = backend.xp
     counts = ngram_counts(lengths, min_len, max_len)
     n_hyp, ref_count, ref_match = counts[:n_segments], counts[n_segments:], matches[n_segments:]
@@ -483,10 +391,9 @@ def choose_references(
 
 def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
     """``(rows, chosen)`` for validated token input: per segment its ``(n_match, n_hyp, n_ref,
-    n_all)`` row and the index of the reference nltk keeps (-1 when none is a candidate); lists
-    for a small input (:func:`small_input`), else an ``int64`` array of shape
-    ``(len(hypotheses), 4)`` and one of indices. With ``by_order``, a list of them, one per
-    order ``n`` in ``min_len..max_len`` (each as orders ``n-n`` alone give it), from one walk."""
+    n_all)`` row and the index of the reference nltk keeps (-1: no candidate), as lists
+    (:func:`small_input`) or int64 arrays. With ``by_order``, one ``(rows, chosen)`` per order
+    ``n`` in ``min_len..max_len``, as orders ``n-n`` alone give them, from one walk."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
@@ -507,9 +414,9 @@ def stored_segment_rows(
     store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`, given by
-    their indices there: per segment its hypothesis, and every segment's references one after
-    the other (``n_refs`` per segment, at least one). No text or token object is made."""
+    """:func:`segment_rows` for lines of a :class:`~google_bleu.keys.LineStore`, by their indices
+    there: per segment its hypothesis, and the references one after the other (``n_refs`` per
+    segment, at least one). No text or token object is made."""
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         lines = np.concatenate((hypotheses[start:stop], references[ref_start:ref_stop]))
@@ -523,21 +430,14 @@ def rows_by_chunk(
     groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time.
-
-    ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1
-    groups of segments ``start:stop`` (references ``ref_start:ref_stop``), laid out as
-    their hypotheses then their references. A segment is never split: one longer than a
-    chunk is a chunk of its own, and memory grows with it. With ``by_order``, a list of
-    ``(rows, chosen)``, one per order ``n`` in ``min_len..max_len`` as orders ``n-n`` alone
-    give them, from one walk.
-    """
+    """:func:`segment_rows` with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time
+    (a segment is never split). ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)``
+    gives the order-1 groups of segments ``start:stop`` (references ``ref_start:ref_stop``),
+    their hypotheses then their references."""
     n_segments = len(hyp_lengths)
     spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
     rows = np.zeros((len(spans), n_segments, 4), np.int64)
     chosen = np.full((len(spans), n_segments), -1, np.int64)
-    if n_segments == 0:
-        return list(zip(rows, chosen)) if by_order else (rows[0], chosen[0])
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     for start, stop in chunks(segment_tokens, CHUNK_TOKENS):

@@ -220,21 +220,6 @@ def token_spans_13a(texts: list[str]) -> TokenSpans:
     return _chunked_13a(texts, _spans_13a_between)
 
 
-def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
-    """13a tokens of many lines at once (:func:`token_spans_13a`, decoded), identical to
-    sacrebleu's ``Tokenizer13a`` split.
-
-    Example:
-        >>> tokenize_13a_batch(["Hello, world!", "It costs 1,000.50 &amp; 5-6 days."])
-        [['Hello', ',', 'world', '!'], ['It', 'costs', '1,000.50', '&', '5', '-', '6', 'days', '.']]
-    """
-    spans = token_spans_13a(texts)
-    data = spans.codes.tobytes()
-    tokens = [data[start : start + size].decode("utf-8", "surrogatepass") for start, size in zip(spans.starts.tolist(), spans.lengths.tolist())]
-    ends = np.cumsum(spans.counts).tolist()
-    return [tokens[end - count : end] for end, count in zip(ends, spans.counts.tolist())]
-
-
 # -- one line, without numpy: the rule of _split_13a read off byte classes (docs/design.md) --
 #: Each digit, period, comma and dash as its class; other bytes are left as they are.
 _CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")

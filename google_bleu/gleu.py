@@ -89,42 +89,33 @@ def checked_text_stats(
     """Per-segment statistics of text as :func:`~google_bleu.validation.check_texts` returns
     it, with a built tokenizer and checked orders (callers checked them already): the text
     counting every surface shares (:meth:`google_bleu.GLEU.stats` is its checked entry)."""
-    return _text_stats(predictions, references, tokenize, min_len, max_len, False)[0]
+    return order_text_stats(predictions, references, tokenize, min_len, max_len, by_order=False)[0]
 
 
 def order_text_stats(
-    predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int
+    predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int,
+    by_order: bool = True,
 ) -> list[GleuStats]:
-    """Per order ``n`` from ``min_len`` to ``max_len``, the statistics of orders ``n-n``
-    (each segment keeping its best reference for that order), from one walk of the text's
-    n-grams; checked input as for :func:`checked_text_stats`."""
-    return _text_stats(predictions, references, tokenize, min_len, max_len, True)
-
-
-def _text_stats(
-    predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int, by_order: bool
-) -> list[GleuStats]:
+    """Per order ``n`` from ``min_len`` to ``max_len``, the statistics of orders ``n-n`` (each
+    segment keeping its best reference for that order), from one walk of the text's n-grams;
+    checked input as for :func:`checked_text_stats` (``by_order=False``: its one statistics)."""
     spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
     if not predictions:
         return [GleuStats.empty(low, high) for low, high in spans]
-    n_chars = sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))
-    if small_input(n_chars=n_chars):
-        tokens = tokenized(tokenize, [*predictions, *chain.from_iterable(references)])
-        n = len(predictions)
-        parts = python_rows(tokens[:n], _regrouped(tokens[n:], references), min_len, max_len, by_order)
-        parts = parts if by_order else [parts]
-        return [GleuStats.trusted(rows, low, high, chosen) for (low, high), (rows, chosen) in zip(spans, parts)]
-    store = LineStore()  # tokenized lines shared by chunks
-    rows = np.empty((len(spans), len(predictions), 4), np.int64)
-    chosen = np.empty((len(spans), len(predictions)), np.int64)
-    # Characters of each segment (its prediction and its references), chunk by chunk.
-    sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))
-    sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
-    for start, stop in chunks(sizes, TEXT_CHUNK_CHARS):
-        parts = _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, store, by_order)
-        for k, part in enumerate(parts if by_order else [parts]):
-            rows[k, start:stop], chosen[k, start:stop] = part
-    return [GleuStats.trusted(rows[k], low, high, chosen[k]) for k, (low, high) in enumerate(spans)]
+    if small_input(n_chars=sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))):
+        parts = [_text_rows(tokenize, predictions, references, min_len, max_len, None, by_order)]
+    else:  # chunks of text, with the tokenized lines shared between them
+        store = LineStore()
+        sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))  # characters per segment
+        sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
+        chunked = chunks(sizes, TEXT_CHUNK_CHARS)
+        parts = [_text_rows(tokenize, predictions[a:b], references[a:b], min_len, max_len, store, by_order) for a, b in chunked]
+    stats = []
+    for k, (low, high) in enumerate(spans):
+        pieces = [part[k] if by_order else part for part in parts]
+        rows, chosen = pieces[0] if len(pieces) == 1 else map(np.concatenate, zip(*pieces))
+        stats.append(GleuStats.trusted(rows, low, high, chosen))
+    return stats
 
 
 #: Distinct lines and tokens that :func:`checked_text_stats` keeps tokenized between chunks
@@ -134,13 +125,15 @@ SEEN_TOKENS = 1 << 18
 
 
 def _text_rows(
-    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int, store: LineStore,
+    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int, store: LineStore | None,
     by_order: bool,
 ) -> Any:
-    if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
+    if store is not None and (store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS):
         store.clear()
     n = len(predictions)
     keys = tokenized(tokenize, [*predictions, *chain.from_iterable(references)], store)
+    if store is None:  # a small input (sized by its characters): plain Python
+        return python_rows(keys[:n], _regrouped(keys[n:], references), min_len, max_len, by_order)
     if tokenize.spans is not None:
         n_refs = np.fromiter(map(len, references), np.int64, len(references))
         return stored_segment_rows(store, keys[:n], keys[n:], n_refs, min_len, max_len, by_order)
