@@ -103,19 +103,20 @@ def order_text_stats(
     if not predictions:
         return [GleuStats.empty(low, high) for low, high in spans]
     if small_input(n_chars=sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))):
-        parts = [_text_rows(tokenize, predictions, references, min_len, max_len, None, by_order)]
+        part = _text_rows(tokenize, predictions, references, min_len, max_len, None, by_order)
+        pieces = part if by_order else [part]
     else:  # chunks of text, with the tokenized lines shared between them
         store = LineStore()
         sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))  # characters per segment
         sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
-        chunked = chunks(sizes, TEXT_CHUNK_CHARS)
-        parts = [_text_rows(tokenize, predictions[a:b], references[a:b], min_len, max_len, store, by_order) for a, b in chunked]
-    stats = []
-    for k, (low, high) in enumerate(spans):
-        pieces = [part[k] if by_order else part for part in parts]
-        rows, chosen = pieces[0] if len(pieces) == 1 else map(np.concatenate, zip(*pieces))
-        stats.append(GleuStats.trusted(rows, low, high, chosen))
-    return stats
+        rows = np.empty((len(spans), len(predictions), 4), np.int64)
+        chosen = np.empty((len(spans), len(predictions)), np.int64)
+        for a, b in chunks(sizes, TEXT_CHUNK_CHARS):
+            part = _text_rows(tokenize, predictions[a:b], references[a:b], min_len, max_len, store, by_order)
+            for k, (part_rows, part_chosen) in enumerate(part if by_order else [part]):
+                rows[k, a:b], chosen[k, a:b] = part_rows, part_chosen
+        pieces = list(zip(rows, chosen))
+    return [GleuStats.trusted(r, low, high, c) for (low, high), (r, c) in zip(spans, pieces)]
 
 
 #: Distinct lines and tokens that :func:`checked_text_stats` keeps tokenized between chunks
