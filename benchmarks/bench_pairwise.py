@@ -36,10 +36,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.machine import cpu_model, load_average  # noqa: E402
-from google_bleu.fast13a import tokenize_13a_batch  # noqa: E402
+from google_bleu import get_tokenizer  # noqa: E402
 from google_bleu.ids import pairwise_gleu  # noqa: E402
 
 SHARED_DATA = REPO.parent / "shared" / "data" / "wmt17_en_de"
+tokenize_13a_batch = get_tokenizer("13a").tokenize_all  # 13a tokens of many lines
 SAMPLE = REPO / "google_bleu" / "samples" / "wmt17_en_de"
 RESULTS = REPO / "benchmarks" / "results" / "pairwise.json"
 #: Per token of a variant: chance of a replacement, a deletion, a swap with the next token.

@@ -14,7 +14,8 @@ sample without it), each pair used once per timed pass:
   numbered), against nltk's ``sentence_gleu`` on the same id lists.
 - the two counting strategies of the engine, each forced, on the same text batches: where
   numpy becomes cheaper than plain Python is the crossover the engine uses
-  (``engine.SMALL_TOKENS``, tokens of a call's inputs together).
+  (``engine.SMALL_TOKENS``, tokens of a call's inputs together), each forced with
+  ``engine.strategy``.
 
 Every score is compared with the anchor's (``==``). Each configuration runs ``--repeats``
 times, alternating ours and the anchor, and keeps the fastest pass (the machine is shared).
@@ -163,31 +164,27 @@ def bench_crossover(pairs, repeats: int, n_samples: int) -> tuple[list[dict], in
 
     tokenize = get_tokenizer("13a")
     tokens = [(tokenize(h), [tokenize(r)]) for h, r in pairs[: max(CROSSOVER_SIZES[-1], n_samples)]]
-    saved = engine.SMALL_TOKENS
     rows = []
-    try:
-        for size in CROSSOVER_SIZES:
-            total = max(size, n_samples)
-            batches = [tokens[start : start + size] for start in range(0, total, size)]
+    for size in CROSSOVER_SIZES:
+        total = max(size, n_samples)
+        batches = [tokens[start : start + size] for start in range(0, total, size)]
 
-            def count(strategy, batches=batches):
-                engine.SMALL_TOKENS = 1 << 62 if strategy == "python" else -1
+        def count(strategy, batches=batches):
+            with engine.strategy(strategy):
                 return [gleu_stats(*zip(*batch)).rows.tolist() for batch in batches]
 
-            (python_s, numpy_s), (a, b) = best_of(repeats, lambda: count("python"), lambda: count("numpy"))
-            n_tokens = sum(len(h) + len(r[0]) for h, r in tokens[:total]) / len(batches)
-            rows.append(
-                {
-                    "batch": size,
-                    "tokens": round(n_tokens),
-                    "python_us": 1e6 * python_s / total,
-                    "numpy_us": 1e6 * numpy_s / total,
-                    "identical": a == b,
-                }
-            )
-            print(f"cross B={size:5d} {rows[-1]}", flush=True)
-    finally:
-        engine.SMALL_TOKENS = saved
+        (python_s, numpy_s), (a, b) = best_of(repeats, lambda: count("python"), lambda: count("numpy"))
+        n_tokens = sum(len(h) + len(r[0]) for h, r in tokens[:total]) / len(batches)
+        rows.append(
+            {
+                "batch": size,
+                "tokens": round(n_tokens),
+                "python_us": 1e6 * python_s / total,
+                "numpy_us": 1e6 * numpy_s / total,
+                "identical": a == b,
+            }
+        )
+        print(f"cross B={size:5d} {rows[-1]}", flush=True)
     cheaper = [row["tokens"] for row in rows if row["numpy_us"] < row["python_us"]]
     return rows, (min(cheaper) if cheaper else None)
 

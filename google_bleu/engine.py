@@ -1,13 +1,19 @@
-"""The counting engine: per-segment GLEU statistics.
-
-Small inputs are counted in plain Python (:func:`python_rows`), larger ones by one vectorised
-algorithm (:func:`count_matches`, :func:`choose_references`, walking orders with :func:`extend`)
-over a numpy or torch backend, to the same rows (``docs/design.md``, "The counting engine").
-"""
+"""The counting engine: per-segment GLEU statistics. Small inputs are counted in plain Python
+(:func:`python_rows`), larger ones by one vectorised algorithm (:func:`count_matches` over
+:func:`walk`, :func:`choose_references`) over a numpy or torch backend, to the same rows
+(``docs/design.md``, "The counting engine")."""
 
 from __future__ import annotations
 
-from collections import _count_elements  # Counter's own counting loop, in C, without Counter()
+try:  # Counter's own counting loop, in C, without Counter() (tests/core/test_engine.py pins it)
+    from collections import _count_elements
+except ImportError:  # pragma: no cover - the loop collections itself falls back to
+    def _count_elements(mapping: dict, iterable: Any) -> None:
+        for element in iterable:
+            mapping[element] = mapping.get(element, 0) + 1
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import chain, count, repeat
 from operator import add, and_, eq
 from typing import Any
@@ -31,7 +37,7 @@ CHARS_PER_TOKEN = 5
 
 def chunks(sizes: np.ndarray, limit: int) -> Any:
     """``(start, stop)`` ranges of consecutive items whose ``sizes`` add up to about ``limit``
-    (at least one item each: an item larger than ``limit`` is a range of its own).
+    (an item larger than ``limit`` is a range of its own).
 
     Example:
         >>> list(chunks(np.array([2, 2, 5, 1]), 4))
@@ -46,10 +52,28 @@ def chunks(sizes: np.ndarray, limit: int) -> Any:
         start = stop
 
 
-def small_input(n_tokens: int) -> bool:
-    """Whether an input of ``n_tokens`` tokens is counted in plain Python: the one place the
-    strategy is chosen."""
-    return n_tokens <= SMALL_TOKENS
+STRATEGIES = ("auto", "python", "numpy")
+_STRATEGY: ContextVar[str] = ContextVar("google_bleu_strategy", default="auto")
+
+
+@contextmanager
+def strategy(name: str) -> Iterator[None]:
+    """Count with one of :data:`STRATEGIES` inside the block: ``"python"`` (nltk's algorithm on
+    lists) or ``"numpy"`` whatever the size, ``"auto"`` by :func:`small_input`; the rows are ``==``."""
+    if name not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {name!r}")
+    token = _STRATEGY.set(name)
+    try:
+        yield
+    finally:
+        _STRATEGY.reset(token)
+
+
+def small_input(n_tokens: int = 0, n_chars: int = 0) -> bool:
+    """Whether ``n_tokens`` tokens and ``n_chars`` characters of text not yet tokenized
+    (:data:`CHARS_PER_TOKEN` to a token) are counted in plain Python: the one size rule."""
+    forced = _STRATEGY.get()
+    return n_tokens + n_chars // CHARS_PER_TOKEN <= SMALL_TOKENS if forced == "auto" else forced == "python"
 
 
 def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
@@ -74,9 +98,8 @@ def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
 
 
 def _clipped(a: list, b: Any) -> int:
-    """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator). Where one side
-    holds no n-gram twice (always, but for a few n-grams of order 1), that is the size of an
-    intersection."""
+    """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator): the size of an
+    intersection where one side holds no n-gram twice (nearly always above order 1)."""
     a_counts: dict = {}
     _count_elements(a_counts, a)
     if len(a_counts) == len(a):
@@ -94,25 +117,20 @@ def _clipped(a: list, b: Any) -> int:
     return n_match
 
 
-def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, max_len: int) -> int:
-    """Clipped matches of orders ``min_len..max_len`` against ``reference``.
-
-    ``hyp_grams[k - 1]`` holds the hypothesis n-grams of order k (the tokens themselves at
-    order 1, tuples above: an order's n-grams never equal another's) and ``hyp_slices[k - 1]``
-    the hypothesis from its k-th token; orders are added as they are needed and kept for the
-    segment's other references. No n-gram of order k + 1 matches when none of order k does.
-    """
-    n_match = _clipped(hyp_grams[0], reference)
-    if not n_match or max_len == 1:
-        return n_match if min_len == 1 else 0
-    if min_len > 1:
-        n_match = 0
+def _matches(hyp_slices: list, hyp_grams: list, reference: list, max_len: int) -> list[int]:
+    """Clipped matches against ``reference`` of each order from 1, to ``max_len`` or the first
+    order with none. ``hyp_grams[k - 1]`` holds the hypothesis n-grams of order k (tokens at
+    order 1, tuples above) and ``hyp_slices[k - 1]`` the hypothesis from its k-th token, added
+    as needed and kept for the segment's other references."""
+    found = [_clipped(hyp_grams[0], reference)]
+    if not found[0] or max_len == 1:
+        return found
     if len(hyp_grams) < 2:
         hyp_slices.append(hyp_slices[0][1:])
         hyp_grams.append(list(zip(*hyp_slices)))
     bigram_at = dict(zip(zip(reference, reference[1:]), count()))
     if len(bigram_at) == len(reference) - 1 and len(set(hyp_grams[1])) == len(hyp_grams[1]):
-        return n_match + _chained(hyp_grams[1], bigram_at, min_len, max_len)
+        return found + _chained(hyp_grams[1], bigram_at, max_len)
     ref_slices = [reference, reference[1:]]
     for order in range(2, max_len + 1):
         if len(hyp_grams) < order:
@@ -123,53 +141,65 @@ def _matches(hyp_slices: list, hyp_grams: list, reference: list, min_len: int, m
         clipped = _clipped(hyp_grams[order - 1], zip(*ref_slices))
         if not clipped:
             break
-        if order >= min_len:
-            n_match += clipped
-    return n_match
+        found.append(clipped)
+    return found
 
 
-def _chained(bigrams: list, bigram_at: dict, min_len: int, max_len: int) -> int:
+def _chained(bigrams: list, bigram_at: dict, max_len: int) -> list[int]:
     """Clipped matches of orders 2 and up when neither side holds a bigram twice: the k-gram at
     i matches when the k - 1 bigrams from i are at consecutive reference positions (``bigram_at``)."""
     at = list(map(bigram_at.get, bigrams, repeat(-2)))  # -2: not in the reference
-    found = len(at) - at.count(-2)
-    n_match = found if min_len <= 2 else 0
+    found = [len(at) - at.count(-2)]
     follows = list(map(eq, at[1:], map(add, at[:-1], repeat(1))))  # -1 is no position
     runs = follows  # per start, whether the n-gram there matches (order 3 first)
     for order in range(3, max_len + 1):
-        found = sum(runs)
-        if not found:
+        n_match = sum(runs)
+        if not n_match:
             break
-        if order >= min_len:
-            n_match += found
+        found.append(n_match)
         runs = list(map(and_, runs[:-1], follows[order - 2 :]))
-    return n_match
+    return found
 
 
-def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[list, list]:
-    """:func:`segment_rows` in plain Python (lists): nltk's ``corpus_gleu``, with set
-    intersections where it counts n-gram tuples with ``Counter``."""
-    rows, chosen = [], []
+def _best(n_hyp_tokens: int, candidates: list, min_len: int, max_len: int) -> tuple[tuple, int]:
+    """nltk's reference rule, orders ``min_len..max_len``: the row and index of the first of
+    ``candidates`` (index, length, per-order matches) with the highest ``n_match / n_all``."""
+    n_hyp = ngram_counts(n_hyp_tokens, min_len, max_len)
+    best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
+    for j, length, found in candidates:
+        n_ref = ngram_counts(length, min_len, max_len)
+        n_all = n_hyp if n_hyp > n_ref else n_ref
+        if not n_all:
+            continue  # not a candidate (nltk skips it)
+        n_match = sum(found[min_len - 1 : max_len])
+        share = n_match / n_all  # n_all > 0 here: no zero guard (stats.ratio) needed
+        if share > best_ratio:  # the first best, as nltk's max keeps it
+            best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), share, j
+    return best, index
+
+
+def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
+    """:func:`segment_rows` in plain Python: nltk's ``corpus_gleu`` with set intersections."""
+    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    results: list = [([], []) for _ in spans]
     for hypothesis, references in zip(hypotheses, list_of_references):
         if type(hypothesis) not in (list, tuple):  # arrays, Series: slice and zip as lists
             hypothesis = list(hypothesis)
-        n_hyp = ngram_counts(len(hypothesis), min_len, max_len)
+        n_hyp_tokens = len(hypothesis)
         hyp_slices, hyp_grams = [hypothesis], [hypothesis]
-        best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
+        candidates = []
         for j, reference in enumerate(references):
-            n_ref = ngram_counts(len(reference), min_len, max_len)
-            n_all = n_hyp if n_hyp > n_ref else n_ref
-            if not n_all:
-                continue  # not a candidate (nltk skips it)
+            length = len(reference)
+            if length < min_len and n_hyp_tokens < min_len:
+                continue  # no n-gram on either side: a candidate for no order
             if type(reference) not in (list, tuple):
                 reference = list(reference)
-            n_match = _matches(hyp_slices, hyp_grams, reference, min_len, max_len)
-            share = n_match / n_all  # n_all > 0 here: no zero guard (stats.ratio) needed
-            if share > best_ratio:  # the first best, as nltk's max keeps it
-                best, best_ratio, index = (n_match, n_hyp, n_ref, n_all), share, j
-        rows.append(best)
-        chosen.append(index)
-    return rows, chosen
+            candidates.append((j, length, _matches(hyp_slices, hyp_grams, reference, max_len)))
+        for (low, high), (rows, chosen) in zip(spans, results):
+            row, index = _best(n_hyp_tokens, candidates, low, high)
+            rows.append(row)
+            chosen.append(index)
+    return results if by_order else results[0]
 
 
 # -- the vectorised core, written once over a small backend interface ------------------------
@@ -214,24 +244,11 @@ NUMPY = NumpyBackend()
 
 
 def extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sentence: Any = None) -> tuple:
-    """The n-grams of order n + 1 from those of order n.
-
-    Args:
-        backend: :class:`NumpyBackend` or a torch backend.
-        group: Per entry (an n-gram occurrence), its group label in ``0..n-1``: equal
-            labels, equal n-grams.
-        position: Per entry, the position it starts at (ascending).
-        live: Per label, whether its n-gram may extend (it occurs where a match can be).
-        n: The number of labels (and, compacted, of entries).
-        same_sentence: At order 1 (every position an entry), per position p whether p and
-            p + 1 lie in one sentence; ``None`` later: two live n-grams (n >= 2) at adjacent
-            positions overlap, so they share a sentence.
-
-    Returns:
-        ``(group, position, kept)``: the labels (representative entries) and positions of order
-        n + 1, and the indices of the entries of order n they start at (``None`` for a backend
-        that does not compact: a dead entry gets a key of its own, above every live key).
-    """
+    """The n-grams of order n + 1 from the live ones of order n (a :class:`Step`'s ``group``,
+    ``position``, ``live`` and ``n``). ``same_sentence`` is given at order 1 only: later, two live
+    n-grams at adjacent positions overlap, so they share a sentence. Returns the labels and
+    positions of order n + 1 and the entries of order n they start at (``None`` for a backend
+    that does not compact: a dead entry gets a key of its own, above every live key)."""
     take, xp = backend.take, backend.xp
     live_at = take(live, group)
     extends = live_at[:-1] & live_at[1:]
@@ -259,90 +276,99 @@ def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tu
     return pair, backend.count(pair, int(pair.shape[0]))
 
 
-def count_matches(
-    backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int
-) -> Any:
-    """Clipped n-gram matches of every reference sentence (0 for hypotheses).
+class Step:
+    """One order of a :func:`walk`: per entry (n-gram occurrence) its label ``group`` in ``0..n-1``
+    (equal labels, equal n-grams) and ``position``; the first side's ``n_first`` entries come
+    first; ``counted``: ``order >= min_len``. The consumer sets ``live`` (per label: may extend)."""
 
-    Args:
-        backend: :class:`NumpyBackend` or a torch backend.
-        group: Per position, the order-1 group: the position of a representative holding
-            the same token in the same segment (positions that hold no token, such as
-            padding, each in a group of their own).
-        sentence_of: Per position, its sentence. The hypotheses' positions come first
-            (``n_hyp_pos`` of them), then the references'; a sentence's positions are
-            contiguous, in token order.
-        n_hyp_pos: Positions of the hypotheses.
-        n_sentences: Sentences (hypotheses and references).
-        one_ref: Every segment has exactly one reference (a shortcut).
+    __slots__ = ("order", "counted", "group", "position", "n", "n_first", "live")
 
-    A group is "live" when it occurs in the hypothesis and in some reference of its
-    segment: only live n-grams can extend to longer matches (:func:`extend`).
+
+def walk(backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: int, n_first: int = 0) -> Iterator[Step]:
+    """The one order loop of the n-gram walk (``docs/design.md``, "The walk"): from order-1
+    labels ``group`` (``same_sentence``: whether positions p and p + 1 share a sentence), one
+    :class:`Step` per order; then the live n-grams extend, until ``max_len`` or none is left.
+
+    Example:
+        >>> for step in walk(NUMPY, np.array([0, 1, 0, 1, 4]), np.ones(4, bool), 1, 4):  # a b a b c
+        ...     print(step.order, step.position.tolist())
+        ...     step.live = np.bincount(step.group, minlength=step.n) > 1  # occurs twice: extends
+        1 [0, 1, 2, 3, 4]
+        2 [0, 1, 2]
     """
-    n_pos = int(sentence_of.shape[0])
-    matches = backend.full(n_sentences, 0)
-    if n_pos == 0:
-        return matches
+    step, n = Step(), int(group.shape[0])
+    step.group, step.position, step.n, step.n_first = group, backend.arange(n), n, n_first
+    for order in range(1, max_len + 1 if n else 1):
+        step.order, step.counted, step.live = order, order >= min_len, None
+        yield step
+        if order == max_len or step.live is None:
+            return
+        step.group, step.position, kept = extend(
+            backend, step.group, step.position, step.live, step.n, same_sentence if order == 1 else None
+        )
+        if kept is not None:
+            step.n, step.n_first = int(kept.shape[0]), int(np.searchsorted(kept, step.n_first))
+            if step.n == 0:
+                return
+
+
+def clip(xp: Any, hyp_count: Any, ref_count: Any) -> Any:
+    """``min(h, r)`` with ``xp`` (numpy or torch): nltk's clip (:func:`_clipped` on lists)."""
+    return xp.minimum(hyp_count, ref_count)
+
+
+def count_matches(
+    backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int,
+    by_order: bool = False,
+) -> Any:
+    """Clipped n-gram matches of every reference sentence (0 for hypotheses), per order with
+    ``by_order``. ``group``: per position, a representative position of the same token in the
+    same segment (padding: a group of its own); ``sentence_of``: per position its sentence, the
+    hypotheses' ``n_hyp_pos`` first; ``one_ref``: one reference per segment."""
+    n_rows = max_len - min_len + 1 if by_order else 1
+    matches = backend.full(n_rows * n_sentences, 0)
     take, xp = backend.take, backend.xp
-    position = backend.arange(n_pos)  # per entry, its position
-    n_hyp, n = n_hyp_pos, n_pos  # hypothesis entries; entries and the bound of their labels
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
-    for order in range(1, max_len + 1):
+    same_sentence = sentence_of[1:] == sentence_of[:-1]
+    for step in walk(backend, group, same_sentence, min_len, max_len, n_hyp_pos):
+        group, position, n, n_hyp = step.group, step.position, step.n, step.n_first
         hyp_count = backend.count(group[:n_hyp], n)
         ref_group = group[n_hyp:]
         ref_count = backend.count(ref_group, n)
         live = hyp_count > 0
         live &= ref_count > 0
-        if order >= min_len:
-            if one_ref:
-                # A group's reference occurrences all lie in its segment's one reference, the
-                # sentence after the hypotheses' whose index is its segment's: only live groups
-                # add min(h, r) > 0, each to the reference of its representative's segment.
-                found = backend.found(live)
-                ref_sentence = take(sentence_of, take(position, found))
-                ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
-                clipped = xp.minimum(take(hyp_count, found), take(ref_count, found))
-            else:
-                # Each (n-gram, reference) pair, over the reference occurrences of n-grams
-                # the hypothesis holds (only they can add to a match).
-                hyp_at = take(hyp_count, ref_group)
-                found = backend.found(hyp_at > 0)
-                ref_sentence = take(sentence_of, take(position[n_hyp:], found))
-                pair, pair_count = pair_counts(backend, take(ref_group, found), ref_sentence, n_sentences)
-                clipped = xp.minimum(pair_count, take(hyp_at, found))  # nonzero at one entry per pair
-            matches += backend.index_sum(ref_sentence, clipped, n_sentences)
-        if order == max_len:
-            break
-        same_sentence = sentence_of[1:] == sentence_of[:-1] if order == 1 else None
-        group, position, kept = extend(backend, group, position, live, n, same_sentence)
-        if kept is not None:
-            n, n_hyp = int(kept.shape[0]), int(np.searchsorted(kept, n_hyp))
-            if n == 0:
-                break
-    return matches
+        step.live = live
+        if not step.counted:
+            continue
+        if one_ref:
+            # A group's reference occurrences all lie in its segment's one reference, the
+            # sentence after the hypotheses' whose index is its segment's: only live groups
+            # add min(h, r) > 0, each to the reference of its representative's segment.
+            found = backend.found(live)
+            ref_sentence = take(sentence_of, take(position, found))
+            ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
+            clipped = clip(xp, take(hyp_count, found), take(ref_count, found))
+        else:
+            # Each (n-gram, reference) pair, over the reference occurrences of n-grams
+            # the hypothesis holds (only they can add to a match).
+            hyp_at = take(hyp_count, ref_group)
+            found = backend.found(hyp_at > 0)
+            ref_sentence = take(sentence_of, take(position[n_hyp:], found))
+            pair, pair_count = pair_counts(backend, take(ref_group, found), ref_sentence, n_sentences)
+            clipped = clip(xp, take(hyp_at, found), pair_count)  # nonzero at one entry per pair
+        row = step.order - min_len if by_order else 0
+        matches[row * n_sentences : (row + 1) * n_sentences] += backend.index_sum(ref_sentence, clipped, n_sentences)
+    return matches.reshape(n_rows, n_sentences) if by_order else matches
 
 
 def choose_references(
     backend: Any, matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
-    """Per segment the reference nltk keeps and its statistics row (``docs/design.md``, "The
-    reference rule": a segment without a candidate is a row of zeros).
-
-    Args:
-        backend: :class:`NumpyBackend` or a torch backend.
-        matches: Per sentence (hypotheses, then references), its clipped matches.
-        lengths: Per sentence, its token count.
-        n_segments: Segments (one hypothesis each, first in ``matches`` and ``lengths``).
-        ref_segment: Per reference, its segment (contiguous, ascending).
-        first_ref: Per segment, the index of its first reference.
-        present: Optionally, per reference, whether it exists (an absent slot of a padded
-            batch is no candidate).
-
-    Returns:
-        ``(rows, chosen)``: int64 ``[n_segments, 4]`` rows ``(n_match, n_hyp, n_ref, n_all)``
-        and, per segment, the index of the chosen reference among its own (-1: none).
-    """
+    """Per segment the reference nltk keeps and its row (``docs/design.md``, "The reference
+    rule"), from per sentence (hypotheses first) its ``matches`` and ``lengths``, per reference its
+    segment (ascending) and whether it exists (``present``), per segment its first reference.
+    Returns int64 rows (zeros without a candidate) and the chosen references (-1: none)."""
     xp = backend.xp
     counts = ngram_counts(lengths, min_len, max_len)
     n_hyp, ref_count, ref_match = counts[:n_segments], counts[n_segments:], matches[n_segments:]
@@ -363,16 +389,16 @@ def choose_references(
 # -- drivers: segments, as token lists, stored lines or ids, to rows ------------------------
 
 
-def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> tuple[Any, Any]:
+def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
     """``(rows, chosen)`` for validated token input: per segment its ``(n_match, n_hyp, n_ref,
-    n_all)`` row and the index of the reference nltk keeps (-1 when none is a candidate); lists
-    for a small input (:func:`small_input`), else an ``int64`` array of shape
-    ``(len(hypotheses), 4)`` and one of indices."""
+    n_all)`` row and the index of the reference nltk keeps (-1: no candidate), as lists
+    (:func:`small_input`) or int64 arrays. With ``by_order``, one ``(rows, chosen)`` per order
+    ``n`` in ``min_len..max_len``, as orders ``n-n`` alone give them, from one walk."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
         check_token_kinds(chain(chain.from_iterable(hypotheses), *all_references))
-        return python_rows(hypotheses, list_of_references, min_len, max_len)
+        return python_rows(hypotheses, list_of_references, min_len, max_len, by_order)
     n_segments = len(hypotheses)
     hyp_lengths = np.fromiter(map(len, hypotheses), np.int64, n_segments)
     n_refs = np.fromiter(map(len, list_of_references), np.int64, n_segments)
@@ -381,39 +407,37 @@ def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_l
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         return token_groups(hypotheses[start:stop] + all_references[ref_start:ref_stop], lengths, segment_of)
 
-    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len, by_order)
 
 
 def stored_segment_rows(
-    store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`segment_rows` for lines held by a :class:`~google_bleu.keys.LineStore`, given by
-    their indices there: per segment its hypothesis, and every segment's references one after
-    the other (``n_refs`` per segment, at least one). No text or token object is made."""
+    store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int,
+    by_order: bool = False,
+) -> Any:
+    """:func:`segment_rows` for lines of a :class:`~google_bleu.keys.LineStore`, by their indices
+    there: per segment its hypothesis, and the references one after the other (``n_refs`` per
+    segment, at least one). No text or token object is made."""
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         lines = np.concatenate((hypotheses[start:stop], references[ref_start:ref_stop]))
         return store.groups(lines, lengths, segment_of)
 
     hyp_lengths, ref_lengths = np.take(store.counts, hypotheses), np.take(store.counts, references)
-    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
+    return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len, by_order)
 
 
 def rows_by_chunk(
-    groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and chosen references with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time.
-
-    ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1
-    groups of segments ``start:stop`` (references ``ref_start:ref_stop``), laid out as
-    their hypotheses then their references. A segment is never split: one longer than a
-    chunk is a chunk of its own, and memory grows with it.
-    """
+    groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int,
+    by_order: bool = False,
+) -> Any:
+    """:func:`segment_rows` with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time
+    (a segment is never split). ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)``
+    gives the order-1 groups of segments ``start:stop`` (references ``ref_start:ref_stop``),
+    their hypotheses then their references."""
     n_segments = len(hyp_lengths)
-    rows = np.zeros((n_segments, 4), np.int64)
-    chosen = np.full(n_segments, -1, np.int64)
-    if n_segments == 0:
-        return rows, chosen
+    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    rows = np.zeros((len(spans), n_segments, 4), np.int64)
+    chosen = np.full((len(spans), n_segments), -1, np.int64)
     first_ref = np.cumsum(n_refs) - n_refs
     segment_tokens = hyp_lengths + np.add.reduceat(ref_lengths, first_ref)  # every segment has a reference
     for start, stop in chunks(segment_tokens, CHUNK_TOKENS):
@@ -428,9 +452,11 @@ def rows_by_chunk(
         group = groups(start, stop, ref_start, ref_stop, lengths, np.take(segment_of_sentence, sentence_of))
         n_hyp_pos = int(lengths[:n_chunk].sum())
         one_ref = bool((chunk_refs == 1).all())
-        matches = count_matches(NUMPY, group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len)
+        matches = count_matches(NUMPY, group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len, by_order)
         chunk_first = first_ref[start:stop] - ref_start
-        rows[start:stop], chosen[start:stop] = choose_references(
-            NUMPY, matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, min_len, max_len
-        )
-    return rows, chosen
+        for k, (low, high) in enumerate(spans):
+            order_matches = matches[k] if by_order else matches
+            rows[k, start:stop], chosen[k, start:stop] = choose_references(
+                NUMPY, order_matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, low, high
+            )
+    return list(zip(rows, chosen)) if by_order else (rows[0], chosen[0])

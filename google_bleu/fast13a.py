@@ -55,7 +55,7 @@ def _whitespace_tails() -> dict[int, list[bytes]]:
 
 _WHITESPACE_TAILS = _whitespace_tails()
 #: Characters per vectorised pass; bounds the temporaries (about 20 bytes a character).
-_13A_CHUNK_CHARS = 1 << 22
+CHUNK_CHARS_13A = 1 << 22
 
 
 def _unescape_13a(text: str) -> str:
@@ -145,14 +145,14 @@ def _joined(parts: list[TokenSpans]) -> TokenSpans:
 
 
 def _chunked_13a(texts: list[str], between: Any) -> Any:
-    """:func:`_batch_13a` about :data:`_13A_CHUNK_CHARS` characters at a time (always at
+    """:func:`_batch_13a` about :data:`CHUNK_CHARS_13A` characters at a time (always at
     least one batch, so that no input gives an empty result of the right kind)."""
     check_strings(texts, "texts")
     parts = []
     start, size = 0, 0
     for stop, text in enumerate(texts, 1):
         size += len(text) + 3
-        if size >= _13A_CHUNK_CHARS:
+        if size >= CHUNK_CHARS_13A:
             parts.append(_batch_13a(texts[start:stop], between))
             start, size = stop, 0
     if start < len(texts) or not parts:
@@ -218,21 +218,6 @@ def token_spans_13a(texts: list[str]) -> TokenSpans:
         [4, 3]
     """
     return _chunked_13a(texts, _spans_13a_between)
-
-
-def tokenize_13a_batch(texts: list[str]) -> list[list[str]]:
-    """13a tokens of many lines at once (:func:`token_spans_13a`, decoded), identical to
-    sacrebleu's ``Tokenizer13a`` split.
-
-    Example:
-        >>> tokenize_13a_batch(["Hello, world!", "It costs 1,000.50 &amp; 5-6 days."])
-        [['Hello', ',', 'world', '!'], ['It', 'costs', '1,000.50', '&', '5', '-', '6', 'days', '.']]
-    """
-    spans = token_spans_13a(texts)
-    data = spans.codes.tobytes()
-    tokens = [data[start : start + size].decode("utf-8", "surrogatepass") for start, size in zip(spans.starts.tolist(), spans.lengths.tolist())]
-    ends = np.cumsum(spans.counts).tolist()
-    return [tokens[end - count : end] for end, count in zip(ends, spans.counts.tolist())]
 
 
 # -- one line, without numpy: the rule of _split_13a read off byte classes (docs/design.md) --

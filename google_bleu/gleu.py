@@ -10,7 +10,7 @@ from collections.abc import Hashable, Sequence
 from itertools import chain, islice, repeat
 from typing import Any
 
-from .engine import CHARS_PER_TOKEN, chunks, python_rows, segment_rows, small_input, stored_segment_rows
+from .engine import chunks, python_rows, segment_rows, small_input, stored_segment_rows
 from .keys import LineStore
 from .stats import GleuStats
 from .tokenizers import Tokenizer
@@ -89,37 +89,34 @@ def checked_text_stats(
     """Per-segment statistics of text as :func:`~google_bleu.validation.check_texts` returns
     it, with a built tokenizer and checked orders (callers checked them already): the text
     counting every surface shares (:meth:`google_bleu.GLEU.stats` is its checked entry)."""
-    if not predictions:
-        return GleuStats.empty(min_len, max_len)
-    n_chars = sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))
-    if small_input(n_chars // CHARS_PER_TOKEN):
-        tokens = tokenized(tokenize, [*predictions, *chain.from_iterable(references)])
-        n = len(predictions)
-        rows, chosen = python_rows(tokens[:n], _regrouped(tokens[n:], references), min_len, max_len)
-        return GleuStats.trusted(rows, min_len, max_len, chosen)
-    store = LineStore()  # tokenized lines shared by chunks
-    rows, chosen = np.empty((len(predictions), 4), np.int64), np.empty(len(predictions), np.int64)
-    # Characters of each segment (its prediction and its references), chunk by chunk.
-    sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))
-    sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
-    for start, stop in chunks(sizes, TEXT_CHUNK_CHARS):
-        part = _text_rows(tokenize, predictions[start:stop], references[start:stop], min_len, max_len, store)
-        rows[start:stop], chosen[start:stop] = part
-    return GleuStats.trusted(rows, min_len, max_len, chosen)
+    return order_text_stats(predictions, references, tokenize, min_len, max_len, by_order=False)[0]
 
 
 def order_text_stats(
-    predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int
+    predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int,
+    by_order: bool = True,
 ) -> list[GleuStats]:
-    """Per order ``n`` from ``min_len`` to ``max_len``, the statistics of orders ``n-n``
-    (each segment keeping its best reference for that order), with the text tokenized once;
-    checked input as for :func:`checked_text_stats`."""
-    n = len(predictions)
-    tokens = tokenized(tokenize, [*predictions, *chain.from_iterable(references)])
-    hypotheses, list_of_references = tokens[:n], _regrouped(tokens[n:], references)
-    orders = range(min_len, max_len + 1)
-    rows = [segment_rows(hypotheses, list_of_references, order, order) for order in orders]
-    return [GleuStats.trusted(row, order, order, chosen) for order, (row, chosen) in zip(orders, rows)]
+    """Per order ``n`` from ``min_len`` to ``max_len``, the statistics of orders ``n-n`` (each
+    segment keeping its best reference for that order), from one walk of the text's n-grams;
+    checked input as for :func:`checked_text_stats` (``by_order=False``: its one statistics)."""
+    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    if not predictions:
+        return [GleuStats.empty(low, high) for low, high in spans]
+    if small_input(n_chars=sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))):
+        part = _text_rows(tokenize, predictions, references, min_len, max_len, None, by_order)
+        pieces = part if by_order else [part]
+    else:  # chunks of text, with the tokenized lines shared between them
+        store = LineStore()
+        sizes = np.fromiter(map(len, predictions), np.int64, len(predictions))  # characters per segment
+        sizes += np.fromiter(map(sum, map(map, repeat(len), references)), np.int64, len(references))
+        rows = np.empty((len(spans), len(predictions), 4), np.int64)
+        chosen = np.empty((len(spans), len(predictions)), np.int64)
+        for a, b in chunks(sizes, TEXT_CHUNK_CHARS):
+            part = _text_rows(tokenize, predictions[a:b], references[a:b], min_len, max_len, store, by_order)
+            for k, (part_rows, part_chosen) in enumerate(part if by_order else [part]):
+                rows[k, a:b], chosen[k, a:b] = part_rows, part_chosen
+        pieces = list(zip(rows, chosen))
+    return [GleuStats.trusted(r, low, high, c) for (low, high), (r, c) in zip(spans, pieces)]
 
 
 #: Distinct lines and tokens that :func:`checked_text_stats` keeps tokenized between chunks
@@ -129,16 +126,19 @@ SEEN_TOKENS = 1 << 18
 
 
 def _text_rows(
-    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int, store: LineStore
-) -> tuple[np.ndarray, np.ndarray]:
-    if store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS:
+    tokenize: Tokenizer, predictions: list[str], references: list[list[str]], min_len: int, max_len: int, store: LineStore | None,
+    by_order: bool,
+) -> Any:
+    if store is not None and (store.n_lines > SEEN_LINES or store.n_tokens > SEEN_TOKENS):
         store.clear()
     n = len(predictions)
     keys = tokenized(tokenize, [*predictions, *chain.from_iterable(references)], store)
+    if store is None:  # a small input (sized by its characters): plain Python
+        return python_rows(keys[:n], _regrouped(keys[n:], references), min_len, max_len, by_order)
     if tokenize.spans is not None:
         n_refs = np.fromiter(map(len, references), np.int64, len(references))
-        return stored_segment_rows(store, keys[:n], keys[n:], n_refs, min_len, max_len)
-    return segment_rows(keys[:n], _regrouped(keys[n:], references), min_len, max_len)
+        return stored_segment_rows(store, keys[:n], keys[n:], n_refs, min_len, max_len, by_order)
+    return segment_rows(keys[:n], _regrouped(keys[n:], references), min_len, max_len, by_order)
 
 
 def tokenized(tokenize: Tokenizer, lines: list[str], store: LineStore | None = None) -> Any:

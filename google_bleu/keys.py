@@ -138,7 +138,12 @@ def _word_groups(
 
 
 def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
-    # One pass: a token's id is the position of its first occurrence (setdefault keeps it).
+    """Per token, the position of its first occurrence: an exact id from a dict (one pass).
+
+    Example:
+        >>> token_ids(["b", "a", "b"], 3).tolist()
+        [0, 1, 0]
+    """
     vocabulary: dict = {}
     try:
         ids = np.fromiter(map(vocabulary.setdefault, tokens, count()), np.int64, n_tokens)
@@ -361,14 +366,8 @@ class LineStore:
 
 
 def first_positions(values: list) -> np.ndarray:
-    """Per value, the position of the first value equal to it (a dictionary: exact).
-
-    Example:
-        >>> first_positions(["b", "a", "b"]).tolist()
-        [0, 1, 0]
-    """
-    first: dict = {}
-    return np.fromiter(map(first.setdefault, values, count()), np.int64, len(values))
+    """:func:`token_ids` of a list of values."""
+    return token_ids(values, len(values))
 
 
 def _room(array: np.ndarray, size: int, used: int) -> np.ndarray:

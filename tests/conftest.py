@@ -94,18 +94,17 @@ settings.register_profile("google_bleu", suppress_health_check=[HealthCheck.func
 settings.load_profile("google_bleu")
 
 
-def _force(monkeypatch, strategy: str) -> None:
-    import google_bleu.engine as engine
-
-    monkeypatch.setattr(engine, "SMALL_TOKENS", 1 << 62 if strategy == "python" else -1)
-
-
 @pytest.fixture(params=["python", "numpy"])
-def both_strategies(request, monkeypatch):
-    _force(monkeypatch, request.param)
-    return request.param
+def both_strategies(request):
+    from google_bleu.engine import strategy
+
+    with strategy(request.param):
+        yield request.param
 
 
 @pytest.fixture
-def numpy_strategy(monkeypatch):
-    _force(monkeypatch, "numpy")
+def numpy_strategy():
+    from google_bleu.engine import strategy
+
+    with strategy("numpy"):
+        yield

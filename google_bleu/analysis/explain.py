@@ -6,7 +6,7 @@ tie; references with ``n_all == 0`` are not candidates). This module then finds 
 n-gram occurrences of the hypothesis and of the chosen reference are the clipped
 matches, so a person can see them highlighted.
 
-It walks n-grams with the engine's own walker (:func:`google_bleu.engine.extend`), order
+It walks n-grams with the engine's own walk (:func:`google_bleu.engine.walk`), order
 by order, and never builds a Python object per n-gram: order 1 gives each token an exact
 id, and only n-grams found on both sides extend to the next order, so each order costs
 what is still alive (plus a sort of its matched occurrences); the matches are kept as
@@ -23,7 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
-from ..engine import NUMPY, extend
+from ..engine import NUMPY, clip, walk
 from ..gleu import gleu_stats
 from ..keys import token_ids
 from ..validation import check_tokens, integer, lazy_module
@@ -151,7 +151,7 @@ def _coverage(length: int, matches: np.ndarray, limit: int | None) -> list[int]:
     return orders.tolist()
 
 
-def _matches(
+def _matched_occurrences(
     hypothesis: Sequence, reference: Sequence, min_len: int, max_len: int, limit: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Matched occurrences ``(start, order)`` in the hypothesis and in the reference
@@ -162,36 +162,31 @@ def _matches(
         return _no_matches(), _no_matches()
     # Order 1: a token's group is the position of its first occurrence (exact, via a dict).
     group = token_ids(chain(hypothesis, reference), n)
-    position = np.arange(n, dtype=np.int64)  # where each entry starts
-    same_side = position[:-1] != n_hyp_tokens - 1  # positions p and p + 1 on one side
-    n_hyp = n_hyp_tokens  # entries on the hypothesis side (they come first)
+    same_side = np.arange(n - 1) != n_hyp_tokens - 1  # positions p and p + 1 on one side
     found = []
-    for order in range(1, max_len + 1):
-        clip = np.minimum(np.bincount(group[:n_hyp], minlength=n), np.bincount(group[n_hyp:], minlength=n))
-        if order >= min_len:
-            clip_at = clip[group]  # > 0: the n-gram occurs on both sides
-            matched = np.flatnonzero(clip_at)
-            start = position[matched]
-            if limit is not None:
-                # An occurrence's rank depends only on the occurrences before it on its side.
-                kept = np.where(start < n_hyp_tokens, start, start - n_hyp_tokens) < limit
-                matched, start = matched[kept], start[kept]
-            # Rank each occurrence among the same n-gram on the same side, left to right;
-            # the first `clip` of them are the matches.
-            key = group[matched] * 2 + (matched >= n_hyp)
-            by_key = np.argsort(key, kind="stable")
-            key = key[by_key]
-            run_start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
-            rank = np.arange(key.size) - np.repeat(run_start, np.diff(np.append(run_start, key.size)))
-            keep = by_key[rank < clip_at[matched][by_key]]
-            found.append(np.stack((start[keep], np.full(keep.size, order)), axis=1))
-        if order == max_len:
-            break
+    for step in walk(NUMPY, group, same_side, min_len, max_len, n_hyp_tokens):
+        group, position, n, n_hyp = step.group, step.position, step.n, step.n_first
+        counts = clip(np, np.bincount(group[:n_hyp], minlength=n), np.bincount(group[n_hyp:], minlength=n))
         # The (n+1)-gram at p: the n-grams at p and p + 1 both found on both sides, on one side.
-        group, position, kept = extend(NUMPY, group, position, clip > 0, n, same_side if order == 1 else None)
-        n, n_hyp = kept.size, int(np.searchsorted(kept, n_hyp))
-        if n == 0:
-            break
+        step.live = counts > 0
+        if not step.counted:
+            continue
+        clip_at = counts[group]  # > 0: the n-gram occurs on both sides
+        matched = np.flatnonzero(clip_at)
+        start = position[matched]
+        if limit is not None:
+            # An occurrence's rank depends only on the occurrences before it on its side.
+            kept = np.where(start < n_hyp_tokens, start, start - n_hyp_tokens) < limit
+            matched, start = matched[kept], start[kept]
+        # Rank each occurrence among the same n-gram on the same side, left to right;
+        # the first `clip` of them are the matches.
+        key = group[matched] * 2 + (matched >= n_hyp)
+        by_key = np.argsort(key, kind="stable")
+        key = key[by_key]
+        run_start = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1])))
+        rank = np.arange(key.size) - np.repeat(run_start, np.diff(np.append(run_start, key.size)))
+        keep = by_key[rank < clip_at[matched][by_key]]
+        found.append(np.stack((start[keep], np.full(keep.size, step.order)), axis=1))
     if not found:
         return _no_matches(), _no_matches()
     everything = np.concatenate(found)
@@ -251,7 +246,7 @@ def explain(
     if index < 0:
         return Explanation(hypothesis, tuple(references[0]), None, 0, 0, 0, 0, min_len, max_len)
     reference = tuple(references[index])
-    hyp_found, ref_found = _matches(hypothesis, reference, min_len, max_len, limit)
+    hyp_found, ref_found = _matched_occurrences(hypothesis, reference, min_len, max_len, limit)
     return Explanation(
         hypothesis, reference, index, n_match, n_hyp, n_ref, n_all, min_len, max_len, hyp_found, ref_found
     )

@@ -1,13 +1,18 @@
-"""The core on hand-computed cases, invariants and bad input."""
+"""The metric's definition on the token API: hand-computed cases, nltk's reference rule,
+invariants, the statistics' own checks and bad input (both counting strategies)."""
 
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import google_bleu
-from google_bleu import GleuStats, corpus_gleu, gleu_stats, sentence_gleu
+from google_bleu import GleuStats, corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from google_bleu.engine import ngram_counts
+from google_bleu.validation import check_tokens
+from tests.helpers.oracles import nltk_corpus, nltk_sentence
 
 pytestmark = pytest.mark.usefixtures("both_strategies")
 
@@ -97,13 +102,75 @@ def test_integer_and_mixed_hashable_tokens():
     assert corpus_gleu([[np.array([5, 6, 7])]], [np.array([5, 6, 7])]) == 1.0
 
 
-def test_chunked_engine_equals_one_chunk(monkeypatch):
-    rng = np.random.default_rng(3)
-    hyps = [list(rng.integers(0, 6, rng.integers(0, 12))) for _ in range(300)]
-    refs = [[list(rng.integers(0, 6, rng.integers(0, 12))) for _ in range(rng.integers(1, 4))] for _ in range(300)]
-    whole = gleu_stats(hyps, refs)
-    monkeypatch.setattr(google_bleu.engine, "CHUNK_TOKENS", 37)
-    assert gleu_stats(hyps, refs) == whole
+# -- nltk's reference rule ---------------------------------------------------------------
+
+tokens = st.lists(st.sampled_from(["a", "b", "c", 0, 1]), max_size=7)
+
+segment = st.tuples(tokens, st.lists(tokens, min_size=1, max_size=5))
+
+
+def nltk_choice(hypothesis, references, min_len, max_len):
+    """nltk's reference: the first with the highest tp / n_all among those with n_all > 0."""
+    n_hyp = int(ngram_counts(np.array([len(hypothesis)]), min_len, max_len)[0])
+    best, best_ratio = -1, None
+    for index, reference in enumerate(references):
+        n_ref = int(ngram_counts(np.array([len(reference)]), min_len, max_len)[0])
+        if max(n_hyp, n_ref) == 0:
+            continue
+        ratio = nltk_sentence([reference], hypothesis, min_len, max_len)  # tp / n_all, as nltk's key
+        if best_ratio is None or ratio > best_ratio:
+            best, best_ratio = index, ratio
+    return best
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(segment, max_size=8), st.integers(1, 3), st.integers(0, 2))
+def test_chosen_reference_is_nltks_choice(segments, min_len, extra):
+    # Small alphabets make ties of ratio common, with equal and with different n_all.
+    max_len = min_len + extra
+    hyps = [h for h, _ in segments]
+    refs = [r for _, r in segments]
+    stats = gleu_stats(hyps, refs, min_len, max_len)
+    expected = [nltk_choice(h, r, min_len, max_len) for h, r in segments]
+    assert stats.reference_index.tolist() == expected
+    for row, chosen, (h, r) in zip(stats.rows.tolist(), expected, segments):
+        if chosen >= 0:  # the row is the chosen reference's row
+            assert row == gleu_stats([h], [[r[chosen]]], min_len, max_len).rows[0].tolist()
+        else:
+            assert row == [0, 0, 0, 0]
+    assert stats.score() == nltk_corpus(refs, hyps, min_len, max_len)
+
+
+def test_ties_keep_the_first_reference_index():
+    hyp = ["a", "b"]
+    short, spread = ["a"], ["a", "x", "b"]  # ratios 1/3 and 2/6
+    assert gleu_stats([hyp], [[short, spread]]).reference_index.tolist() == [0]
+    assert gleu_stats([hyp], [[spread, short]]).reference_index.tolist() == [0]
+    assert gleu_stats([hyp, []], [[["z"], spread, short], [[]]]).reference_index.tolist() == [1, -1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(segment, max_size=10))
+def test_sequences_of_every_kind_give_the_same_rows(segments):
+    hyps = [h for h, _ in segments]
+    refs = [r for _, r in segments]
+    expected = gleu_stats(hyps, refs)
+    as_tuples = gleu_stats(tuple(map(tuple, hyps)), tuple(tuple(map(tuple, r)) for r in refs))
+    mixed = gleu_stats([tuple(h) if i % 2 else h for i, h in enumerate(hyps)], [list(map(tuple, r)) for r in refs])
+    assert as_tuples == expected == mixed
+    assert expected.score() == nltk_corpus(refs, hyps)
+
+
+def test_numpy_token_arrays_take_the_slow_path_and_agree():
+    hyps = [np.array([1, 2, 3]), np.array([2, 2])]
+    refs = [[np.array([1, 2, 4])], [np.array([2]), np.array([2, 2, 2])]]
+    plain_hyps = [h.tolist() for h in hyps]
+    plain_refs = [[r.tolist() for r in rs] for rs in refs]
+    assert gleu_stats(hyps, refs) == gleu_stats(plain_hyps, plain_refs)
+    assert corpus_gleu(refs, hyps) == nltk_corpus(plain_refs, plain_hyps)
+
+
+# -- the statistics ---------------------------------------------------------------------
 
 
 def test_stats_add_sum_total_and_dict_round_trip():
@@ -132,6 +199,50 @@ def test_permutation_invariance():
     assert permuted.rows.tolist() == forward.rows[order].tolist()
 
 
+def test_reference_index_follows_slices_and_sums():
+    stats = text_stats(["a b", "c d", "e"], [["x", "a b"], ["c d"], ["y", "z", "e"]])
+    assert stats.reference_index.tolist() == [1, 0, 2]
+    assert stats[1:].reference_index.tolist() == [0, 2]
+    assert stats[2].reference_index.tolist() == [2]
+    assert (stats[:1] + stats[1:]).reference_index.tolist() == [1, 0, 2]
+    assert stats.total().reference_index is None
+    assert GleuStats(stats.rows).reference_index is None
+    assert (stats + GleuStats(stats.rows)).reference_index is None  # unknown for some segments
+
+
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        ([[5, 1, 1, 1]], "not a GLEU statistics row"),
+        ([[0, 3, 2, 2]], "not a GLEU statistics row"),  # n_all below max(n_hyp, n_ref)
+        ([[0, 3, 2, 6]], "not a GLEU statistics row"),  # n_all above n_hyp + n_ref
+        ([[-1, 0, 0, 0]], "from 0 to 2**63 - 1"),
+        (np.array([[2**64 - 1, 0, 0, 0]], np.uint64), "from 0 to 2**63 - 1"),
+        ([[2**70, 0, 0, 0]], "from 0 to 2**63 - 1"),
+        ([[2**62, 2**62, 2**62, 2**62]] * 2, "do not fit in int64"),
+        ([[1.0, 1, 1, 1]], "must hold integers"),
+        ([[1, 1, 1]], "shape"),
+    ],
+)
+def test_impossible_statistics_are_refused(rows, message):
+    with pytest.raises((ValueError, TypeError), match="rows|totals") as error:
+        GleuStats(rows)
+    assert message in str(error.value)
+
+
+def test_sums_of_valid_statistics_are_valid_and_checked():
+    a = GleuStats([[2**61, 2**61, 2**61, 2**61]])
+    summed = GleuStats.from_dict({**a.to_dict()})
+    assert summed == a.total()
+    with pytest.raises(ValueError, match="do not fit in int64"):
+        GleuStats.concatenate([a] * 4)
+    # Rows of sums (n_all between max and n_hyp + n_ref) are statistics too.
+    assert GleuStats([[3, 4, 5, 7]]).score() == 3 / 7
+
+
+# -- bad input ----------------------------------------------------------------------------
+
+
 @pytest.mark.parametrize(
     ("args", "error", "message"),
     [
@@ -153,6 +264,27 @@ def test_permutation_invariance():
 def test_bad_input_raises_clear_errors(args, error, message):
     with pytest.raises(error, match=message):
         gleu_stats(*args)
+
+
+@pytest.mark.parametrize(
+    ("hyps", "refs", "error", "message"),
+    [
+        ([["a"], "b c"], [[["a"]], [["b"]]], TypeError, "hypothesis 1 is a str, not a token sequence"),
+        ([["a"], 5], [[["a"]], [["b"]]], TypeError, "hypothesis 1 must be a sequence of tokens, got int 5"),
+        ([["a"], ["b"]], [[["a"]], []], ValueError, "segment 1 has no reference"),
+        ([["a"]], [[["a"], "a b"]], TypeError, "reference 1 of segment 0 must be a token sequence"),
+        ([["a"]], ["a"], TypeError, "references of segment 0 must be a sequence of token sequences"),
+        ([["a", ["x"]]], [[["a"]]], TypeError, "tokens must be hashable"),
+    ],
+)
+def test_messages_are_unchanged_by_the_fast_path(hyps, refs, error, message):
+    with pytest.raises(error, match=message):
+        gleu_stats(hyps, refs)
+
+
+def test_check_tokens_returns_lists_on_both_paths():
+    assert check_tokens((("a",),), ((("a",),),)) == ([("a",)], [(("a",),)])
+    assert check_tokens([np.array([1])], [[[1]]])[1] == [[[1]]]
 
 
 def test_numpy_integer_orders_accepted():

@@ -8,10 +8,15 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 from google_bleu import fast13a as tokenizers_module
 from google_bleu import get_tokenizer
-from google_bleu.fast13a import token_spans_13a, tokenize_13a, tokenize_13a_batch
-from tests.helpers.oracles import SAMPLES, read_lines
+from google_bleu.fast13a import token_spans_13a, tokenize_13a
+from tests.helpers.oracles import SAMPLES, read_lines, span_tokens
 
 _ORACLE = Tokenizer13a()
+
+
+def tokenize_13a_batch(texts):
+    """The batch path's tokens (:func:`token_spans_13a`), decoded line by line."""
+    return span_tokens(token_spans_13a(texts))
 
 
 def oracle(text):
@@ -88,7 +93,7 @@ def test_a_line_holding_every_separator_is_done_on_its_own():
 def test_small_chunks_give_the_same_tokens(monkeypatch):
     texts = read_lines(SAMPLES / "wmt17_en_de" / "ref0.txt")[:300]
     expected = tokenize_13a_batch(texts)
-    monkeypatch.setattr(tokenizers_module, "_13A_CHUNK_CHARS", 500)
+    monkeypatch.setattr(tokenizers_module, "CHUNK_CHARS_13A", 500)
     assert tokenize_13a_batch(texts) == expected == [oracle(text) for text in texts]
 
 

@@ -18,10 +18,15 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 import google_bleu
 from google_bleu import fast13a as tokenizers_module
 from google_bleu import get_tokenizer
-from google_bleu.fast13a import token_spans_13a, tokenize_13a, tokenize_13a_batch
+from google_bleu.fast13a import token_spans_13a, tokenize_13a
 from tests.helpers.oracles import nltk_corpus, nltk_sentence, span_tokens
 
 _ORACLE = Tokenizer13a()
+
+
+def tokenize_13a_batch(texts):
+    """The batch path's tokens (:func:`token_spans_13a`), decoded line by line."""
+    return span_tokens(token_spans_13a(texts))
 
 
 def oracle(text):
@@ -152,7 +157,7 @@ def test_batch_whatever_separators_the_text_holds(texts, n_taken, at, data):
 def test_batch_across_chunks_equals_sacrebleu(texts, chunk_chars):
     expected = [oracle(text) for text in texts]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tokenizers_module, "_13A_CHUNK_CHARS", chunk_chars)
+        patch.setattr(tokenizers_module, "CHUNK_CHARS_13A", chunk_chars)
         assert tokenize_13a_batch(texts) == expected
         _check_spans(token_spans_13a(texts), expected)
 
