@@ -14,8 +14,9 @@ row:
    (W + 1) ** i`` (the labels of its k ids as digits), an int64 while ``(W + 1) ** k`` fits;
    beyond that, keys are built order by order and made dense again by a sort
    (:func:`dense`) before they would overflow. Keys are equal exactly when the n-grams are.
-3. The keys of every order are sorted in ONE batched sort, and each run of equal keys (an
-   n-gram) gets a label; a scatter-add counts, per order, row, sentence and label, the
+3. The keys of every order are sorted in ONE sort (one array for the whole batch where the
+   keys, offset by order and row, fit in int64), and each run of equal keys (an n-gram)
+   gets a label; a scatter-add counts, per order, row, sentence and label, the
    occurrences that lie inside their sentence (one that runs past its sentence's end
    counts in spare bins, never read). ``min(hypothesis count, reference count)``
    summed over labels and orders gives each reference's clipped matches.
@@ -34,10 +35,26 @@ from .checks import torch_module
 MAX_ROW_POSITIONS = 3_037_000_498
 
 
-def dense(keys: Any) -> Any:
+def dense(keys: Any, bound: int | None = None) -> Any:
     """Per element of each row (last dimension) of ``keys``, a label in ``0..W`` (``W`` the
-    row's width) equal for equal keys and different for different keys: one sort, no host read."""
+    row's width) equal for equal keys and different for different keys: one sort, no host read.
+
+    With ``bound`` (every key in ``0..bound-1``) and rows x ``bound`` within int64, the rows
+    are sorted as ONE array, each key offset by its row times ``bound`` (a single radix sort
+    of the whole batch runs about three times as fast on a GPU as a sort per row); otherwise
+    each row is sorted on its own.
+    """
     torch = torch_module()
+    width = keys.shape[-1]
+    n_rows = keys.numel() // width if width else 0
+    if bound is not None and n_rows and n_rows * bound < 1 << 63:
+        offset = torch.arange(0, n_rows * bound, bound, dtype=torch.int64, device=keys.device)
+        ordered, order = (keys.reshape(-1) + offset.repeat_interleave(width)).sort()
+        run = (ordered != ordered.roll(1)).cumsum(0)
+        # Rows are contiguous in the sorted array, ``width`` elements each: a row's labels
+        # count from its first element's run.
+        run -= run[::width].repeat_interleave(width)
+        return torch.empty_like(run).scatter_(0, order, run).view(keys.shape)
     ordered, order = keys.sort(dim=-1)
     # The first element is compared with the last: a row of one value gets 0 throughout,
     # any other row starts at 1, so labels stay within 0..W.
@@ -56,8 +73,9 @@ def ngram_keys(labels: Any, width: int, min_len: int, max_len: int) -> Any:
     if base ** max_len <= 1 << 63:
         # Every order at once: key_k = sum_{i < k} label[p + i] * base ** i, a running sum.
         powers = torch.pow(base, torch.arange(max_len, dtype=torch.int64, device=labels.device))
-        keys = (labels.unfold(-1, max_len, 1) * powers).cumsum(-1)[..., min_len - 1 :]
-        return keys.movedim(-1, 0)
+        digits = labels.new_empty((max_len, *labels.shape[:-1], width))  # contiguous, order first
+        torch.mul(labels.unfold(-1, max_len, 1).movedim(-1, 0), powers.view(max_len, *[1] * labels.dim()), out=digits)
+        return digits.cumsum_(0)[min_len - 1 :]
     # Longer keys: order by order (Horner's rule), the key of order k - 1 made dense first
     # where one more label would overflow int64.
     keys = labels.new_empty((max_len - min_len + 1, *labels.shape[:-1], width))
@@ -132,7 +150,7 @@ def fixed_shape_rows(
     left = lengths[:, :, None] - torch.arange(width, dtype=torch.int64, device=device)  # tokens from p on
     sentence_bin = torch.arange(0, n_sides * base, base, dtype=torch.int64, device=device)
     bins = torch.where(left > orders[:, None, None, None], sentence_bin[:, None], n_sides * base)
-    run = dense(keys)
+    run = dense(keys, base**max_len)
     run += bins.reshape(n_orders, n_rows, n_pos)
     counts = torch.zeros((n_orders, n_rows, (n_sides + 1) * base), dtype=torch.int32, device=device)
     counts.scatter_add_(-1, run, torch.ones((1, 1, 1), dtype=torch.int32, device=device).expand_as(run))
