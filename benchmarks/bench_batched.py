@@ -154,19 +154,51 @@ def tensorbleu():
     return module.tensor_sentence_bleu
 
 
-def measure_tensorbleu(function, hypotheses, references, device: torch.device, calls: int) -> dict:
-    # An id below every id of the batch: no real token is taken for padding.
-    pad = int(min(hypotheses.min(), references.min())) - 1
-    try:
-        return {"tensorbleu_ms": median_ms(device, lambda: function(hypotheses, references, pad_token_id=pad), calls)}
-    except Exception as error:  # recorded, not dropped: the row says how it failed
-        message = " ".join(str(error).split())
-        return {"tensorbleu_error": f"{type(error).__name__}: {message[:200]}"}
+def batch(rows: int, length: int, n_refs: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The batch of a shape: the same tensors in every process (a seed of its own)."""
+    return make_batch(rows, length, n_refs, torch.Generator().manual_seed(rows * 1_000_003 + length * 101 + n_refs))
 
 
-def measure(
-    hypotheses, references, device: torch.device, repeat: int, loop_seconds: float, calls: int, tensorbleu_function
-) -> dict:
+def tensorbleu_worker(shapes: list[str], device: torch.device, calls: int) -> None:
+    """Times TensorBLEU on each ``BxLxR`` shape, one JSON line each. A failure (an illegal
+    memory access leaves the CUDA context unusable) is printed and ends the process."""
+    function = tensorbleu()
+    for shape in shapes:
+        rows, length, n_refs = (int(part) for part in shape.split("x"))
+        hypotheses, references = (tensor.to(device) for tensor in batch(rows, length, n_refs))
+        # An id below every id of the batch: no real token is taken for padding.
+        pad = int(min(hypotheses.min(), references.min())) - 1
+        try:
+            call = lambda h=hypotheses, r=references, p=pad: function(h, r, pad_token_id=p)  # noqa: E731
+            out = {"tensorbleu_ms": median_ms(device, call, calls)}
+        except Exception as error:  # recorded, not dropped: the row says how it failed
+            message = " ".join(str(error).split())
+            print(json.dumps({"shape": shape, "tensorbleu_error": f"{type(error).__name__}: {message[:160]}"}), flush=True)
+            sys.exit(1)
+        print(json.dumps({"shape": shape, **out}), flush=True)
+
+
+def measure_tensorbleu(shapes: list[str], device: torch.device, calls: int) -> dict[str, dict]:
+    """TensorBLEU's figures per shape, from worker processes: a shape where it fails gets its
+    error, and a fresh process (a fresh CUDA context) goes on with the shapes after it."""
+    import subprocess
+
+    found: dict[str, dict] = {}
+    while len(found) < len(shapes):
+        rest = [shape for shape in shapes if shape not in found]
+        command = [sys.executable, __file__, "--device", str(device), "--calls", str(calls), "--tensorbleu-worker", *rest]
+        done = subprocess.run(command, capture_output=True, text=True)
+        for line in done.stdout.splitlines():
+            if line.startswith("{"):
+                record = json.loads(line)
+                found[record.pop("shape")] = record
+        if len(found) < len(shapes) and done.returncode and rest[0] not in found:
+            tail = " ".join(done.stderr.split())[-160:]
+            found[rest[0]] = {"tensorbleu_error": f"the process stopped (exit {done.returncode}): {tail}"}
+    return found
+
+
+def measure(hypotheses, references, device: torch.device, repeat: int, loop_seconds: float, calls: int) -> dict:
     rows = hypotheses.shape[0]
     hyp_lists, ref_lists = hypotheses.tolist(), references.tolist()
 
@@ -223,11 +255,6 @@ def measure(
         **{f"eager_{key}": value for key, value in eager.items()},
         **{f"replay_{key}": value for key, value in replay.items()},
     }
-    if tensorbleu_function is not None:
-        row.update(measure_tensorbleu(tensorbleu_function, hyp_d, ref_d, device, calls))
-        if "tensorbleu_ms" in row:
-            row["tensorbleu_vs_scorer"] = row["tensorbleu_ms"] / row["scorer_ms"]
-            row["tensorbleu_vs_ours"] = row["tensorbleu_ms"] / row["ours_ms"]
     return row
 
 
@@ -277,21 +304,24 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20, help="CUDA: timed calls per contender (median)")
     parser.add_argument("--pairwise", type=int, nargs="*", default=[], help="N of pairwise_gleu on N x 32 ids")
     parser.add_argument("--output", type=Path, default=None, help="default: benchmarks/results/batched-<device>.json")
+    parser.add_argument("--tensorbleu-worker", nargs="+", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
+    if args.tensorbleu_worker:
+        tensorbleu_worker(args.tensorbleu_worker, device, args.calls)
+        return
     print(f"# {machine(device)}")
     header = f"{'rows':>5} {'tokens':>6} {'refs':>4} {'nltk s':>9} {'ours ms':>8} {'ratio':>7} {'scorer ms':>9} {'first ms':>9}"
     print(header + "  identical")
     generator = torch.Generator().manual_seed(12345)
-    tensorbleu_function = tensorbleu() if device.type == "cuda" else None
     results = []
     for shape in args.shapes:
         rows, length = (int(part) for part in shape.lower().split("x"))
         for n_refs in args.refs:
-            hypotheses, references = make_batch(rows, length, n_refs, generator)
-            row = measure(hypotheses, references, device, args.repeat, args.loop_seconds, args.calls, tensorbleu_function)
+            hypotheses, references = batch(rows, length, n_refs)
+            row = measure(hypotheses, references, device, args.repeat, args.loop_seconds, args.calls)
             results.append(row)
             print(
                 f"{rows:>5} {length:>6} {n_refs:>4} {row['nltk_s']:>9.3f}{'*' if row['extrapolated'] else ' '}"
@@ -304,10 +334,18 @@ def main() -> None:
                     if "eager_kernels" in row
                     else ""
                 )
-                + (f"  TensorBLEU {row['tensorbleu_ms']:.2f} ms" if "tensorbleu_ms" in row else "")
-                + (f"  TensorBLEU {row['tensorbleu_error']}" if "tensorbleu_error" in row else ""),
+,
                 flush=True,
             )
+    if device.type == "cuda" and tensorbleu() is not None:  # after ours: its failures cannot touch our figures
+        figures = measure_tensorbleu([f"{r['rows']}x{r['tokens']}x{r['refs']}" for r in results], device, args.calls)
+        for row in results:
+            shape = f"{row['rows']}x{row['tokens']}x{row['refs']}"
+            row.update(figures[shape])
+            if "tensorbleu_ms" in row:
+                row["tensorbleu_vs_scorer"] = row["tensorbleu_ms"] / row["scorer_ms"]
+                row["tensorbleu_vs_ours"] = row["tensorbleu_ms"] / row["ours_ms"]
+            print(f"# TensorBLEU {shape}: {figures[shape]}", flush=True)
     pairwise_rows = []
     for n in args.pairwise:
         pairwise_rows.append(measure_pairwise(n, device, args.calls, generator))
