@@ -39,15 +39,16 @@ def dense(keys: Any, bound: int | None = None) -> Any:
     """Per element of each row (last dimension) of ``keys``, a label in ``0..W`` (``W`` the
     row's width) equal for equal keys and different for different keys: one sort, no host read.
 
-    With ``bound`` (every key in ``0..bound-1``) and rows x ``bound`` within int64, the rows
-    are sorted as ONE array, each key offset by its row times ``bound`` (a single radix sort
-    of the whole batch runs about three times as fast on a GPU as a sort per row); otherwise
-    each row is sorted on its own.
+    With ``bound`` (every key in ``0..bound-1``) and rows x ``bound`` within 2**62, the rows
+    are sorted as ONE array, each key offset by its row times ``bound`` (on a GPU one long
+    radix sort costs less per element than a sort per row); otherwise each row is sorted on
+    its own.
     """
     torch = torch_module()
     width = keys.shape[-1]
     n_rows = keys.numel() // width if width else 0
-    if bound is not None and n_rows and n_rows * bound < 1 << 63:
+    # 2**62, not 2**63: torch.arange sizes its range in float64, which rounds near 2**63.
+    if bound is not None and n_rows and n_rows * bound <= 1 << 62:
         offset = torch.arange(0, n_rows * bound, bound, dtype=torch.int64, device=keys.device)
         ordered, order = (keys.reshape(-1) + offset.repeat_interleave(width)).sort()
         run = (ordered != ordered.roll(1)).cumsum(0)
