@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..tokenizers import DEFAULT_TOKENIZER, get_tokenizer
-from ..validation import check_sequence, describe, import_optional, integer, is_tensor
+from ..validation import check_sequence, describe, import_optional, integer, is_sequence, is_tensor
 
 if TYPE_CHECKING:
     from ..scorer import GLEU
@@ -133,7 +133,7 @@ def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list
         raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
     rows = []
     for i, refs in enumerate(references):
-        if isinstance(refs, (str, bytes, dict)) or not (hasattr(refs, "__len__") and hasattr(refs, "__getitem__")):
+        if isinstance(refs, (str, bytes)) or not is_sequence(refs):
             raise TypeError(
                 f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
             )
