@@ -217,9 +217,9 @@ def static_rows_on_cpu(hyps, refs, min_len=1, max_len=4, pad_id=None):
 
 @settings(max_examples=60, deadline=None)
 @given(rows=rows_strategy, order=orders, offset=st.sampled_from([0, -(2**62), 2**62]))
-def test_torch_backend_used_on_gpus_equals_nltk_here_on_cpu(rows, order, offset):
-    # CPU tensors are counted with numpy; other devices with the engine's fixed-shape torch
-    # backend. Running that backend on CPU tensors tests it on a machine without a GPU.
+def test_fixed_shape_path_used_on_gpus_equals_nltk_here_on_cpu(rows, order, offset):
+    # CPU tensors are counted with numpy; other devices with the fixed-shape path
+    # (ids/fixed.py). Running it on CPU tensors tests it on a machine without a GPU.
     min_len, max_len = order
     hyps = [[t + offset for t in hyp] for hyp, _ in rows]
     refs = [[[t + offset for t in r] for r in rs] for _, rs in rows]
