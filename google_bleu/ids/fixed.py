@@ -124,14 +124,12 @@ def fixed_shape_rows(
     if n_rows == 0 or width == 0:
         return torch.zeros((n_rows, 4), dtype=torch.int64, device=device)
     n_pos = n_sides * width
-    # [B, S, L]: the hypothesis, then the references, each padded to the widest.
+    # [B, S * L]: the hypothesis, then the references, each padded to the widest.
+    pad = torch.nn.functional.pad
     if hyp_width == ref_width:
-        tokens = torch.cat((hyp[:, None], ref), 1)
+        tokens = torch.cat((hyp, ref.reshape(n_rows, n_refs * width)), 1)
     else:
-        tokens = torch.cat(
-            (torch.nn.functional.pad(hyp, (0, width - hyp_width))[:, None], torch.nn.functional.pad(ref, (0, width - ref_width))),
-            1,
-        )
+        tokens = torch.cat((pad(hyp, (0, width - hyp_width)), pad(ref, (0, width - ref_width)).reshape(n_rows, -1)), 1)
     if hyp_len is None and ref_len is None and hyp_width == ref_width:
         lengths = torch.full((n_rows, n_sides), width, dtype=torch.int64, device=device)
     else:
@@ -140,9 +138,7 @@ def fixed_shape_rows(
         if ref_len is None:
             ref_len = torch.full((n_rows, n_refs), ref_width, dtype=torch.int64, device=device)
         lengths = torch.cat((hyp_len[:, None], ref_len), 1)  # [B, S]
-    labels = torch.zeros((n_rows, n_pos + max_len - 1), dtype=torch.int64, device=device)
-    labels[:, :n_pos] = dense(tokens.reshape(n_rows, n_pos))
-    keys = ngram_keys(labels, n_pos, min_len, max_len)  # [K, B, W]
+    keys = ngram_keys(pad(dense(tokens), (0, max_len - 1)), n_pos, min_len, max_len)  # [K, B, W]
     n_orders = max_len - min_len + 1
     # Per order, row and position, the counting bins of its sentence (one per label), or the
     # spare bins past them all when the n-gram runs past the sentence's end.
@@ -154,12 +150,12 @@ def fixed_shape_rows(
     run = dense(keys, base**max_len)
     run += bins.reshape(n_orders, n_rows, n_pos)
     counts = torch.zeros((n_orders, n_rows, (n_sides + 1) * base), dtype=torch.int32, device=device)
-    counts.scatter_add_(-1, run, torch.ones((1, 1, 1), dtype=torch.int32, device=device).expand_as(run))
-    counts = counts.view(n_orders, n_rows, n_sides + 1, base)
-    matches = torch.minimum(counts[:, :, :1], counts[:, :, 1:n_sides]).sum((0, 3))  # [B, R] int64
+    counts.scatter_add_(-1, run, torch.ones(run.shape, dtype=torch.int32, device=device))
+    hyp_counts, ref_counts, _ = counts.view(n_orders, n_rows, n_sides + 1, base).split((1, n_refs, 1), 2)
+    matches = torch.minimum(hyp_counts, ref_counts).sum((0, 3))  # [B, R] int64
     # n-grams per sentence: sum over the orders of max(length - order + 1, 0).
     totals = (lengths[..., None] - orders).clamp_(min=0).sum(-1)  # [B, S]
-    n_hyp, n_ref = totals[:, :1], totals[:, 1:]
+    n_hyp, n_ref = totals.split((1, n_refs), 1)
     n_all = torch.maximum(n_hyp, n_ref)
     if n_refs == 1 and present is None:
         # The one reference: a row without n-grams is zeros by itself.
