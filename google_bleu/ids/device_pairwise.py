@@ -102,13 +102,20 @@ def _add_matches(
     if n_columns == 0:
         return
     column, order = torch.sort(column)
-    row = row[order]
-    block = max(1, DEVICE_BLOCK_ELEMENTS // n_sentences)
-    bounds = torch.searchsorted(column, torch.arange(0, n_columns + block, block, device=device)).tolist()
+    add_products(matches, row[order], column, n_columns, n_left, within, max(1, DEVICE_BLOCK_ELEMENTS // n_sentences))
+
+
+def add_products(matches: Any, row: Any, column: Any, n_columns: int, n_left: int, within: bool, block: int) -> None:
+    """Adds ``H @ R.T`` of the 0/1 entries ``(row, column)`` (tensors, sorted by column; rows of
+    the right side after the ``n_left`` of the left, unless ``within``) to the float64
+    ``matches``, ``block`` columns at a time: each block a dense 0/1 matrix and one ``addmm``."""
+    torch = torch_module()
+    n_sentences = matches.shape[0] if within else matches.shape[0] + matches.shape[1]
+    bounds = torch.searchsorted(column, torch.arange(0, n_columns + block, block, device=column.device)).tolist()
     for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
         if low == high:
             continue
-        ones = torch.zeros((n_sentences, min(block, n_columns - start * block)), dtype=torch.float64, device=device)
+        ones = torch.zeros((n_sentences, min(block, n_columns - start * block)), dtype=torch.float64, device=matches.device)
         ones[row[low:high], column[low:high] - start * block] = 1.0
         left_ones = ones if within else ones[:n_left]
         right_ones = ones if within else ones[n_left:]

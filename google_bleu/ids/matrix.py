@@ -14,6 +14,7 @@ import numpy as np
 
 from ..engine import NUMPY, chunks, extend, pair_counts
 from .checks import torch_module
+from .device_pairwise import add_products
 
 #: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB); the
 #: column blocks of the match product are sized to stay within it.
@@ -194,9 +195,9 @@ def _sparse_matches(
 def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side: int, n_left: int, within: bool, device):
     """``H @ R.T`` of 0/1 entries in float64 column blocks (numpy, or torch on ``device``)."""
     block = max(1, BLOCK_ELEMENTS // max(n_side, 1))
-    bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()  # columns are sorted
     n_right = n_side if within else n_side - n_left
     if device is None:
+        bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()  # columns are sorted
         matches = np.zeros((n_left, n_right), np.float64)
         for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
             if low == high:
@@ -211,14 +212,6 @@ def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side
     torch = torch_module()
 
     matches = torch.zeros((n_left, n_right), dtype=torch.float64, device=device)
-    rows_t = torch.from_numpy(rows).to(device)
-    columns_t = torch.from_numpy(columns).to(device)
-    for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
-        if low == high:
-            continue
-        dense = torch.zeros((n_side, min(block, n_columns - start * block)), dtype=torch.float64, device=device)
-        dense[rows_t[low:high], columns_t[low:high] - start * block] = 1.0
-        left = dense if within else dense[:n_left]
-        right = dense if within else dense[n_left:]
-        matches.addmm_(left, right.T)  # float64: no TF32 or reduced-precision path applies
+    rows_t, columns_t = torch.from_numpy(rows).to(device), torch.from_numpy(columns).to(device)
+    add_products(matches, rows_t, columns_t, n_columns, n_left, within, block)
     return matches
