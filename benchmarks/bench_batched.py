@@ -233,7 +233,8 @@ def measure(hypotheses, references, device: torch.device, repeat: int, loop_seco
     replay = profile(device, lambda: scorer(hyp_d, ref_d))
     # The fixed-shape path's operators per call, counted on CPU tensors (the proxy for kernels;
     # the count does not depend on the number of rows, so 8 rows of the shape are counted).
-    operations = cpu_operations(lambda: scorer.compute(hypotheses[:8], None, references[:8], None))
+    few_hypotheses, few_references = hypotheses[:8], references[:8]
+    operations = cpu_operations(lambda: scorer.compute(few_hypotheses, None, few_references, None))
     identical = (
         scores.cpu().tolist()[:timed_rows] == expected
         and first_scores.cpu().tolist()[:timed_rows] == expected
