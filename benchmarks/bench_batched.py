@@ -334,8 +334,7 @@ def main() -> None:
                     f" syncs {row['eager_syncs']}/{row['replay_syncs']}"
                     if "eager_kernels" in row
                     else ""
-                )
-,
+                ),
                 flush=True,
             )
     if device.type == "cuda" and tensorbleu() is not None:  # after ours: its failures cannot touch our figures
