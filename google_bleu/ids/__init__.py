@@ -8,6 +8,7 @@ Example:
 """
 
 from .batched import BatchScorer, batch_gleu_stats, batch_sentence_gleu
-from .pairwise import MbrResult, mbr_select, pairwise_gleu
+from .mbr import MbrResult, mbr_select
+from .pairwise import pairwise_gleu
 
 __all__ = ["BatchScorer", "MbrResult", "batch_gleu_stats", "batch_sentence_gleu", "mbr_select", "pairwise_gleu"]

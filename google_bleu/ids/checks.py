@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..tokenizers import DEFAULT_TOKENIZER, get_tokenizer
-from ..validation import check_sequence, describe, import_optional, integer, is_tensor
+from ..validation import check_sequence, describe, import_optional, integer, is_sequence, is_tensor
 
 if TYPE_CHECKING:
     from ..scorer import GLEU
@@ -46,11 +46,18 @@ def check_device(torch: Any, device: Any) -> Any:
         raise ValueError(f"device must name a torch device such as 'cpu' or 'cuda', got {describe(device)}") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device is {str(device)!r} but CUDA is not available here")
+    if device.type == "meta":
+        raise ValueError("device is 'meta', which holds no values to count; name a device such as 'cpu' or 'cuda'")
     return device
 
 
 def check_id_tensor(torch: Any, name: str, tensor: Any) -> None:
-    """Refuses a tensor that does not hold integer token ids (in the int64 range)."""
+    """Refuses a tensor that does not hold integer token ids (in the int64 range), or holds
+    them in no readable values: a sparse or other non-strided layout, the ``meta`` device."""
+    if tensor.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense tensor of token ids, got layout {tensor.layout}; use .to_dense()")
+    if tensor.device.type == "meta":
+        raise ValueError(f"{name} is on the 'meta' device, which holds no values to count")
     if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
         raise TypeError(f"{name} must hold integer token ids, got dtype {tensor.dtype}")
     if tensor.dtype in (torch.uint16, torch.uint32, torch.uint64) and tensor.numel():
@@ -84,7 +91,8 @@ def id_array(name: str, sequence: Any) -> np.ndarray:
     """One id sequence (list of ints, 1-D array or tensor, on any device) as int64 numpy."""
     if isinstance(sequence, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of integer token ids, got {describe(sequence)}")
-    if hasattr(sequence, "detach"):  # a torch tensor, possibly on a GPU
+    if is_tensor(sequence):  # possibly on a GPU
+        check_id_tensor(torch_module(), name, sequence)
         sequence = sequence.detach().cpu().numpy()
     try:
         array = np.asarray(sequence)
@@ -125,7 +133,7 @@ def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list
         raise ValueError(f"got {n_rows} hypotheses but {len(references)} reference lists")
     rows = []
     for i, refs in enumerate(references):
-        if isinstance(refs, (str, bytes, dict)) or not (hasattr(refs, "__len__") and hasattr(refs, "__getitem__")):
+        if isinstance(refs, (str, bytes)) or not is_sequence(refs):
             raise TypeError(
                 f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
             )

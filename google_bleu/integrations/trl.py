@@ -132,11 +132,11 @@ class GleuIdReward:
         reference_key: Dataset column with the reference ids: per example a list of
             ids (one reference) or a list of id lists (several). An empty list is one
             empty reference.
+        scorer: The orders, a :class:`~google_bleu.GLEU` (ids are never tokenized nor
+            lowercased); default ``GLEU()``. Or ``min_len=``/``max_len=`` as keywords.
         pad_id: Id removed from completions and references before counting, e.g. the
             EOS id (TRL's ``completion_ids`` end with EOS when the model stopped).
             ``None``: every id counts.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
         device: Where the ids are counted (default CPU).
         name: The reward's ``__name__`` in TRL's logs.
 
@@ -149,19 +149,19 @@ class GleuIdReward:
     def __init__(
         self,
         reference_key: str = "reference_ids",
+        scorer: GLEU | None = None,
         *,
         pad_id: int | None = None,
-        min_len: int = 1,
-        max_len: int = 4,
         device: Any = None,
         name: str = "gleu_ids",
+        **settings: Any,
     ) -> None:
-        from ..ids.checks import check_pad_id
-        from ..validation import check_orders
+        from ..ids.checks import check_pad_id, token_orders
 
         self.reference_key = check_type(reference_key, str, "reference_key", "a str naming a dataset column")
+        self.scorer = scorer_from_options(scorer, settings, caller="GleuIdReward")
+        self.min_len, self.max_len = token_orders(self.scorer)
         self.pad_id = check_pad_id(pad_id)
-        self.min_len, self.max_len = check_orders(min_len, max_len)
         if device is not None and not isinstance(device, str) and type(device).__name__ != "device":
             raise TypeError(f"device must be None, a str or a torch.device, got {describe(device)}")
         self.device = device
@@ -190,14 +190,7 @@ class GleuIdReward:
             raise ValueError(f"got {len(hypotheses)} completion_ids but {len(column)} values of {self.reference_key!r}")
         references = [reference_ids(value, f"column {self.reference_key!r}, example {i}") for i, value in enumerate(column)]
         try:
-            scores = batch_sentence_gleu(
-                hypotheses,
-                references,
-                pad_id=self.pad_id,
-                min_len=self.min_len,
-                max_len=self.max_len,
-                device=self.device,
-            )
+            scores = batch_sentence_gleu(hypotheses, references, scorer=self.scorer, pad_id=self.pad_id, device=self.device)
         except (TypeError, ValueError) as error:
             raise type(error)(
                 f"{error} (hypotheses: completion_ids; references: the column {self.reference_key!r})"

@@ -12,6 +12,8 @@ import google_bleu
 from google_bleu import gleu_stats
 from google_bleu.ids import batched
 from google_bleu.ids.batched import batch_gleu_stats, batch_sentence_gleu, stats_scores, to_gleu_stats
+from google_bleu.ids.fixed import fixed_shape_rows
+from google_bleu.ids.inputs import device_tensors, read_batch
 from google_bleu.stats import COLUMNS
 from tests.helpers.oracles import SAMPLES, nltk_sentence, read_lines, tokenize_13a
 
@@ -208,16 +210,16 @@ def test_padded_tensors_equal_nltk(rows, extra):
 
 
 def static_rows_on_cpu(hyps, refs, min_len=1, max_len=4, pad_id=None):
-    """The fixed-shape torch backend that GPUs use, run here on CPU tensors."""
-    batch = batched._read_input(torch, hyps, refs, pad_id, None, None, "cpu")
-    return batched._static_rows(torch, *batched._device_tensors(torch, batch, pad_id), min_len, max_len)
+    """The fixed-shape torch path that GPUs use, run here on CPU tensors."""
+    hyp, ref, device = read_batch(torch, hyps, refs, pad_id, None, None, "cpu")
+    return fixed_shape_rows(*device_tensors(torch, hyp, ref, pad_id, device), min_len, max_len)
 
 
 @settings(max_examples=60, deadline=None)
 @given(rows=rows_strategy, order=orders, offset=st.sampled_from([0, -(2**62), 2**62]))
-def test_torch_backend_used_on_gpus_equals_nltk_here_on_cpu(rows, order, offset):
-    # CPU tensors are counted with numpy; other devices with the engine's fixed-shape torch
-    # backend. Running that backend on CPU tensors tests it on a machine without a GPU.
+def test_fixed_shape_path_used_on_gpus_equals_nltk_here_on_cpu(rows, order, offset):
+    # CPU tensors are counted with numpy; other devices with the fixed-shape path
+    # (ids/fixed.py). Running it on CPU tensors tests it on a machine without a GPU.
     min_len, max_len = order
     hyps = [[t + offset for t in hyp] for hyp, _ in rows]
     refs = [[[t + offset for t in r] for r in rs] for _, rs in rows]
@@ -238,7 +240,7 @@ def test_batch_scorer_equals_nltk_with_padding_and_lengths(rows, extra, order):
     hyp_t, ref_t = pad_rows(hyps, width, PAD), padded_references(refs, width, PAD)
     assert scorer(hyp_t, ref_t).tolist() == nltk_scores(hyps, refs, min_len, max_len)
     # The fixed-shape torch computation that a CUDA graph captures, run here on CPU tensors.
-    rows = scorer._compute(torch, hyp_t, None, ref_t, None)
+    rows = scorer.compute(hyp_t, None, ref_t, None)
     assert stats_scores(rows).tolist() == nltk_scores(hyps, refs, min_len, max_len)
     # Lengths instead of a pad value: the padding is real token 0 here.
     by_length = batched.BatchScorer(min_len=min_len, max_len=max_len)
@@ -250,7 +252,7 @@ def test_batch_scorer_equals_nltk_with_padding_and_lengths(rows, extra, order):
     )
     assert got.tolist() == nltk_scores(hyps, refs, min_len, max_len)
     lengths = (torch.tensor([len(h) for h in hyps]), torch.tensor([[len(r) for r in rs] for rs in refs]))
-    rows = by_length._compute(torch, pad_rows(hyps, width, 0), lengths[0], padded_references(refs, width, 0), lengths[1])
+    rows = by_length.compute(pad_rows(hyps, width, 0), lengths[0], padded_references(refs, width, 0), lengths[1])
     assert stats_scores(rows).tolist() == nltk_scores(hyps, refs, min_len, max_len)
 
 
@@ -280,7 +282,7 @@ def test_the_fixed_shape_path_reads_nothing_back_from_the_device():
     ref = torch.tensor([[[5, 6, 8, -1, -1], [5, 6, 7, 2, -1]], [[0, 1, 2, -1, -1], [-1, 0, -1, 0, 1]]])
     scorer = batched.BatchScorer(pad_id=PAD)
     with _Ops() as ops:
-        rows = scorer._compute(torch, hyp, None, ref, None)
+        rows = scorer.compute(hyp, None, ref, None)
     assert ops.names and not ops.names & (_HOST_READS | _HOST_COPIES), sorted(ops.names & (_HOST_READS | _HOST_COPIES))
     assert rows.tolist() == batch_gleu_stats(hyp, ref, pad_id=PAD).tolist()
     # The recorder does see such reads and copies (the eager torch way of doing it would).
@@ -378,7 +380,7 @@ def test_every_shared_wmt_system_as_ids_equals_the_core_on_both_backends(shared_
         width = max(len(t) for t in hyps + [r[0] for r in refs])
         hyp_t, ref_t = pad_rows(hyps, width, 0), padded_references(refs, width, 0)
         assert batch_gleu_stats(hyp_t, ref_t, pad_id=0).tolist() == core.rows.tolist(), system.name
-        assert scorer._compute(torch, hyp_t, None, ref_t, None).tolist() == core.rows.tolist(), system.name
+        assert scorer.compute(hyp_t, None, ref_t, None).tolist() == core.rows.tolist(), system.name
 
 
 # -- devices ---------------------------------------------------------------------------

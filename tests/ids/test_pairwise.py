@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import google_bleu
-import google_bleu.ids.pairwise as pairwise_module
+import google_bleu.ids.matrix as pairwise_module
 from google_bleu.ids import mbr_select, pairwise_gleu
 from tests.helpers.oracles import REPO, SAMPLES, nltk_sentence, read_lines, tokenize_13a
 

@@ -1,0 +1,217 @@
+"""The clipped-match matrix of all pairs of sentences, exact: 0/1 columns and their products.
+
+``min(a, b)`` is the number of thresholds ``t >= 1`` with ``a >= t`` and ``b >= t``, so with
+a 0/1 column per (n-gram, threshold) the clipped matches of every pair are ``H @ R.T``.
+:func:`shared_columns` makes the columns that both sides share; :func:`match_matrix` sums
+them, a column that few sentences share by adding 1 to each of its pairs, the others
+through float64 products of dense 0/1 blocks (numpy, or torch on the ids' device): every
+partial sum is an integer far below 2**53, so both are exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import NUMPY, chunks, extend, pair_counts
+from .checks import torch_module
+from .device_pairwise import add_products
+
+#: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB); the
+#: column blocks of the match product are sized to stay within it.
+BLOCK_ELEMENTS = 1 << 22
+#: A column (n-gram, threshold) goes to the dense product when its pairs number more
+#: than 1/DENSE_RATIO of all pairs: a BLAS multiply-add costs about a hundredth of
+#: adding one pair with ``bincount``.
+DENSE_RATIO = 128
+#: Most pairs of light columns expanded at a time (int64 temporaries of 32 MiB); a
+#: column with more pairs than this goes to the dense product.
+PAIR_CHUNK = 1 << 22
+
+
+
+def shared_columns(
+    group: np.ndarray, lengths: np.ndarray, n_left: int, within: bool, min_len: int, max_len: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The 0/1 entries ``(sentence, column)`` whose products count the clipped matches.
+
+    ``group`` holds, per token position of all sentences (left side first), a
+    representative position of the same token anywhere in the batch. A column stands for
+    one (n-gram, threshold t): sentence s has a 1 there when it holds the n-gram at least
+    t times. Only columns that some left and some right sentence share are made (with
+    ``within``, columns two different sentences share). Returns the entries and the
+    number of columns.
+    """
+    if group.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
+    entry_sentence, entry_feature, entry_count, n_features = _shared_ngrams(
+        group, lengths, n_left, within, min_len, max_len
+    )
+    if not entry_sentence:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
+    sentence = np.concatenate(entry_sentence)
+    feature = np.concatenate(entry_feature)
+    count = np.concatenate(entry_count)
+    # Threshold t: the entries holding their n-gram at least t times; a column for each
+    # n-gram still shared at that level.
+    rows, columns = [], []
+    n_columns = 0
+    while sentence.size:
+        live = _shared(feature, sentence, n_left, within, n_features)
+        column = np.cumsum(live)
+        column -= 1
+        keep = np.take(live, feature)
+        rows.append(sentence[keep])
+        columns.append(np.take(column, feature[keep]) + n_columns)
+        n_columns += int(np.count_nonzero(live))
+        more = count > 1
+        more &= keep
+        sentence, feature, count = sentence[more], feature[more], count[more] - 1
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
+    return np.concatenate(rows), np.concatenate(columns), n_columns
+
+
+def _shared_ngrams(
+    group: np.ndarray, lengths: np.ndarray, n_left: int, within: bool, min_len: int, max_len: int
+) -> tuple[list, list, list, int]:
+    """Per order, the (sentence, n-gram) pairs of n-grams both sides share, with their counts:
+    lists of the entries' sentences, n-gram ids (numbered across orders) and counts, and the
+    number of n-gram ids. The per-order action of the order walk."""
+    n_sentences = lengths.size
+    n_pos = group.size
+    sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+    same_sentence = sentence_of[1:] == sentence_of[:-1]
+    position = np.arange(n_pos, dtype=np.int64)
+    n = n_pos  # entries (n-gram occurrences), and the bound of their group labels
+    entry_sentence, entry_feature, entry_count = [], [], []
+    n_features = 0
+    for order in range(1, max_len + 1):
+        sentence = np.take(sentence_of, position)
+        pair, pair_count = pair_counts(NUMPY, group, sentence, n_sentences)
+        found = np.flatnonzero(pair_count)  # one representative per (n-gram, sentence)
+        found_group = np.take(group, found)
+        found_sentence = np.take(sentence, found)
+        live = _shared(found_group, found_sentence, n_left, within, n)
+        if order >= min_len:
+            keep = np.take(live, found_group)
+            feature = np.cumsum(live)
+            feature -= 1
+            entry_sentence.append(found_sentence[keep])
+            entry_feature.append(np.take(feature, found_group[keep]) + n_features)
+            entry_count.append(pair_count[found[keep]])
+            n_features += int(np.count_nonzero(live))
+        if order == max_len:
+            break
+        # Only an n-gram that both sides share can extend to a shared (n+1)-gram.
+        group, position, kept = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
+        n = kept.size
+        if n == 0:
+            break
+    return entry_sentence, entry_feature, entry_count, n_features
+
+
+def _shared(item: np.ndarray, sentence: np.ndarray, n_left: int, within: bool, size: int) -> np.ndarray:
+    """Per item id (``0..size-1``), whether both sides hold it (``within``: two sentences).
+
+    Each (item, sentence) pair appears at most once in the arguments.
+    """
+    if within:
+        return np.bincount(item, minlength=size) >= 2
+    left = sentence < n_left
+    shared = np.bincount(item[left], minlength=size) > 0
+    shared &= np.bincount(item[~left], minlength=size) > 0
+    return shared
+
+
+def match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: int, n_right: int, within: bool, device):
+    """``H @ R.T`` of the 0/1 entries: clipped matches of every pair, exact.
+
+    A column that few sentences share adds 1 to each of its pairs directly (a
+    ``bincount`` of their cells); the columns that many share, which hold most of the
+    pairs, go through float64 products of dense 0/1 blocks (numpy, or torch on
+    ``device``). Both are exact integer sums. Returns float64 on ``device`` (numpy when None).
+    """
+    order = np.argsort(columns, kind="stable")
+    rows, columns = rows[order], columns[order]
+    if within:
+        left_rows = right_rows = rows
+        left_columns = right_columns = columns
+    else:
+        is_left = rows < n_left
+        left_rows, left_columns = rows[is_left], columns[is_left]
+        right_rows, right_columns = rows[~is_left] - n_left, columns[~is_left]
+    k_left = np.bincount(left_columns, minlength=n_columns)
+    k_right = k_left if within else np.bincount(right_columns, minlength=n_columns)
+    pairs = k_left * k_right
+    heavy = pairs * DENSE_RATIO > n_left * n_right
+    heavy |= pairs > PAIR_CHUNK
+    matches = _sparse_matches(left_rows, left_columns, right_rows, k_right, heavy, n_left, n_right)
+    if heavy.any():
+        dense_id = np.cumsum(heavy)
+        dense_id -= 1
+        keep = np.take(heavy, columns)
+        dense_rows, dense_columns = rows[keep], np.take(dense_id, columns[keep])
+        n_side = n_left if within else n_left + n_right
+        product = _dense_matches(dense_rows, dense_columns, int(dense_id[-1]) + 1, n_side, n_left, within, device)
+    else:
+        product = None
+    if device is None:
+        matches = matches.astype(np.float64)
+        return matches if product is None else matches.__iadd__(product)
+    torch = torch_module()
+
+    matches = torch.from_numpy(matches).to(device=device, dtype=torch.float64)
+    return matches if product is None else matches.add_(product)
+
+
+def _sparse_matches(
+    left_rows: np.ndarray,
+    left_columns: np.ndarray,
+    right_rows: np.ndarray,
+    k_right: np.ndarray,
+    heavy: np.ndarray,
+    n_left: int,
+    n_right: int,
+) -> np.ndarray:
+    """Per pair, how many light columns it shares (entries sorted by column), ``int64 [n_left, n_right]``."""
+    counts = np.zeros(n_left * n_right, np.int64)
+    right_start = np.cumsum(k_right)
+    right_start -= k_right  # the right entries of column c start there
+    light = np.flatnonzero(~np.take(heavy, left_columns))
+    repeats = np.take(k_right, np.take(left_columns, light))
+    for start, stop in chunks(repeats, PAIR_CHUNK):
+        entries, times = light[start:stop], repeats[start:stop]
+        # Each left entry meets every right entry of its column.
+        first = np.take(right_start, np.take(left_columns, entries))
+        first -= np.cumsum(times) - times
+        position = np.repeat(first, times)
+        position += np.arange(position.size)
+        cell = np.repeat(np.take(left_rows, entries) * n_right, times)
+        cell += np.take(right_rows, position)
+        counts += np.bincount(cell, minlength=counts.size)
+    return counts.reshape(n_left, n_right)
+
+
+def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side: int, n_left: int, within: bool, device):
+    """``H @ R.T`` of 0/1 entries in float64 column blocks (numpy, or torch on ``device``)."""
+    block = max(1, BLOCK_ELEMENTS // max(n_side, 1))
+    n_right = n_side if within else n_side - n_left
+    if device is None:
+        bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()  # columns are sorted
+        matches = np.zeros((n_left, n_right), np.float64)
+        for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
+            if low == high:
+                continue
+            dense = np.zeros((n_side, min(block, n_columns - start * block)), np.float64)
+            dense[rows[low:high], columns[low:high] - start * block] = 1.0
+            if within:
+                matches += dense @ dense.T
+            else:
+                matches += dense[:n_left] @ dense[n_left:].T
+        return matches
+    torch = torch_module()
+
+    matches = torch.zeros((n_left, n_right), dtype=torch.float64, device=device)
+    rows_t, columns_t = torch.from_numpy(rows).to(device), torch.from_numpy(columns).to(device)
+    add_products(matches, rows_t, columns_t, n_columns, n_left, within, block)
+    return matches

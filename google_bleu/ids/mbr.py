@@ -1,0 +1,319 @@
+"""Minimum Bayes risk selection with GLEU: exact expected scores, or reference aggregation.
+
+:func:`mbr_select` picks the candidate with the highest weighted mean sentence GLEU against
+the pseudo-references (:func:`~google_bleu.ids.pairwise_gleu`'s matrix, means exact and
+rounded once: :mod:`google_bleu.ids.means`), or, with ``aggregate=True``, its GLEU against
+the pseudo-references' weighted mean n-gram counts (:func:`aggregate_scores`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..engine import NUMPY, extend, ngram_counts, pair_counts
+from ..scorer import GLEU, scorer_from_options
+from ..stats import ratio
+from ..validation import check_bool, describe, is_tensor
+from .means import carry, integer_weights, limb_value, to_limbs, weighted_means
+from .pairwise import Prepared, ngram_groups, prepare, score_matrix
+
+__all__ = ["MbrResult", "mbr_select"]
+
+
+def aggregate_scores(prepared: Prepared, weights: list[int], exclude: bool, min_len: int, max_len: int) -> np.ndarray:
+    """Per candidate, its GLEU against the pseudo-references' expected n-gram counts.
+
+    Reference aggregation (DeNero et al. 2009, "Fast consensus decoding over translation
+    forests"; Vamvas & Sennrich 2024, "Linear-time minimum Bayes risk decoding with
+    reference aggregation"): the M pseudo-references become one bag of n-grams whose
+    count of n-gram g is the weighted mean ``r_g`` of their counts, and whose n-gram total
+    is the weighted mean of theirs; candidate i scores ``sum_g min(h_ig, r_g) / max(n_hyp_i,
+    n_ref)``, one pass over the candidates' and the pseudo-references' n-grams (N + M)
+    instead of N x M sentence scores. With ``exclude`` (the candidates are their own
+    pseudo-references), candidate i's mean leaves out its own index.
+
+    Exact: with integer weights ``W`` and ``D_i`` the sum of candidate i's, ``min(h, r_g)``
+    is ``h`` when ``sum_j W_j c_jg >= h * D_i`` and that sum over ``D_i`` otherwise, so the
+    score is one quotient of integers, ``(D_i * sum of the h + sum of the weighted
+    counts) / max(n_hyp_i * D_i, sum_j W_j n_ref_j)``, rounded once. The weighted counts
+    are summed per n-gram in float64 limbs (see above), the leave-one-out subtraction
+    included, exactly.
+    """
+    within = prepared.ref is None
+    hyp = prepared.hyp
+    ref = hyp if within else prepared.ref
+    n_left = hyp.lengths.size
+    lengths = hyp.lengths if within else np.concatenate((hyp.lengths, ref.lengths))
+    n_sentences = lengths.size
+    n_pos = int(lengths.sum())
+    n_inputs = hyp.inverse.size
+    # Integer weights per distinct pseudo-reference sentence, and what each input leaves out.
+    sentence_weights = [0] * ref.lengths.size
+    for j, sentence in enumerate(ref.inverse.tolist()):
+        sentence_weights[sentence] += weights[j]
+    own = weights if exclude else [0] * n_inputs
+    total = sum(weights)
+    denominators = [total - value for value in own]
+    n_hyp = ngram_counts(hyp.lengths, min_len, max_len).tolist()
+    ref_totals = ngram_counts(ref.lengths, min_len, max_len).tolist()
+    weighted_total = sum(weight * count for weight, count in zip(sentence_weights, ref_totals))
+    hyp_sentence = hyp.inverse.tolist()
+    # With exclude the candidates are the pseudo-references: candidate i's sentence is its own.
+    mean_totals = [weighted_total - (own[i] * ref_totals[hyp_sentence[i]] if exclude else 0) for i in range(n_inputs)]
+    # Limbs: every float64 sum below is of integers under 2**50 (a carry may add 2**51).
+    width = max(1, 50 - max(n_pos, 1).bit_length())
+    bits = max(total, 1).bit_length() + max(n_pos, 1).bit_length() + 1
+    count = -(-bits // width)
+    weight_limbs = to_limbs(sentence_weights, width, count)  # [count, sentences]
+    own_limbs = to_limbs(own, width, count)  # [count, inputs]
+    denominator_limbs = to_limbs([max(value, 0) for value in denominators], width, count)
+    capped_h, kept_sums = np.zeros(n_inputs), np.zeros((count, n_inputs))
+    by_sentence = np.argsort(hyp.inverse, kind="stable")
+    inputs_of = np.bincount(hyp.inverse, minlength=n_left)
+    if n_pos:
+        sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+        capped_h, kept_sums = _aggregate_orders(
+            ngram_groups(prepared, lengths),
+            sentence_of,
+            n_left,
+            0 if within else n_left,
+            weight_limbs,
+            own_limbs,
+            denominator_limbs,
+            inputs_of,
+            by_sentence,
+            width,
+            min_len,
+            max_len,
+        )
+    expected = np.zeros(n_inputs)
+    if count == 1 and (max(total, 1) * max(n_pos, 1)) << 2 < 1 << 53:
+        # Every number below fits float64 exactly: one correctly rounded division each.
+        denominator = np.array(denominators, np.float64)
+        n_all = np.maximum(np.take(np.array(n_hyp, np.float64), hyp.inverse) * denominator, np.array(mean_totals, np.float64))
+        # A denominator of 0 (every other weight 0) makes n_all 0: ratio's 0.0.
+        return ratio(capped_h * denominator + kept_sums[0], n_all)
+    for i in range(n_inputs):
+        denominator = denominators[i]
+        n_all = max(n_hyp[hyp_sentence[i]] * denominator, mean_totals[i])
+        expected[i] = ratio(int(capped_h[i]) * denominator + limb_value(kept_sums[:, i], width), n_all)
+    return expected
+
+
+def _aggregate_orders(
+    group: np.ndarray,
+    sentence_of: np.ndarray,
+    n_left: int,
+    ref_offset: int,
+    weight_limbs: np.ndarray,
+    own_limbs: np.ndarray,
+    denominator_limbs: np.ndarray,
+    inputs_of: np.ndarray,
+    by_sentence: np.ndarray,
+    width: int,
+    min_len: int,
+    max_len: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per candidate input, the sum of its capped counts ``h`` and (in limbs) of its weighted
+    pseudo-reference counts where those are below ``h``: the per-order action of the order walk
+    of :func:`aggregate_scores`."""
+    n_inputs = by_sentence.size
+    count = weight_limbs.shape[0]
+    capped_h = np.zeros(n_inputs)
+    kept_sums = np.zeros((count, n_inputs))
+    n_pos = group.size
+    same_sentence = sentence_of[1:] == sentence_of[:-1]
+    position = np.arange(n_pos, dtype=np.int64)
+    n = n_pos  # entries, and the bound of their group labels
+    for order in range(1, max_len + 1):
+        sentence = np.take(sentence_of, position)
+        # Weighted sum of the pseudo-references' counts of each n-gram (group), per limb.
+        on_ref = sentence >= ref_offset
+        ref_group = group[on_ref]
+        ref_sentence = sentence[on_ref] - ref_offset
+        ref_sum = np.stack(
+            [np.bincount(ref_group, weights=np.take(limb, ref_sentence), minlength=n) for limb in weight_limbs]
+        )
+        # Count each (n-gram, candidate sentence) pair once.
+        on_hyp = np.flatnonzero(sentence < n_left)
+        hyp_group = np.take(group, on_hyp)
+        pair_sentence_all = np.take(sentence, on_hyp)
+        _, pair_count = pair_counts(NUMPY, hyp_group, pair_sentence_all, n_left)
+        found = np.flatnonzero(pair_count)
+        pair_group = np.take(hyp_group, found)
+        pair_sentence = np.take(pair_sentence_all, found)
+        h = pair_count[found].astype(np.float64)
+        if order >= min_len:
+            # Every input of the pair's sentence gets the pair (its own leave-one-out mean).
+            n_each = np.take(inputs_of, pair_sentence)
+            which = np.repeat(np.arange(found.size), n_each)
+            first = np.cumsum(inputs_of) - inputs_of
+            step = np.arange(which.size) - np.repeat(np.cumsum(n_each) - n_each, n_each)
+            target = np.take(by_sentence, np.take(first, np.take(pair_sentence, which)) + step)
+            h_each = np.take(h, which)
+            # kept = sum over the other pseudo-references of weight x count, exactly.
+            kept = np.take(ref_sum, np.take(pair_group, which), axis=1) - np.take(own_limbs, target, axis=1) * h_each
+            # min(h, kept / D) is h where kept - h * D >= 0 (the sign of the top limb, once carried).
+            difference = carry(kept - np.take(denominator_limbs, target, axis=1) * h_each, width)
+            capped = difference[-1] >= 0
+            capped_h += np.bincount(target[capped], weights=h_each[capped], minlength=n_inputs)
+            kept = carry(kept[:, ~capped], width)
+            for k in range(count):
+                kept_sums[k] += np.bincount(target[~capped], weights=kept[k], minlength=n_inputs)
+        if order == max_len:
+            break
+        # Only an n-gram in some candidate and some weighted pseudo-reference can extend.
+        live = np.zeros(n, bool)
+        live[pair_group] = True
+        live &= ref_sum.any(axis=0)
+        group, position, survivors = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
+        n = survivors.size
+        if n == 0:
+            break
+    return capped_h, kept_sums
+
+
+class MbrResult(NamedTuple):
+    """What :func:`mbr_select` chose, and why."""
+
+    #: Position of the chosen candidate in ``candidates``.
+    index: int
+    #: The chosen candidate, as given (a text, a token sequence or a tensor row).
+    candidate: Any
+    #: float64 ``[N]``: each candidate's expected GLEU against the pseudo-references.
+    expected_scores: np.ndarray
+
+
+def _check_weights(weights: Any, n: int, name: str) -> np.ndarray:
+    if is_tensor(weights):
+        weights = weights.detach().cpu().numpy()
+    if isinstance(weights, (str, bytes)):
+        raise TypeError(f"weights must be a sequence of numbers, got {describe(weights)}")
+    try:
+        array = np.asarray(weights)
+    except (TypeError, ValueError):
+        raise TypeError(f"weights must be a sequence of numbers, got {describe(weights)}") from None
+    if array.ndim != 1:
+        raise ValueError(f"weights must be 1-D (one per {name[:-1]}), got shape {list(array.shape)}")
+    if array.size and array.dtype.kind not in "iuf":
+        raise TypeError(f"weights must be real numbers, got {array.dtype} values such as {array[0]!r}")
+    if array.size != n:
+        raise ValueError(f"got {array.size} weights but {n} {name}")
+    array = array.astype(np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError(f"weights must be finite, got {float(array[~np.isfinite(array)][0])!r}")
+    if (array < 0).any():
+        raise ValueError(f"weights must be non-negative, got {float(array[array < 0][0])!r}")
+    if not (array > 0).any():
+        raise ValueError("weights must not all be zero")
+    return array
+
+
+def mbr_select(
+    candidates: Any,
+    pseudo_references: Any = None,
+    *,
+    weights: Any = None,
+    include_self: bool = False,
+    aggregate: bool = False,
+    scorer: GLEU | None = None,
+    pad_id: int | None = None,
+    candidate_lengths: Any = None,
+    reference_lengths: Any = None,
+    **settings: Any,
+) -> MbrResult:
+    """Minimum Bayes risk selection: the candidate with the highest expected GLEU.
+
+    The expected score of candidate ``i`` is the weighted mean of its sentence GLEU
+    against the pseudo-references ``j`` (:func:`pairwise_gleu`)::
+
+        sum(w[j] * gleu[i, j] for j) / sum(w[j] for j)
+
+    computed exactly and rounded once (whatever the order, however the weights differ in
+    size; scaling every weight by one constant changes nothing). With
+    ``pseudo_references=None`` the pseudo-references are the candidates themselves and,
+    by the usual MBR convention, a candidate is not counted against itself (``j != i``;
+    the same text at another index still counts); ``include_self=True`` counts it too.
+    A candidate whose pseudo-references all have weight 0 scores 0.0. The first
+    candidate with the highest expected score wins a tie.
+
+    Args:
+        candidates: ``N >= 1`` candidates: texts, token sequences or a 2-D id tensor
+            (as the hypotheses of :func:`pairwise_gleu`).
+        pseudo_references: ``M`` pseudo-references of the same kind, or None (default):
+            the candidates.
+        weights: ``M`` (or ``N``) non-negative finite weights of the pseudo-references,
+            not all zero (for example sampling probabilities); default: equal weights.
+        include_self: With ``pseudo_references=None``, count a candidate against itself.
+        aggregate: Reference aggregation, an approximation of the above: each candidate is
+            scored once against the weighted mean n-gram counts of the pseudo-references
+            (``sum_g min(h_g, mean r_g) / max(n_hyp, mean n_ref)``, as DeNero et al. 2009
+            and Vamvas & Sennrich 2024 do for BLEU and chrF), so the cost grows with
+            N + M instead of N x M. It usually picks the candidate exact MBR picks, not
+            always (``docs/mbr.md`` measures how often); its scores are not sentence GLEU
+            means (computed exactly, rounded once). Without ``include_self`` a candidate's mean leaves out its own index.
+        scorer: As for :func:`pairwise_gleu`; so are ``pad_id`` and ``**settings``.
+        candidate_lengths: For a tensor of candidates, ``[N]`` lengths.
+        reference_lengths: For a tensor of pseudo-references, ``[M]`` lengths.
+
+    Returns:
+        An :class:`MbrResult` ``(index, candidate, expected_scores)``; ``expected_scores``
+        is a float64 numpy array whatever the input.
+
+    Raises:
+        TypeError, ValueError: As :func:`pairwise_gleu`; also for no candidates, bad
+            weights, or ``include_self`` with separate pseudo-references.
+
+    Example:
+        >>> candidates = [["a", "b", "c"], ["a", "b"], ["x", "y"]]
+        >>> mbr_select(candidates).index
+        0
+        >>> mbr_select(candidates, weights=[0, 1, 1]).expected_scores.tolist()
+        [0.25, 0.0, 0.0]
+        >>> approximate = mbr_select(candidates, aggregate=True)  # N + M, and not always the same pick
+        >>> approximate.index, approximate.expected_scores.round(4).tolist()
+        (1, [0.25, 0.3333, 0.0])
+        >>> mbr_select(candidates, weights=[1, 1, -1])
+        Traceback (most recent call last):
+        ...
+        ValueError: weights must be non-negative, got -1.0
+    """
+    check_bool(include_self, "include_self")
+    check_bool(aggregate, "aggregate")
+    scorer = scorer_from_options(scorer, settings, caller="mbr_select")
+    min_len, max_len = scorer.min_len, scorer.max_len
+    prepared = prepare(
+        candidates,
+        pseudo_references,
+        scorer,
+        pad_id,
+        candidate_lengths,
+        reference_lengths,
+        ("candidates", "pseudo_references", "candidate_lengths", "reference_lengths"),
+        on_device=not aggregate,  # aggregation counts on the host
+    )
+    n_candidates = prepared.hyp.inverse.size
+    if n_candidates == 0:
+        raise ValueError("candidates must hold at least one candidate, got none")
+    within = pseudo_references is None
+    if include_self and not within:
+        raise ValueError("include_self applies when the candidates are their own pseudo-references")
+    n_refs = n_candidates if within else prepared.ref.inverse.size
+    if n_refs == 0:
+        raise ValueError("pseudo_references must hold at least one pseudo-reference, got none")
+    ref_name = "candidates" if within else "pseudo_references"
+    # Only ratios of weights matter: as integers in the same ratios, exactly, every mean is
+    # computed in integers and rounded once (see weighted_means).
+    w = [1] * n_refs if weights is None else integer_weights(_check_weights(weights, n_refs, ref_name))
+    exclude = within and not include_self
+    if aggregate:
+        expected = aggregate_scores(prepared, w, exclude, min_len, max_len)
+    else:
+        scores = score_matrix(prepared, min_len, max_len)
+        if prepared.device is not None:
+            scores = scores.cpu().numpy()
+        expected = weighted_means(scores, w, exclude)
+    index = int(np.argmax(expected))
+    return MbrResult(index, candidates[index], expected)
