@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from google_bleu import GLEU, GleuStats
+from google_bleu.scale.files import open_source
+from google_bleu.scale.files import read_lines as read_range
 from google_bleu.scale.lines import lines_from_bytes as decode_lines
-from google_bleu.scale.files import open_source, read_lines as read_range
 from google_bleu.scale.parallel import SystemFiles, file_stats, files_stats, parallel_stats
 from google_bleu.scale.pool import available_cores, resolve_jobs
 from tests.helpers.oracles import REPO, SAMPLES, SHARED_DATA, read_lines
