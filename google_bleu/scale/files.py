@@ -41,8 +41,8 @@ BLOCK = 1 << 20
 #: From this many bytes a block's line breaks are found by numpy (a short input never imports it).
 SMALL = 1 << 16
 #: Lines between two line starts kept by the plan: a range of lines starts at a multiple of
-#: it, and the parent keeps 8 bytes per STEP lines (32 KiB for 4M lines).
-STEP = 1024
+#: it, and the parent keeps 8 bytes per STEP lines (128 KiB for 4M lines).
+STEP = 256
 _BOM = BOM.encode("utf-8")
 
 

@@ -179,20 +179,20 @@ def _total(stats: GleuStats) -> GleuStats:
 
 
 def _plan(systems: list[Source], lines: int, workers: int, chunk_lines: int | None) -> tuple[int, int]:
-    """Lines per range and systems per task: about :data:`TASKS_PER_WORKER` tasks a worker
-    of :data:`TASK_BYTES`, ranges starting where the plan kept a line start."""
+    """Lines per range and systems per task: about :data:`TASKS_PER_WORKER` tasks a worker,
+    each of :data:`TASK_BYTES`, cut along the lines first (ranges start where the plan kept a
+    line start), so that a task holds many systems and a reference range is tokenized once
+    for all of them."""
     if chunk_lines is not None:
         return chunk_lines, 1
     total = sum(source.size for source in systems)
     low, high = TASK_BYTES
     if total <= low:  # a short input: one task a system
         return max(lines, 1), 1
-    target = min(max(total / (TASKS_PER_WORKER * workers), low), high)
-    average = max(total / max(len(systems), 1), 1)
-    if average <= target:
-        return max(lines, 1), max(1, int(target // average))
-    ranges = math.ceil(average / target)
-    return math.ceil(lines / ranges / STEP) * STEP, 1
+    tasks = math.ceil(total / min(max(total / (TASKS_PER_WORKER * workers), low), high))
+    per_range = max(STEP, math.ceil(lines / tasks / STEP) * STEP)
+    groups = math.ceil(tasks / max(1, math.ceil(lines / per_range)))
+    return per_range, max(1, math.ceil(len(systems) / groups))
 
 
 def _warner(warn: Callable[[str], None] | None) -> Callable[[str], None]:
