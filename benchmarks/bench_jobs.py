@@ -65,10 +65,10 @@ sys.exit(status)
 """
 
 
-def prepare(folder: Path, large_lines: int) -> dict[str, tuple[Path, list[Path]]]:
+def prepare(folder: Path, large_lines: int, data: Path = WMT17) -> dict[str, tuple[Path, list[Path]]]:
     """The inputs of each configuration: its reference file and its system files."""
-    reference = WMT17 / "ref0.txt"
-    systems = sorted(WMT17.glob("sys_*.txt"))
+    reference = data / "ref0.txt"
+    systems = sorted(data.glob("sys_*.txt"))
     many = folder / "many"
     many.mkdir()
     hundred = []
@@ -92,11 +92,11 @@ def prepare(folder: Path, large_lines: int) -> dict[str, tuple[Path, list[Path]]
     }
 
 
-def run_cli(reference: Path, systems: list[Path], jobs: int) -> tuple[float, bytes, dict]:
+def run_cli(reference: Path, systems: list[Path], jobs: int, code: Path = REPO) -> tuple[float, bytes, dict]:
     command = [sys.executable, "-c", COMMAND, str(reference), "-i", *map(str, systems), "-f", "json", "-q"]
     command += ["--jobs", str(jobs)]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, cwd=REPO, check=False)
+    done = subprocess.run(command, capture_output=True, cwd=code, check=False)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"--jobs {jobs} on {len(systems)} files failed: {done.stderr.decode()[-2000:]}")
@@ -110,21 +110,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large-lines", type=int, default=400_000)
     parser.add_argument("--out", "--output", dest="out", type=Path, default=RESULTS, help="the results file to write")
+    parser.add_argument("--data", type=Path, default=WMT17, help="the folder of ref0.txt and sys_*.txt")
+    parser.add_argument("--code", type=Path, default=REPO, help="a checkout whose google_bleu runs (another version)")
     args = parser.parse_args(argv)
-    if not WMT17.is_dir():
-        raise SystemExit(f"the WMT17 data is not at {WMT17} (../shared/data beside the clone)")
+    args.data, args.code = args.data.resolve(), args.code.resolve()  # the command runs in args.code
+    if not args.data.is_dir():
+        raise SystemExit(f"the WMT17 data is not at {args.data} (../shared/data beside the clone, or --data)")
     args.workers = [1, *[w for w in dict.fromkeys(args.workers) if w != 1]]
     load_before = load_average()
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_jobs_") as tmp:
-        configurations = prepare(Path(tmp), args.large_lines)
+        configurations = prepare(Path(tmp), args.large_lines, args.data)
         for name, (reference, systems) in configurations.items():
             times: dict[int, list[float]] = {jobs: [] for jobs in args.workers}
             usages: dict[int, list[dict]] = {jobs: [] for jobs in args.workers}
             outputs: dict[int, bytes] = {}
             for _ in range(args.repeats):
                 for jobs in args.workers:
-                    seconds, output, usage = run_cli(reference, systems, jobs)
+                    seconds, output, usage = run_cli(reference, systems, jobs, args.code)
                     times[jobs].append(seconds)
                     usages[jobs].append(usage)
                     outputs.setdefault(jobs, output)
