@@ -33,17 +33,16 @@ import math
 import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from typing import Any, NamedTuple
 
 from ..gleu import checked_text_stats, order_text_stats
 from ..scorer import GLEU
 from ..stats import GleuStats
-from ..validation import check_bool, check_texts, describe, integer, lazy_module
+from ..validation import check_bool, check_texts, describe, integer
 from .files import STEP, FileError, PathOrStream, Source, check_lengths, close_all, open_all, read_lines
 from .lines import LineError
 from .pool import WorkerError, WorkerPool, available_cores, check_scorer, resolve_jobs, workers_for
-
-np = lazy_module("numpy")
 
 __all__ = ["FileError", "WorkerError", "file_stats", "files_stats", "parallel_stats", "SystemFiles"]
 
@@ -105,22 +104,12 @@ def parallel_stats(
     starts = range(0, len(predictions), chunk_size)
     tasks = ((_count, (predictions[i : i + chunk_size], references[i : i + chunk_size])) for i in starts)
     with WorkerPool(scorer, min(jobs, len(starts))) as pool:
-        return GleuStats.concatenate(part for (part,) in _flat(pool.run(tasks)))
-
-
-def _flat(results: Iterator[list[Part]]) -> Iterator[Part]:
-    for parts in results:
-        yield from parts
+        return GleuStats.concatenate(part for (part,) in chain.from_iterable(pool.run(tasks)))
 
 
 # -- files ---------------------------------------------------------------------------------
-class Range(NamedTuple):
-    """Bytes of one input that a worker reads: its path, the range, its name in messages."""
-
-    path: str
-    start: int
-    end: int
-    name: str
+#: Bytes of one input that a worker reads: ``(path, start, end, name in messages)``.
+Range = tuple[str, int, int, str]
 
 
 class Ranges(NamedTuple):
@@ -153,7 +142,7 @@ def count_ranges(scorer: GLEU, task: Ranges) -> list[Part]:
     first, count = task.first_line, task.count
     columns = [read_lines(*where, first, count) for where in task.references]
     if task.num_refs > 1:
-        references = _split_tabs(columns[0], task.num_refs, task.references[0].name, first)
+        references = _split_tabs(columns[0], task.num_refs, task.references[0][3], first)
     else:
         references = [list(refs) for refs in zip(*columns)]
     predictions: list[str] = []
@@ -173,9 +162,10 @@ def count_ranges(scorer: GLEU, task: Ranges) -> list[Part]:
     return parts
 
 
-def _total(stats: GleuStats) -> GleuStats:
-    """One row of totals (a list: numpy is imported only when it is needed)."""
-    return GleuStats.trusted([list(stats.totals())], stats.min_len, stats.max_len)
+def _total(*parts: GleuStats) -> GleuStats:
+    """The parts' totals as one row (a list: numpy is imported only when it is needed)."""
+    totals = [sum(column) for column in zip(*(part.totals() for part in parts))]
+    return GleuStats.trusted([totals], parts[0].min_len, parts[0].max_len)
 
 
 def _plan(systems: list[Source], lines: int, workers: int, chunk_lines: int | None) -> tuple[int, int]:
@@ -212,23 +202,13 @@ def _check_references(references: Any) -> list[PathOrStream]:
 
 
 def _assemble(parts: list[Part], scorer: GLEU, rows: bool, n_orders: int) -> Part:
-    """One system's statistics from its parts, in order."""
-    low, high = scorer.min_len, scorer.max_len
+    """One system's statistics from its parts, in order (an empty corpus has no part)."""
     if not parts:
-        main = GleuStats.empty(low, high)
-        orders = [_total(GleuStats.empty(n, n)) for n in range(low, high + 1)][:n_orders]
-        return (main if rows else _total(main), *orders)
-
-    columns = list(zip(*parts))
-    main = (columns[0][0] if len(parts) == 1 else GleuStats.concatenate(columns[0])) if rows else _summed(columns[0])
-    return (main, *(_summed(column) for column in columns[1:]))
-
-
-def _summed(stats: Sequence[GleuStats]) -> GleuStats:
-    if len(stats) == 1:
-        return stats[0]
-    totals = np.sum([part.rows[0] for part in stats], axis=0, dtype=np.int64)
-    return GleuStats.trusted(totals[None, :], stats[0].min_len, stats[0].max_len)
+        orders = range(scorer.min_len, scorer.min_len + n_orders)
+        parts = [(GleuStats.empty(scorer.min_len, scorer.max_len), *(GleuStats.empty(n, n) for n in orders))]
+    main, *orders = zip(*parts)
+    joined = main[0] if len(main) == 1 else GleuStats.concatenate(main)
+    return (joined if rows else _total(*main), *(_total(*order) for order in orders))
 
 
 class SystemFiles:
@@ -285,7 +265,7 @@ class SystemFiles:
             self.close()
             raise
         if chunk_lines is None:
-            self.workers = workers_for(sum(source.size for source in self.systems), jobs)
+            self.workers = workers_for(sum(source.size for source in [*self.systems, *self.references]), jobs)
         else:
             self.workers = min(jobs, available_cores())
         self.per_range, self.per_task = _plan(self.systems, self.lines, self.workers, chunk_lines)
@@ -293,8 +273,8 @@ class SystemFiles:
     def _tasks(self, ranges: list[tuple[int, int]]) -> Iterator[tuple[Callable[..., Any], tuple]]:
         for group in range(0, len(self.systems), self.per_task):
             for start, end in ranges:
-                spans = [Range(s.path, s.offset(start), s.offset(end), s.name) for s in self.systems[group : group + self.per_task]]
-                on_refs = [Range(s.path, s.offset(start), s.offset(end), s.name) for s in self.references]
+                spans = [(s.path, s.offset(start), s.offset(end), s.name) for s in self.systems[group : group + self.per_task]]
+                on_refs = [(s.path, s.offset(start), s.offset(end), s.name) for s in self.references]
                 task = Ranges(tuple(spans), tuple(on_refs), start + 1, end - start, self.num_refs, self.rows, self.by_order)
                 yield count_ranges, (task,)
 
@@ -303,7 +283,7 @@ class SystemFiles:
         ranges = [(start, min(start + self.per_range, lines)) for start in range(0, lines, self.per_range)]
         n_orders = self.scorer.max_len - self.scorer.min_len + 1 if self.by_order else 0
         with WorkerPool(self.scorer, self.workers if ranges else 1) as pool:
-            results = _flat(pool.run(self._tasks(ranges)))
+            results = chain.from_iterable(pool.run(self._tasks(ranges)))
             for group in range(0, count, self.per_task):
                 collected: list[list[Part]] = [[] for _ in range(group, min(group + self.per_task, count))]
                 for _ in ranges:
@@ -384,18 +364,7 @@ def file_stats(
 ) -> GleuStats:
     """Per-segment statistics of one hypothesis file against reference files (arguments as
     in :func:`files_stats`; ``name`` is the hypotheses' name in messages). Memory holds the
-    rows (40 bytes a segment) and the text of the tasks in flight, never a whole file.
-
-    Example:
-        >>> import os, tempfile
-        >>> from google_bleu import GLEU
-        >>> folder = tempfile.mkdtemp()
-        >>> hyp, ref = os.path.join(folder, "hyp.txt"), os.path.join(folder, "ref.txt")
-        >>> _ = open(hyp, "w", encoding="utf-8").write("the cat sat on the mat\\nok\\n")
-        >>> _ = open(ref, "w", encoding="utf-8").write("the cat ate the mat\\nok\\n")
-        >>> file_stats(hyp, [ref], GLEU()).rows.tolist()
-        [[6, 18, 14, 18], [1, 1, 1, 1]]
-    """
+    rows (40 bytes a segment) and the text of the tasks in flight, never a whole file."""
     if isinstance(hypotheses, Sequence) and not isinstance(hypotheses, (str, bytes)):
         raise TypeError(f"hypotheses must be a path or a binary stream, got {describe(hypotheses)}")
     (stats,) = files_stats([hypotheses], references, scorer, jobs, warn, [name], num_refs, chunk_lines)

@@ -1,25 +1,10 @@
-"""The worker processes: start, stop, Ctrl-C and SIGTERM, a worker that dies or fails to start.
+"""The worker processes: start, stop, Ctrl-C and SIGTERM, a worker that dies or fails to
+start, and the jobs policy (:func:`workers_for`, from measured costs written beside it).
 
 One task shape, ``(function, args)``: a worker calls ``function(scorer, *args)`` with the
-:class:`~google_bleu.GLEU` it was started with, and sends back what it returns (or the
-exception it raised); in this process (one worker) the same call is made here. The jobs
-policy (:func:`workers_for`) is measured, and written down beside the rule.
-
-Why our own pool and not :class:`concurrent.futures.ProcessPoolExecutor` (with an
-initializer, and ``BrokenProcessPool`` carrying the cause): see docs/design.md, "Worker
-processes". In short: before Python 3.14 the executor cannot kill its workers on Ctrl-C
-(``shutdown`` waits for the running tasks, ``cancel_futures`` only drops queued ones), it
-runs a management thread and a queue feeder thread that a signal turned into an exception
-can interrupt half-way, and its call queue holds named semaphores; here a worker is one
-process and one socket pair, read only by the calling thread.
-
-Example:
-    >>> from google_bleu import GLEU
-    >>> with WorkerPool(GLEU(), jobs=1) as pool:
-    ...     list(pool.run(iter([(GLEU.stats, (["a b"], [["a b"]]))])))[0].rows.tolist()
-    [[3, 3, 3, 3]]
-    >>> resolve_jobs(0) >= 1
-    True
+:class:`~google_bleu.GLEU` it was started with and sends back what it returns (or raised);
+with one worker the same call is made here. Why our own pool and not
+:class:`concurrent.futures.ProcessPoolExecutor`: docs/design.md, "Worker processes".
 """
 
 from __future__ import annotations
@@ -41,11 +26,14 @@ from ..scorer import scorer_from_options
 from ..validation import describe, integer
 
 #: Seconds a worker takes to start: spawning a fresh interpreter that imports google_bleu and
-#: numpy (0.25-0.35 s wall, 0.15 s CPU, on the 2-core Xeon and the 16-core Xeon, 2026-11-27).
-WORKER_START_SECONDS = 0.3
-#: Seconds of counting per byte of system text (13a, one reference; 49.5 MB of WMT17 text in
-#: 5.75 s on the 16-core Xeon, 6.6 s of CPU on the 2-core one): about 0.12 s a megabyte.
-SECONDS_PER_BYTE = 0.12e-6
+#: numpy and takes its first task (0.07-0.08 s of CPU each, 0.55-0.62 s wall for two under a
+#: load of 8 on 2 cores; about 0.15 s on an idle core; 2-core Xeon, 2026-11-27).
+WORKER_START_SECONDS = 0.15
+#: Seconds of work per byte of input, systems and references together (a reference range is
+#: tokenized once for the systems of a task): 3.0 s of CPU for the 400,000-line pair (99 MB),
+#: 1.3 s for 100 WMT17 systems and their reference (37.4 MB), 13a and --jobs 1, on the same
+#: machine: about 0.03 s a megabyte.
+SECONDS_PER_BYTE = 0.03e-6
 
 
 def available_cores() -> int:
@@ -81,16 +69,17 @@ def resolve_jobs(jobs: Any) -> int:
 
 
 def workers_for(size: int, jobs: int) -> int:
-    """The workers worth starting on ``size`` bytes of system text, for a resolved ``jobs``.
+    """The workers worth starting on ``size`` bytes of input (systems and references), for a
+    resolved ``jobs``.
 
     A worker is started only where its share of the work takes at least as long as starting
-    it (:data:`WORKER_START_SECONDS`): the workers start side by side, so each one beyond
-    the first pays for itself once its share exceeds its own start-up. So 50 MB (about 6 s
-    of work) takes 16 cores, 3,004 segments (0.4 MB) stay in this process, and never more
-    than the cores this process may run on.
+    it (:data:`WORKER_START_SECONDS`): the workers start side by side, so each one pays for
+    itself once its share exceeds its own start-up. So a 50 MB system and its 50 MB
+    reference (3 s of work) take 16 cores, 16 WMT systems (6.4 MB) stay in this process,
+    and never more than the cores this process may run on.
 
     Example:
-        >>> workers_for(400_000, 16), workers_for(50_000_000, 16) == min(16, available_cores())
+        >>> workers_for(6_400_000, 16), workers_for(100_000_000, 16) == min(16, available_cores())
         (1, True)
     """
     useful = int(size * SECONDS_PER_BYTE / WORKER_START_SECONDS)
@@ -330,7 +319,8 @@ class WorkerPool:
     :meth:`run` left by an exception (Ctrl-C, a signal turned into an exception, an input
     error, a caller that stops iterating) kills them instead of waiting for their tasks,
     and a later call starts fresh ones. Each worker also ends by itself when this process
-    dies, even by SIGKILL (:func:`_die_with_parent`), so none outlives it.
+    dies, even by SIGKILL (:func:`_die_with_parent`), so none outlives it. The caller
+    checked ``jobs`` (:func:`resolve_jobs`) and the scorer (:func:`check_scorer`).
 
     Example:
         >>> from google_bleu import GLEU
@@ -339,13 +329,11 @@ class WorkerPool:
         [1.0]
     """
 
-    def __init__(self, scorer: Any, jobs: int = 1) -> None:
-        self.jobs = resolve_jobs(jobs)
-        check_scorer(scorer, self.jobs)
+    def __init__(self, scorer: Any, jobs: int) -> None:
         self.scorer = scorer
         #: The most worker processes this pool starts: more than the usable cores only adds
         #: processes that wait for a core, each with its own text in memory.
-        self.processes = min(self.jobs, available_cores())
+        self.processes = min(jobs, available_cores())
         self._workers: list[_Worker] = []
 
     def _spawn(self) -> _Worker:

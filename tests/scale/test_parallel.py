@@ -325,8 +325,8 @@ def test_cli_jobs_errors(tmp_path):
 
 
 # -- one pool per run; workers never outlive the command (issues 23 and 25) ------------------
-def big_input(tmp_path: Path, repeat: int = 170) -> tuple[str, str]:
-    """About 50,000 lines (5.6 MB) of real WMT17 text: a run that takes a while, so signals
+def big_input(tmp_path: Path, repeat: int = 200) -> tuple[str, str]:
+    """60,000 lines (6.6 MB a file) of real WMT17 text: a run that takes a while, so signals
     arrive mid-run, and large enough for two workers (``pool.workers_for``)."""
     ref = (WMT17 / "ref0.txt").read_bytes()
     hyp = (WMT17 / "sys_online-B.0.txt").read_bytes()
@@ -475,8 +475,8 @@ def test_the_worker_count_follows_the_measured_costs():
     per_worker = WORKER_START_SECONDS / SECONDS_PER_BYTE
     assert workers_for(0, 16) == workers_for(int(per_worker * 1.9), 16) == 1
     assert workers_for(int(per_worker * 2.1), 16) == min(2, cores)
-    assert workers_for(50_000_000, 16) == min(16, cores)  # the issue's 50 MB on 16 cores
-    assert workers_for(50_000_000, 3) == min(3, cores)  # never more than asked
+    assert workers_for(100_000_000, 16) == min(16, cores)  # a 50 MB system and its reference, on 16 cores
+    assert workers_for(100_000_000, 3) == min(3, cores)  # never more than asked
 
 
 def test_files_stats_through_one_pool_equals_one_process(tmp_path):
@@ -835,8 +835,7 @@ def test_jobs_are_capped_at_the_usable_cores(tmp_path):
 def test_a_pool_starts_no_more_workers_than_cores():
     from google_bleu.scale.pool import WorkerPool
 
-    pool = WorkerPool(GLEU(), jobs=1000)
-    assert pool.jobs == 1000 and pool.processes == available_cores()
+    assert WorkerPool(GLEU(), jobs=1000).processes == available_cores()
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
