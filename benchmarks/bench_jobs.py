@@ -111,6 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large-lines", type=int, default=400_000)
     parser.add_argument("--out", "--output", dest="out", type=Path, default=RESULTS, help="the results file to write")
     parser.add_argument("--data", type=Path, default=WMT17, help="the folder of ref0.txt and sys_*.txt")
+    parser.add_argument("--note", action="append", default=[], help="a sentence for the notes (the machine's state)")
     parser.add_argument("--code", type=Path, default=REPO, help="a checkout whose google_bleu runs (another version)")
     args = parser.parse_args(argv)
     args.data, args.code = args.data.resolve(), args.code.resolve()  # the command runs in args.code
@@ -188,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             "and the CPU ratio is the total against `--jobs 1`'s. A run starts a worker only where its share "
             "of the work outlasts its start-up (`google_bleu.scale.pool.workers_for`), so small inputs never "
             "pay for a pool.",
+            *args.note,
         ],
         "tables": [
             {
