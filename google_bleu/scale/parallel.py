@@ -39,10 +39,12 @@ from typing import Any, NamedTuple
 from ..gleu import checked_text_stats, order_text_stats
 from ..scorer import GLEU
 from ..stats import GleuStats
-from ..validation import check_bool, check_texts, describe, integer
+from ..validation import check_bool, check_texts, describe, integer, lazy_module
 from .files import STEP, FileError, PathOrStream, Source, check_lengths, close_all, open_all, read_lines
 from .lines import LineError
 from .pool import WorkerError, WorkerPool, available_cores, check_scorer, resolve_jobs, workers_for
+
+np = lazy_module("numpy")
 
 __all__ = ["FileError", "WorkerError", "file_stats", "files_stats", "parallel_stats", "SystemFiles"]
 
@@ -53,7 +55,7 @@ DEFAULT_CHUNK_SIZE = 10_000
 TASKS_PER_WORKER = 6
 #: The bytes of system text a task aims at: at least the first (a task's fixed cost is a
 #: millisecond), at most the second (what a process holds decoded at once stays bounded).
-TASK_BYTES = (256 << 10, 8 << 20)
+TASK_BYTES = (256 << 10, 1 << 20)
 
 #: What every task returns, one tuple per system it counted: its statistics (per segment,
 #: or reduced to one row of totals), then one row of totals per order when asked.
@@ -201,14 +203,31 @@ def _check_references(references: Any) -> list[PathOrStream]:
     return list(references)
 
 
-def _assemble(parts: list[Part], scorer: GLEU, rows: bool, n_orders: int) -> Part:
-    """One system's statistics from its parts, in order (an empty corpus has no part)."""
-    if not parts:
-        orders = range(scorer.min_len, scorer.min_len + n_orders)
-        parts = [(GleuStats.empty(scorer.min_len, scorer.max_len), *(GleuStats.empty(n, n) for n in orders))]
-    main, *orders = zip(*parts)
-    joined = main[0] if len(main) == 1 else GleuStats.concatenate(main)
-    return (joined if rows else _total(*main), *(_total(*order) for order in orders))
+class _System:
+    """One system's parts as they come, in order: per-segment rows copied into arrays of the
+    final size when there are several parts (memory holds 40 bytes a segment, not twice
+    that), totals summed at the end."""
+
+    def __init__(self, lines: int, join: bool) -> None:
+        self.tables = (np.empty((lines, 4), np.int64), np.empty(lines, np.int64)) if join else None
+        self.parts: list[Part] = []
+
+    def add(self, part: Part, start: int, end: int) -> None:
+        if self.tables is not None:
+            self.tables[0][start:end], self.tables[1][start:end] = part[0].rows, part[0].reference_index
+            part = (None, *part[1:])  # type: ignore[assignment]
+        self.parts.append(part)
+
+    def done(self, scorer: GLEU, rows: bool, n_orders: int) -> Part:
+        if not self.parts:  # an empty corpus
+            orders = range(scorer.min_len, scorer.min_len + n_orders)
+            self.parts = [(GleuStats.empty(scorer.min_len, scorer.max_len), *(GleuStats.empty(n, n) for n in orders))]
+        main, *orders = zip(*self.parts)
+        if self.tables is not None:
+            joined = GleuStats.trusted(self.tables[0], scorer.min_len, scorer.max_len, self.tables[1])
+        else:
+            joined = (main[0] if len(main) == 1 else GleuStats.concatenate(main)) if rows else _total(*main)
+        return (joined, *(_total(*order) for order in orders))
 
 
 class SystemFiles:
@@ -285,12 +304,12 @@ class SystemFiles:
         with WorkerPool(self.scorer, self.workers if ranges else 1) as pool:
             results = chain.from_iterable(pool.run(self._tasks(ranges)))
             for group in range(0, count, self.per_task):
-                collected: list[list[Part]] = [[] for _ in range(group, min(group + self.per_task, count))]
-                for _ in ranges:
-                    for parts in collected:
-                        parts.append(next(results))
-                for parts in collected:
-                    yield _assemble(parts, self.scorer, self.rows, n_orders)
+                systems = [_System(lines, self.rows and len(ranges) > 1) for _ in range(group, min(group + self.per_task, count))]
+                for start, end in ranges:
+                    for system in systems:
+                        system.add(next(results), start, end)
+                for system in systems:
+                    yield system.done(self.scorer, self.rows, n_orders)
 
     def close(self) -> None:
         """Removes what was spooled (idempotent)."""
