@@ -4,7 +4,7 @@ The parent process never holds or sends line data. It reads each input once, a l
 at a time, at C speed (``bytes.count``, and numpy for the line starts it keeps): the line
 count, the long-line limit of the line policy, a byte-order mark, and the byte offset of
 every :data:`STEP`-th line start. Standard input, pipes, FIFOs and devices are copied once
-into a :class:`Spool` on the way (a pipe cannot be read twice), then planned the same way.
+into a temporary file on the way (a pipe cannot be read twice), then planned the same way.
 A worker gets ``(path, start, end)`` and reads, decodes and counts its lines itself
 (:func:`read_lines`); the same line numbers in a system and in each reference, so the same
 reference range serves every system.
@@ -50,31 +50,11 @@ class FileError(ValueError):
     """An input file that cannot be scored: unreadable, or of another length than the others."""
 
 
-class Spool:
-    """A stream copied once into a temporary file, so that workers can open it by a path.
-
-    Where ``/proc`` is mounted the file has no name on disk at all (workers open the
-    parent's descriptor, ``/proc/PID/fd/N``), so it goes when this process ends, however it
-    ends; elsewhere it is a named temporary file removed at :meth:`close`.
-    """
-
-    def __init__(self) -> None:
-        self.file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-        self.path = f"/proc/{os.getpid()}/fd/{self.file.fileno()}"
-        if not os.path.exists(self.path):
-            self.file.close()
-            self.file = tempfile.NamedTemporaryFile(prefix="google-bleu-", delete=True)  # noqa: SIM115
-            self.path = self.file.name
-
-    def close(self) -> None:
-        self.file.close()
-
-
 class Source:
     """One input as the workers read it: a path they open, its name in messages, its size
     and lines, whether it starts with a byte-order mark, and every ``step``-th line start."""
 
-    def __init__(self, path: str, name: str, step: int, spool: Spool | None = None) -> None:
+    def __init__(self, path: str, name: str, step: int, spool: Any = None) -> None:
         self.path, self.name, self.step, self.spool = path, name, step, spool
         self.size = self.lines = 0
         self.bom = False
@@ -140,10 +120,10 @@ class Source:
 
 def open_source(source: Any, name: str | None, step: int = STEP) -> Source:
     """Checks and plans one input: a regular file in place, anything else (a stream, a pipe,
-    a FIFO, a device, ``/dev/stdin``) copied once into a :class:`Spool`.
+    a FIFO, a device, ``/dev/stdin``) copied once into a temporary file.
 
     Raises:
-        FileError: The input cannot be read, or the spool cannot be written.
+        FileError: The input cannot be read, or its copy cannot be written.
         LineError: A line longer than :data:`~google_bleu.scale.lines.MAX_LINE_BYTES`.
         TypeError: Not a path or a binary stream.
     """
@@ -173,15 +153,23 @@ def _regular(handle: Any) -> bool:
 
 
 def _spooled(stream: Any, name: str, step: int) -> Source:
-    spool = Spool()
-    planned = Source(spool.path, name, step, spool)
+    """A stream copied once into a temporary file that workers open by a path: where ``/proc``
+    is mounted it has no name on disk (workers open this process's descriptor), so it goes
+    when this process ends, however it ends; elsewhere a named one, removed when closed."""
+    if isinstance(stream, io.TextIOBase):
+        raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
+    copy = tempfile.TemporaryFile()  # noqa: SIM115 - closed with its Source
+    path = f"/proc/{os.getpid()}/fd/{copy.fileno()}"
+    if not os.path.exists(path):
+        copy.close()
+        copy = tempfile.NamedTemporaryFile(prefix="google-bleu-")  # noqa: SIM115
+        path = copy.name
+    planned = Source(path, name, step, copy)
     try:
-        if isinstance(stream, io.TextIOBase):
-            raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
-        planned.scan(stream, spool.file.write)
-        spool.file.flush()
+        planned.scan(stream, copy.write)
+        copy.flush()
     except BaseException:
-        spool.close()
+        copy.close()
         raise
     return planned
 

@@ -231,11 +231,10 @@ class _System:
 
 
 class SystemFiles:
-    """Systems' files against the same references, each input checked and planned once
-    (line counts, the line-length limit, a byte-order mark) when this is made, before any
-    worker starts; iterating counts them and gives each system's :data:`Part`, in order, as
-    each is complete. The command line's reading of files; close it (or use ``with``) to
-    remove what was spooled. Arguments are those of :func:`files_stats`, and:
+    """Systems' files against the same references, each input checked and planned once when
+    this is made, before any worker starts; iterating counts them and gives each system's
+    :data:`Part` in order. The command line's reading of files; close it (or use ``with``)
+    to remove what was copied. Arguments are those of :func:`files_stats`, and:
 
     Args:
         rows: Per-segment rows (per-sentence output, an interval, a paired test need them);
@@ -337,25 +336,21 @@ def files_stats(
     references, one :class:`~google_bleu.stats.GleuStats` per system in order.
 
     Args:
-        hypotheses: Paths, or binary streams such as ``sys.stdin.buffer`` (copied once to a
-            temporary file).
+        hypotheses: Paths, or binary streams such as ``sys.stdin.buffer`` (copied once).
         references: A path or a list of paths / binary streams (several = several references).
         scorer: The :class:`~google_bleu.scorer.GLEU` (default: ``GLEU()``).
-        jobs: At most this many worker processes (``0``: every available core; ``1``: this
-            process only); fewer where the input is too small to pay for starting them
-            (:func:`~google_bleu.scale.pool.workers_for`).
-        warn: Called with the message for each file that starts with a byte-order mark
+        jobs: At most this many worker processes (``0``: every core), fewer where the input
+            does not pay for starting them (:func:`~google_bleu.scale.pool.workers_for`).
+        warn: Called with the message for a file that starts with a byte-order mark
             (default: a ``UnicodeWarning``).
         names: Each system's name in messages (default: the path, or the stream's name).
-        num_refs: References per line of the one reference file, tab-separated
-            (sacrebleu's ``-nr``); 1 reads each line as one reference.
-        chunk_lines: Lines per task, fixed by the caller (then ``jobs`` workers start
-            whatever the size); by default the plan sizes tasks from the workers.
+        num_refs: References per line of the one reference file, tab-separated (``-nr``).
+        chunk_lines: Lines per task, fixed by the caller (``jobs`` workers start whatever
+            the size); by default the plan sizes the tasks.
 
     Raises:
-        ValueError: ``"HYP has N lines but REF has M"`` (or between references) when the
-            files differ in length, a file that cannot be read, a line that is not UTF-8.
-        TypeError: For bad arguments.
+        ValueError: ``"HYP has N lines but REF has M"`` (or between references), a file that
+            cannot be read, a line that is not UTF-8. TypeError: For bad arguments.
 
     Example:
         >>> import os, tempfile

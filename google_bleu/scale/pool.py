@@ -307,13 +307,10 @@ class _Worker:
 class WorkerPool:
     """Worker processes for a whole run, shared by every call given it.
 
-    Processes start as tasks need them, at most ``jobs`` and at most the cores this process
-    may run on (:func:`available_cores`); with one, the work is done in this process and
-    none starts. Each worker holds one task at a time, sent and answered over its own socket
-    pair; this process reads only from the worker whose answer is ready, in the calling
-    thread, and starts no thread of its own. So Ctrl-C or a signal turned into an exception
-    interrupts any wait, and a worker killed while it writes a result is an end of file here,
-    never a message waited for: the call raises :class:`WorkerError`.
+    Processes start as tasks need them, at most ``jobs`` and the usable cores (with one, the
+    work is done here). Each holds one task at a time over its own socket pair, read only in
+    the calling thread when its answer is ready: Ctrl-C interrupts any wait, and a worker
+    killed mid-result is an end of file here (:class:`WorkerError`), never a wait.
 
     The processes stop at :meth:`close` or at the end of a ``with`` block; a block or a
     :meth:`run` left by an exception (Ctrl-C, a signal turned into an exception, an input
