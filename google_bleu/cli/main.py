@@ -531,6 +531,7 @@ def _systems(files: SystemFiles, names: list[str], progress: tqdm | _NoProgress)
         parts.append(_input(next, counted))
         progress.set_postfix_str(f"scored {name}", refresh=False)
         progress.update()
+    _input(next, counted, None)  # the end: its workers stop here, not when it is collected
     return parts
 
 
@@ -805,6 +806,11 @@ def main(argv: Sequence[str] | None = None, *, restore_signals: bool = True) -> 
             status, message = 128 + signal.SIGINT, STOPS[signal.SIGINT][1]
         except Terminated:
             status, message = 128 + signal.SIGTERM, STOPS[signal.SIGTERM][1]
+        except BaseException:
+            # A stop signal that struck inside a library which made it an error of its own
+            # (numpy's import turns KeyboardInterrupt into ImportError) is still the signal.
+            if signals.received is None:
+                raise
         if signals.received is not None:
             status, message = 128 + signals.received, STOPS[signals.received][1]
         if message is not None:

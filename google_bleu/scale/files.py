@@ -5,9 +5,8 @@ at a time, at C speed (``bytes.count``, and numpy for the line starts it keeps):
 count, the long-line limit of the line policy, a byte-order mark, and the byte offset of
 every :data:`STEP`-th line start. Standard input, pipes, FIFOs and devices are copied once
 into a temporary file on the way (a pipe cannot be read twice), then planned the same way.
-A worker gets ``(path, start, end)`` and reads, decodes and counts its lines itself
-(:func:`read_lines`); the same line numbers in a system and in each reference, so the same
-reference range serves every system.
+A worker gets ``(path, start, end)`` of the same lines in systems and references, and reads
+and decodes them itself (:func:`read_lines`).
 
 Example:
     >>> import os, tempfile

@@ -273,6 +273,7 @@ class SystemFiles:
             raise ValueError(f"num_refs={num_refs} reads the references tab-separated from one file, got {len(sources)} files")
         warn = _warner(warn)
         step = chunk_lines or STEP
+        self.counting: Any = None
         self.references = open_all([(source, None) for source in sources], step, warn)
         self.systems: list[Source] = []
         try:
@@ -297,6 +298,10 @@ class SystemFiles:
                 yield count_ranges, (task,)
 
     def __iter__(self) -> Iterator[Part]:
+        self.counting = self._count()  # closed by close(): its workers never wait for collection
+        return self.counting
+
+    def _count(self) -> Iterator[Part]:
         lines, count = self.lines, len(self.systems)
         ranges = [(start, min(start + self.per_range, lines)) for start in range(0, lines, self.per_range)]
         n_orders = self.scorer.max_len - self.scorer.min_len + 1 if self.by_order else 0
@@ -311,7 +316,9 @@ class SystemFiles:
                     yield system.done(self.scorer, self.rows, n_orders)
 
     def close(self) -> None:
-        """Removes what was spooled (idempotent)."""
+        """Stops the workers, if any, and removes what was copied (idempotent)."""
+        if self.counting is not None:
+            self.counting.close()
         close_all(self.references)
         close_all(self.systems)
 

@@ -106,13 +106,9 @@ PARENT_POLL_SECONDS = 0.5
 
 
 def _die_with_parent(parent: int) -> None:
-    """Ends this worker when the process that started it ends, however it ends (SIGKILL too).
-
-    On Linux the kernel sends SIGKILL at the parent's death (``prctl(PR_SET_PDEATHSIG)``);
-    everywhere, a daemon thread checks ``os.getppid()`` (a dead parent's children are
-    reparented). With the workers gone, multiprocessing's resource tracker sees its pipe
-    close, removes the pool's named semaphores and exits too.
-    """
+    """Ends this worker when the process that started it ends, however it ends (SIGKILL too):
+    on Linux the kernel's ``PR_SET_PDEATHSIG``; everywhere, a daemon thread that checks
+    ``os.getppid()`` (a dead parent's children are reparented)."""
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
