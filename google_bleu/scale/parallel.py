@@ -298,10 +298,10 @@ class SystemFiles:
                 yield count_ranges, (task,)
 
     def __iter__(self) -> Iterator[Part]:
-        self.counting = self._count()  # closed by close(): its workers never wait for collection
+        self.counting = self._counted()  # closed by close(): its workers never wait for collection
         return self.counting
 
-    def _count(self) -> Iterator[Part]:
+    def _counted(self) -> Iterator[Part]:
         lines, count = self.lines, len(self.systems)
         ranges = [(start, min(start + self.per_range, lines)) for start in range(0, lines, self.per_range)]
         n_orders = self.scorer.max_len - self.scorer.min_len + 1 if self.by_order else 0
