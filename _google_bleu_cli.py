@@ -7,7 +7,8 @@ the imports run nothing has started (no worker, no output), so the process simpl
 :func:`google_bleu.cli.main` then takes the signals over for the run (the first one stops it
 with its status; later ones are noted), and once it returns they are ignored, the status
 being known. Only Python's own start-up, before any line of this project runs, is left to
-the interpreter's defaults.
+the interpreter's defaults. A signal that the process inherited as ignored (Ctrl-C of a
+background job started by a non-interactive shell) stays ignored throughout.
 """
 
 import os
@@ -28,7 +29,8 @@ def _stop(signum, frame):
 def main():
     """Runs the command with the arguments of ``sys.argv`` and ends the process with its
     exit status."""
-    for signum in _MESSAGES:
+    ignored = {signum for signum in _MESSAGES if signal.getsignal(signum) is signal.SIG_IGN}
+    for signum in _MESSAGES.keys() - ignored:
         signal.signal(signum, _stop)
     from google_bleu.cli.main import main as command
 

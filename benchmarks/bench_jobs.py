@@ -1,20 +1,29 @@
 """``google-bleu --jobs``: the command line as a user runs it, with 1 and more workers.
 
 Real WMT17 English-German system outputs (``../shared/data/wmt17_en_de``: 16 systems of
-3,004 segments and their human reference) scored by ``python -m google_bleu REF -i SYS ...
--f json`` in a fresh process, as a shell would run it, for:
+3,004 segments and their human reference) scored by the command line with ``-f json`` in a
+fresh process, as a shell would run it, for:
 
 - 1 system, 16 systems (every WMT17 system), 100 systems (the 16 repeated under new names);
-- one large file: the 16 systems one after the other, repeated to 400,000 lines, against the
-  reference repeated alike.
+- one large file: the 16 systems one after the other, repeated to ``--large-lines`` lines,
+  against the reference repeated alike.
 
 Each configuration runs ``--repeats`` times, alternating the worker counts, and keeps the
-fastest (the machine is shared; the fastest run is the least disturbed). The output of
-every worker count must be byte-identical to ``--jobs 1``'s. Reported: seconds per run,
-and the speed-up of each worker count over ``--jobs 1``.
+fastest (the machine may be shared; the fastest run is the least disturbed). The output of
+every worker count must be byte-identical to ``--jobs 1``'s. Reported per row: seconds, the
+speed-up over ``--jobs 1``, and from ``getrusage`` in the command's own process (the run of
+least CPU): the CPU time of the command (``RUSAGE_SELF``) and of its workers
+(``RUSAGE_CHILDREN``), the parent's share of the total, the total against ``--jobs 1``'s,
+and the command's peak resident memory. CPU times do not depend on the load of the machine
+the way wall times do, so the CPU figures can be measured on a busy machine.
 
-Usage: ``python benchmarks/bench_jobs.py [--workers 1 2] [--repeats 3] [--large-lines 400000]``
-Writes ``benchmarks/results/jobs.json``.
+Usage::
+
+    python benchmarks/bench_jobs.py [--workers 1 2 4 8 16] [--repeats 3] [--large-lines 400000]
+        [--out benchmarks/results/jobs.json]
+
+For a 2-core figure on a larger machine: ``taskset -c 0,1 python benchmarks/bench_jobs.py
+--workers 1 2 --out ...``. Writes ``benchmarks/results/jobs.json`` by default.
 """
 
 from __future__ import annotations
@@ -40,11 +49,26 @@ from benchmarks.machine import cpu_model, load_average  # noqa: E402
 RESULTS = REPO / "benchmarks" / "results" / "jobs.json"
 WMT17 = REPO.parent / "shared" / "data" / "wmt17_en_de"
 
+#: The command line in a fresh process, as ``python -m google_bleu`` runs it, that then
+#: reports its own CPU time and its workers' (they are its children, reaped when it ends).
+COMMAND = """
+import json, resource, sys
+from google_bleu.cli.main import main
+status = main(sys.argv[1:])
+own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stdout.flush()
+print("RUSAGE " + json.dumps({
+    "self": own.ru_utime + own.ru_stime, "children": workers.ru_utime + workers.ru_stime,
+    "peak_mb": own.ru_maxrss / 1024,
+}), file=sys.stderr)
+sys.exit(status)
+"""
 
-def prepare(folder: Path, large_lines: int) -> dict[str, tuple[Path, list[Path]]]:
+
+def prepare(folder: Path, large_lines: int, data: Path = WMT17) -> dict[str, tuple[Path, list[Path]]]:
     """The inputs of each configuration: its reference file and its system files."""
-    reference = WMT17 / "ref0.txt"
-    systems = sorted(WMT17.glob("sys_*.txt"))
+    reference = data / "ref0.txt"
+    systems = sorted(data.glob("sys_*.txt"))
     many = folder / "many"
     many.mkdir()
     hundred = []
@@ -68,15 +92,16 @@ def prepare(folder: Path, large_lines: int) -> dict[str, tuple[Path, list[Path]]
     }
 
 
-def run_cli(reference: Path, systems: list[Path], jobs: int) -> tuple[float, bytes]:
-    command = [sys.executable, "-m", "google_bleu", str(reference), "-i", *map(str, systems), "-f", "json"]
+def run_cli(reference: Path, systems: list[Path], jobs: int, code: Path = REPO) -> tuple[float, bytes, dict]:
+    command = [sys.executable, "-c", COMMAND, str(reference), "-i", *map(str, systems), "-f", "json", "-q"]
     command += ["--jobs", str(jobs)]
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, cwd=REPO, check=False)
+    done = subprocess.run(command, capture_output=True, cwd=code, check=False)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command[:6])} ... failed: {done.stderr.decode()[-2000:]}")
-    return seconds, done.stdout
+        raise SystemExit(f"--jobs {jobs} on {len(systems)} files failed: {done.stderr.decode()[-2000:]}")
+    usage = json.loads(done.stderr.decode().rsplit("RUSAGE ", 1)[1])
+    return seconds, done.stdout, usage
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,30 +109,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large-lines", type=int, default=400_000)
-    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--out", "--output", dest="out", type=Path, default=RESULTS, help="the results file to write")
+    parser.add_argument("--data", type=Path, default=WMT17, help="the folder of ref0.txt and sys_*.txt")
+    parser.add_argument("--note", action="append", default=[], help="a sentence for the notes (the machine's state)")
+    parser.add_argument("--code", type=Path, default=REPO, help="a checkout whose google_bleu runs (another version)")
     args = parser.parse_args(argv)
-    if not WMT17.is_dir():
-        raise SystemExit(f"the WMT17 data is not at {WMT17} (../shared/data beside the clone)")
-    if args.workers[0] != 1:
-        args.workers = [1, *[w for w in args.workers if w != 1]]
+    args.data, args.code = args.data.resolve(), args.code.resolve()  # the command runs in args.code
+    if not args.data.is_dir():
+        raise SystemExit(f"the WMT17 data is not at {args.data} (../shared/data beside the clone, or --data)")
+    args.workers = [1, *[w for w in dict.fromkeys(args.workers) if w != 1]]
     load_before = load_average()
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_jobs_") as tmp:
-        configurations = prepare(Path(tmp), args.large_lines)
+        configurations = prepare(Path(tmp), args.large_lines, args.data)
         for name, (reference, systems) in configurations.items():
             times: dict[int, list[float]] = {jobs: [] for jobs in args.workers}
+            usages: dict[int, list[dict]] = {jobs: [] for jobs in args.workers}
             outputs: dict[int, bytes] = {}
             for _ in range(args.repeats):
                 for jobs in args.workers:
-                    seconds, output = run_cli(reference, systems, jobs)
+                    seconds, output, usage = run_cli(reference, systems, jobs, args.code)
                     times[jobs].append(seconds)
+                    usages[jobs].append(usage)
                     outputs.setdefault(jobs, output)
                     if output != outputs[jobs]:
                         raise SystemExit(f"{name}: --jobs {jobs} printed different output on a repeat")
             lines = sum(1 for _ in open(systems[0], "rb")) * len(systems)
             base = min(times[1])
+            base_cpu = min(usage["self"] + usage["children"] for usage in usages[1])
             for jobs in args.workers:
                 best = min(times[jobs])
+                usage = min(usages[jobs], key=lambda usage: usage["self"] + usage["children"])
+                cpu = usage["self"] + usage["children"]
                 rows.append({
                     "input": name,
                     "systems": len(systems),
@@ -116,14 +149,23 @@ def main(argv: list[str] | None = None) -> int:
                     "seconds": round(best, 3),
                     "median_s": round(float(np.median(times[jobs])), 3),
                     "speedup": round(base / best, 2),
+                    "cpu_s": round(cpu, 3),
+                    "parent_cpu_s": round(usage["self"], 3),
+                    "parent_share": round(usage["self"] / cpu, 4),
+                    "cpu_ratio": round(cpu / base_cpu, 3),
+                    "parent_peak_mb": round(usage["peak_mb"], 1),
                     "identical": outputs[jobs] == outputs[1],
                 })
-                print(f"{name:>24} --jobs {jobs}: {best:.2f} s (x{base / best:.2f})", flush=True)
+                print(
+                    f"{name:>24} --jobs {jobs:>2}: {best:6.2f} s (x{base / best:5.2f}), CPU {cpu:6.2f} s "
+                    f"(x{cpu / base_cpu:4.2f}, parent {usage['self'] / cpu:6.1%}), parent peak {usage['peak_mb']:.0f} MB",
+                    flush=True,
+                )
     import google_bleu
 
     machine = {
         "cpu": cpu_model(),
-        "cores": os.cpu_count(),
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "load average before": load_before,
         "load average after": load_average(),
         "platform": platform.platform(),
@@ -142,8 +184,12 @@ def main(argv: list[str] | None = None) -> int:
             f"`python -m google_bleu REF -i SYS ... -f json --jobs N` in a fresh process on the real WMT17 "
             f"en-de systems (3,004 segments each); fastest of {args.repeats} runs, worker counts alternating. "
             "Speed-up is `--jobs 1`'s time over this row's; every output is byte-identical to `--jobs 1`'s. "
-            "A run with less than 8 MiB of system text a worker keeps its work in the main process "
-            "(`google_bleu.cli.main.workers_for`), so small inputs never pay for starting a pool.",
+            "CPU is the command's own (`getrusage` `RUSAGE_SELF`, the parent) plus its workers' "
+            "(`RUSAGE_CHILDREN`), from the run of least CPU; the parent's share is its part of that total, "
+            "and the CPU ratio is the total against `--jobs 1`'s. A run starts a worker only where its share "
+            "of the work outlasts its start-up (`google_bleu.scale.pool.workers_for`), so small inputs never "
+            "pay for a pool.",
+            *args.note,
         ],
         "tables": [
             {
@@ -152,16 +198,20 @@ def main(argv: list[str] | None = None) -> int:
                     {"key": "lines", "label": "segments", "format": ","},
                     {"key": "jobs", "label": "--jobs"},
                     {"key": "seconds", "label": "time", "format": ".2f", "unit": " s"},
-                    {"key": "median_s", "label": "median", "format": ".2f", "unit": " s"},
                     {"key": "speedup", "label": "speed-up", "format": ".2f", "unit": "x"},
+                    {"key": "cpu_s", "label": "CPU", "format": ".2f", "unit": " s"},
+                    {"key": "cpu_ratio", "label": "CPU ratio", "format": ".2f", "unit": "x"},
+                    {"key": "parent_share", "label": "parent", "format": ".1%"},
+                    {"key": "parent_peak_mb", "label": "parent peak", "format": ".0f", "unit": " MB"},
                     {"key": "identical", "label": "same output"},
                 ],
                 "rows": rows,
             }
         ],
     }
-    args.output.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.output}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
     return 0
 
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-import stat
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
+from ..scale.files import FileError
 from ..scale.lines import LineError
-from ..scale.parallel import FileError, Spool, WorkerError, WorkerPool, count_lines, files_stats, resolve_jobs, spool
+from ..scale.parallel import SystemFiles
+from ..scale.pool import WorkerError
 from ..score import GleuScore
 from ..scorer import GLEU
 from ..stats import GleuStats
@@ -61,42 +62,6 @@ def _input(read: Any, *args: Any, **kwargs: Any) -> Any:
         raise UsageError(f"cannot read {error.filename or 'the input'}: {error.strerror or error}") from None
     except (LineError, FileError) as error:  # not UTF-8; unreadable; lines that differ in number
         raise UsageError(str(error)) from None
-
-
-#: Bytes of system output per worker: below this a worker costs more to start (a fresh
-#: interpreter importing numpy) than it saves, so small inputs are scored in this process.
-BYTES_PER_WORKER = 8 << 20
-
-
-def workers_for(sources: Sequence[Any], jobs: int) -> int:
-    """The workers worth starting for ``jobs`` on these system files: one per
-    :data:`BYTES_PER_WORKER` of their total size, at most ``jobs`` (``0``: every core);
-    a stream (standard input, a pipe) counts as large, as its size is unknown."""
-    jobs = resolve_jobs(jobs)
-    total = 0
-    for source in sources:
-        try:
-            info = os.stat(source)
-        except (TypeError, OSError):
-            return jobs
-        if not stat.S_ISREG(info.st_mode):
-            return jobs
-        total += info.st_size
-    return max(1, min(jobs, total // BYTES_PER_WORKER))
-
-
-def _reference(path: str) -> Any:
-    """The reference ``path`` as it is read: the path of a regular file (streamed), else a
-    pipe, FIFO, device or ``/dev/stdin`` read once into a :class:`~google_bleu.scale.parallel.Spool`
-    (a pipe cannot be read twice: once to count its lines, once to score), in bounded memory."""
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        regular = True  # the reader reports it, with the usual message
-    if regular:
-        return path
-    with open(path, "rb") as handle:
-        return spool(handle, path)
 
 
 class _NoProgress:
@@ -160,88 +125,57 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
         return
     scorer, paths, paired = options.scorer, list(options.paths), options.paired
 
-    # Files are streamed in chunks of lines (never read whole) and scored by one pool of
-    # --jobs workers for the whole run; references that are pipes are read once, here.
-    refs = [_input(_reference, path) for path in options.refs]
-    n_segments = _input(count_lines, refs, warn=_warn)
-    for ref in refs:
-        if isinstance(ref, Spool):
-            ref.seek(0)
+    # Each input is read once: checked and planned here (standard input, a pipe or a FIFO
+    # copied once to a temporary file), then counted by at most --jobs workers that read
+    # their own byte ranges; per-segment rows come back only where the output needs them.
     nrefs = options.num_refs if options.num_refs > 1 else len(options.refs)
     sources = [_stdin(stdin) if path == STDIN else path for path in paths]
     names = ["standard input" if path == STDIN else path for path in paths]
-    if options.by_order:  # every order reads the systems again: standard input is kept
-        sources = [source if isinstance(source, str) else _input(spool, source, name) for source, name in zip(sources, names)]
-    jobs = workers_for(sources, options.jobs)
-    orders = range(scorer.min_len, scorer.max_len + 1) if options.by_order else range(0)
+    rows = options.sentence_level or options.confidence or paired is not None
+    files = _input(
+        SystemFiles, sources, list(options.refs), scorer, options.jobs, _warn, names, options.num_refs, rows, options.by_order
+    )
 
-    work = len(paths) * (1 + len(orders)) + (len(paths) - 1 if paired else 0) + (len(paths) if options.confidence and not paired else 0)
-    with _progress(work, not options.quiet and n_segments * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
-        systems = _systems(scorer, sources, refs, names, jobs, options, progress)
+    work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if options.confidence and not paired else 0)
+    with files, _progress(work, not options.quiet and files.lines * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
+        parts = _systems(files, names, progress)
+        systems = [part[0] for part in parts]
         if options.sentence_level:
             text = sentences(systems[0], options)
         else:
-            scores = _scores(scorer, systems, paths, nrefs, paired, options, progress)
+            scores = _system_scores(scorer, systems, paths, nrefs, paired, options, progress)
             if options.by_order:
-                scores = _by_order(scorer, scores, orders, sources, refs, names, jobs, nrefs, options, progress)
+                scores = _by_order(scorer, scores, parts, nrefs)
             text = corpus(scores, options)
     output = Output(stdout)
     output.write(text)
     output.flush()
 
 
-def _systems(
-    scorer: GLEU,
-    sources: list[Any],
-    refs: list[Any],
-    names: list[str],
-    jobs: int,
-    args: Options,
-    progress: tqdm | _NoProgress,
-    step: str = "",
-) -> list[GleuStats]:
-    """Each system's statistics under ``scorer``, by one pool of ``jobs`` workers; a
-    byte-order mark is reported on the first reading only."""
-    systems: list[GleuStats] = []
-    warn = _warn if not step else lambda message: None
-    with WorkerPool(scorer, jobs) as pool:
-        scored = files_stats(
-            sources, refs, scorer, jobs, warn=warn, warn_references=False, names=names,
-            pool=pool, num_refs=args.num_refs,
-        )  # fmt: skip
-        for name in names:
-            systems.append(_input(next, scored))
-            progress.set_postfix_str(f"scored {step}{name}", refresh=False)
-            progress.update()
-    return systems
+def _systems(files: SystemFiles, names: list[str], progress: tqdm | _NoProgress) -> list[tuple[GleuStats, ...]]:
+    """Each system's statistics (and its orders' totals, with ``--by-order``), as counted."""
+    parts = []
+    counted = iter(files)
+    for name in names:
+        parts.append(_input(next, counted))
+        progress.set_postfix_str(f"scored {name}", refresh=False)
+        progress.update()
+    _input(next, counted, None)  # the end: its workers stop here, not when it is collected
+    return parts
 
 
-def _by_order(
-    scorer: GLEU,
-    scores: list[GleuScore],
-    orders: range,
-    sources: list[Any],
-    refs: list[Any],
-    names: list[str],
-    jobs: int,
-    nrefs: int,
-    args: Options,
-    progress: tqdm | _NoProgress,
-) -> list[GleuScore]:
-    """``scores`` with each order's own score (:attr:`GleuScore.orders`): the systems read
-    again and scored with ``min_len = max_len = n``, exactly as that scorer would."""
-    by_order = []
-    for n in orders:
-        single = scorer.replace(min_len=n, max_len=n)
-        for source in [*sources, *refs]:
-            if isinstance(source, Spool):
-                source.seek(0)
-        systems = _systems(single, sources, refs, names, jobs, args, progress, f"order {n} of ")
-        by_order.append([single.score_stats(stats, nrefs) for stats in systems])
-    return [dataclasses.replace(score, orders=tuple(zip(orders, figures))) for score, figures in zip(scores, zip(*by_order))]
+def _by_order(scorer: GLEU, scores: list[GleuScore], parts: list[tuple[GleuStats, ...]], nrefs: int) -> list[GleuScore]:
+    """``scores`` with each order's own score (:attr:`GleuScore.orders`): the totals of orders
+    ``n-n`` counted from the same lines as the main score, as ``min_len = max_len = n`` scores them."""
+    orders = range(scorer.min_len, scorer.max_len + 1)
+    singles = [scorer.replace(min_len=n, max_len=n) for n in orders]
+    return [
+        dataclasses.replace(score, orders=tuple((n, single.score_stats(stats, nrefs)) for n, single, stats in zip(orders, singles, part[1:])))
+        for score, part in zip(scores, parts)
+    ]
 
 
-def _scores(
+def _system_scores(
     scorer: GLEU,
     systems: list[GleuStats],
     paths: list[str],
@@ -300,7 +234,9 @@ class _StopSignals:
     into that clean-up. The exit status follows the first signal whatever the run ended
     with (a SIGTERM sent to the whole process group also ends the workers, which the run
     may see first). The handlers in place before are restored at the end, unless the
-    process ends there (``restore=False``): then later signals are only noted.
+    process ends there (``restore=False``): then later signals are only noted. A signal
+    that is ignored when the run starts (inherited as ignored, as a background job's
+    Ctrl-C) is left ignored.
     """
 
     def __init__(self, restore: bool = True) -> None:
@@ -319,7 +255,8 @@ class _StopSignals:
     def __enter__(self) -> _StopSignals:
         try:
             for signum in STOPS:
-                self.previous[signum] = signal.signal(signum, self._handle)
+                if signal.getsignal(signum) is not signal.SIG_IGN:
+                    self.previous[signum] = signal.signal(signum, self._handle)
         except ValueError:  # not the main thread: the caller owns the signals
             pass
         self.armed = True
@@ -394,6 +331,11 @@ def main(argv: Sequence[str] | None = None, *, restore_signals: bool = True) -> 
             status, message = 128 + signal.SIGINT, STOPS[signal.SIGINT][1]
         except Terminated:
             status, message = 128 + signal.SIGTERM, STOPS[signal.SIGTERM][1]
+        except BaseException:
+            # A stop signal that struck inside a library which made it an error of its own
+            # (numpy's import turns KeyboardInterrupt into ImportError) is still the signal.
+            if signals.received is None:
+                raise
         if signals.received is not None:
             status, message = 128 + signals.received, STOPS[signals.received][1]
         if message is not None:

@@ -27,7 +27,7 @@ Nothing here imports anything beyond the standard library.
 Example:
     >>> lines_from_bytes(b"a b \\r\\n\\n\\xef\\xbb\\xbfc\\n", "x.txt")
     ['a b', '', '\\ufeffc']
-    >>> lines_from_text("first\\t\\nsecond")
+    >>> split_lines("first\\t\\nsecond")
     ['first', 'second']
 """
 
@@ -98,18 +98,6 @@ def lines_from_bytes(data: bytes, name: str, first_line: int = 1) -> list[str]:
         raise LineError(
             f"{name}: line {number} is not valid UTF-8 ({error.reason} at byte {error.start - line_start})"
         ) from None
-    return split_lines(text)
-
-
-def lines_from_text(text: str) -> list[str]:
-    """Lines of text pasted into a page or passed as one string: :func:`split_lines`.
-
-    The same rule as files: a final newline ends the last line.
-
-    Example:
-        >>> lines_from_text("the cat\\r\\nsat\\n")
-        ['the cat', 'sat']
-    """
     return split_lines(text)
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sacrebleu.utils import smart_open
 
-from google_bleu.scale.lines import BOM, LineError, bom_warning, lines_from_bytes, lines_from_text, split_lines
+from google_bleu.scale.lines import BOM, LineError, bom_warning, lines_from_bytes, split_lines
 from tests.helpers.oracles import SAMPLES
 
 
@@ -50,7 +50,7 @@ def test_any_text_equals_sacrebleu_reading(tmp_path_factory, text):
     path = tmp_path_factory.mktemp("fuzz") / "lines.txt"
     data = text.encode("utf-8")
     path.write_bytes(data)
-    assert lines_from_bytes(data, "x") == sacrebleu_lines(path) == lines_from_text(text)
+    assert lines_from_bytes(data, "x") == sacrebleu_lines(path) == split_lines(text)
 
 
 def test_real_sample_files_equal_sacrebleu_reading():
@@ -62,7 +62,7 @@ def test_real_sample_files_equal_sacrebleu_reading():
 
 def test_pasted_text_follows_the_same_rule_as_files():
     for data in TRICKY:
-        assert lines_from_text(data.decode("utf-8")) == lines_from_bytes(data, "x")
+        assert split_lines(data.decode("utf-8")) == lines_from_bytes(data, "x")
     assert split_lines("a\nb\n") == split_lines("a\nb") == ["a", "b"]
     assert split_lines("") == [] and split_lines("\n") == [""]
 

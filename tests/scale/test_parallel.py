@@ -17,15 +17,11 @@ from pathlib import Path
 import pytest
 
 from google_bleu import GLEU, GleuStats
+from google_bleu.scale.files import open_source
+from google_bleu.scale.files import read_lines as read_range
 from google_bleu.scale.lines import lines_from_bytes as decode_lines
-from google_bleu.scale.parallel import (
-    available_cores,
-    count_lines,
-    decode_block,
-    file_stats,
-    parallel_stats,
-    resolve_jobs,
-)
+from google_bleu.scale.parallel import SystemFiles, file_stats, files_stats, parallel_stats
+from google_bleu.scale.pool import available_cores, resolve_jobs
 from tests.helpers.oracles import REPO, SAMPLES, SHARED_DATA, read_lines
 
 WMT17 = SAMPLES / "wmt17_en_de"
@@ -123,16 +119,34 @@ ADVERSARIAL_BYTES = [
 ]
 
 
-def test_decode_block_follows_the_shared_line_policy():
-    for data in [*ADVERSARIAL_BYTES, b"", b"\n", b"a\r\n\r\n", b"  \n\xc2\xa0\n"]:
-        assert decode_block(data, "f") == decode_lines(data, "f")
-    with pytest.raises(Exception, match="line 2 ") as cli_error:
-        decode_lines(b"ok\n\xc3(\n", "f")
+def count_lines(paths: list[str]) -> int:
+    with SystemFiles([], paths) as files:
+        return files.lines
+
+
+def test_a_workers_range_follows_the_shared_line_policy(tmp_path):
+    # A range read by a worker gives the lines of the whole file's bytes, numbered from its
+    # first line in messages; the plan's line starts are where the line policy starts lines.
+    for index, data in enumerate([*ADVERSARIAL_BYTES, b"", b"\n", b"a\r\n\r\n", b"  \n\xc2\xa0\n"]):
+        path = write(tmp_path / f"{index}.txt", data)
+        source = open_source(path, None, step=1)
+        expected = decode_lines(data, "f")
+        assert source.lines == len(expected) and source.size == len(data)
+        for start in range(source.lines + 1):
+            for end in range(start, source.lines + 1):
+                got = read_range(path, source.offset(start), source.offset(end), "f", start + 1, end - start)
+                assert got == expected[start:end], (data, start, end)
+    bad = write(tmp_path / "bad.txt", b"a\n" * 10 + b"ok\n\xc3(\n")
+    source = open_source(bad, "f", step=10)
     with pytest.raises(ValueError) as error:
-        decode_block(b"ok\n\xc3(\n", "f", first_line=11)
-    # Numbered from the block's first line; otherwise the command line's message.
-    assert str(error.value) == str(cli_error.value).replace("line 2 ", "line 12 ")
-    assert str(error.value) == "f: line 12 is not valid UTF-8 (invalid continuation byte at byte 0)"
+        read_range(bad, source.offset(10), source.offset(12), "f", 11, 2)
+    with pytest.raises(Exception, match="line 12 ") as whole:
+        decode_lines(Path(bad).read_bytes(), "f")
+    assert str(error.value) == str(whole.value) == "f: line 12 is not valid UTF-8 (invalid continuation byte at byte 0)"
+    # A file that changed between the plan and the read is an error, never other lines.
+    write(tmp_path / "bad.txt", b"a\n" * 5)
+    with pytest.raises(ValueError, match=r"^f changed while it was read \(lines 1-10\)$"):
+        read_range(bad, 0, source.offset(10), "f", 1, 10)
 
 
 @pytest.mark.parametrize("chunk_lines", [1, 2, 4, 1000])
@@ -145,13 +159,12 @@ def test_file_stats_equals_whole_files(tmp_path, chunk_lines):
     messages = []
     stats = file_stats(hyp, [ref0, ref1], GLEU(), chunk_lines=chunk_lines, warn=messages.append)
     assert stats == whole and len(stats) == 6
-    # The BOMs at the start of the hypothesis and the first reference are kept and reported once each.
+    # The BOMs at the start of the first reference and the hypothesis are kept and reported
+    # once each, references first (as the command line reads them).
     assert messages == [
-        f"{hyp} starts with a byte-order mark (U+FEFF); it is kept as part of line 1, as sacrebleu does",
         f"{ref0} starts with a byte-order mark (U+FEFF); it is kept as part of line 1, as sacrebleu does",
+        f"{hyp} starts with a byte-order mark (U+FEFF); it is kept as part of line 1, as sacrebleu does",
     ]
-    assert file_stats(hyp, [ref0, ref1], GLEU(), chunk_lines=chunk_lines, warn=messages.append, warn_references=False)
-    assert len(messages) == 3
     if chunk_lines == 2:
         assert file_stats(hyp, [ref0, ref1], GLEU(), jobs=2, chunk_lines=chunk_lines, warn=messages.append) == whole
     with pytest.warns(UnicodeWarning, match="starts with a byte-order mark"):
@@ -181,6 +194,9 @@ def test_files_of_different_lengths_are_refused(tmp_path):
         file_stats(short, [ref, longer])
     with pytest.raises(ValueError, match=rf"^{ref} has 3 lines but {short} has 2$"):
         count_lines([ref, short])
+    # A system after the first that differs: named, before any counting.
+    with pytest.raises(ValueError, match=rf"^{short} has 2 lines but {ref} has 3$"):
+        next(files_stats([ref, short], [ref], jobs=2))
     with pytest.raises(ValueError, match=r"^standard input has 2 lines but .* has 3$"):
         file_stats(io.BytesIO(b"a\nb\n"), [ref], name="standard input")
 
@@ -309,8 +325,9 @@ def test_cli_jobs_errors(tmp_path):
 
 
 # -- one pool per run; workers never outlive the command (issues 23 and 25) ------------------
-def big_input(tmp_path: Path, repeat: int = 130) -> tuple[str, str]:
-    """About 40,000 lines of real WMT17 text (a run that takes a while, so signals arrive mid-run)."""
+def big_input(tmp_path: Path, repeat: int = 200) -> tuple[str, str]:
+    """60,000 lines (6.6 MB a file) of real WMT17 text: a run that takes a while, so signals
+    arrive mid-run, and large enough for two workers (``pool.workers_for``)."""
     ref = (WMT17 / "ref0.txt").read_bytes()
     hyp = (WMT17 / "sys_online-B.0.txt").read_bytes()
     write(tmp_path / "big_ref.txt", ref * repeat)
@@ -355,7 +372,7 @@ def mapped_semaphores(pids: set[int]) -> set[str]:
 
 def start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
     ref, hyp = big_input(tmp_path)
-    # The system comes on standard input (a stream counts as large, so --jobs 2 starts 2 workers).
+    # The system comes on standard input (copied once to a temporary file, then planned).
     process = subprocess.Popen(
         [sys.executable, "-m", "google_bleu", ref, "--jobs", "2", "-q"],
         cwd=REPO,
@@ -429,40 +446,56 @@ def test_a_killed_worker_ends_the_cli_with_one_line(tmp_path):
 
 
 def test_cli_jobs_output_is_identical_across_jobs_with_one_pool(tmp_path, monkeypatch):
-    # Small files are scored in-process by default; a tiny threshold makes 2 workers score
-    # 4 systems through one pool, and the output must not change.
-    import importlib
-
-    cli_main = importlib.import_module("google_bleu.cli.main")
+    # Small files are scored in-process by default; a start-up cost of nothing makes 2
+    # workers score 4 systems through one pool, and the output must not change.
+    from google_bleu.cli.main import run
+    from google_bleu.scale import pool
 
     ref = str(WMT17 / "ref0.txt")
     systems = [str(path) for path in sorted(WMT17.glob("sys_*.txt"))[:4]]
-    outputs = []
-    for jobs, threshold in (("1", cli_main.BYTES_PER_WORKER), ("2", 1), ("2", cli_main.BYTES_PER_WORKER)):
-        monkeypatch.setattr(cli_main, "BYTES_PER_WORKER", threshold)
-        stream = io.StringIO()
-        cli_main.run([ref, "-i", *systems, "--jobs", jobs, "-w", "6"], stream)
-        outputs.append(stream.getvalue())
-    assert outputs[0] == outputs[1] == outputs[2]
-    assert cli_main.workers_for(systems, 2) == 1  # small input: no pool at all
-    monkeypatch.setattr(cli_main, "BYTES_PER_WORKER", 1)
-    assert cli_main.workers_for(systems, 2) == 2
+    outputs, workers = [], []
+    for jobs, start in (("1", pool.WORKER_START_SECONDS), ("2", 1e-9), ("2", pool.WORKER_START_SECONDS)):
+        monkeypatch.setattr(pool, "WORKER_START_SECONDS", start)
+        for options in ([], ["--by-order", "-f", "text"], ["--confidence"]):
+            stream = io.StringIO()
+            run([ref, "-i", *systems, "--jobs", jobs, "-w", "6", *options], stream)
+            outputs.append(stream.getvalue())
+        with SystemFiles(systems, ref, jobs=int(jobs)) as files:
+            workers.append(files.workers)
+    assert outputs[:3] == outputs[3:6] == outputs[6:]
+    # Small input: no pool at all, unless starting a worker cost nothing.
+    assert workers == [1, min(2, available_cores()), 1]
+
+
+def test_the_worker_count_follows_the_measured_costs():
+    from google_bleu.scale.pool import SECONDS_PER_BYTE, WORKER_START_SECONDS, workers_for
+
+    cores = available_cores()
+    # Each worker's share of the work at least its start-up: one worker per start-up's worth.
+    per_worker = WORKER_START_SECONDS / SECONDS_PER_BYTE
+    assert workers_for(0, 16) == workers_for(int(per_worker * 1.9), 16) == 1
+    assert workers_for(int(per_worker * 2.1), 16) == min(2, cores)
+    assert workers_for(100_000_000, 16) == min(16, cores)  # a 50 MB system and its reference, on 16 cores
+    assert workers_for(100_000_000, 3) == min(3, cores)  # never more than asked
 
 
 def test_files_stats_through_one_pool_equals_one_process(tmp_path):
-    from google_bleu.scale.parallel import WorkerPool, files_stats
-
     scorer = GLEU()
     ref = WMT17 / "ref0.txt"
     empty = write(tmp_path / "empty.txt", b"")
     systems = [str(path) for path in sorted(WMT17.glob("sys_*.txt"))[:3] if "online-A" not in path.name]
     expected = [scorer.stats(read_lines(Path(path)), read_lines(ref)) for path in systems]
-    with WorkerPool(scorer, jobs=2) as pool:
-        got = list(files_stats(systems, [str(ref)], pool=pool, chunk_lines=50))
-        # Empty systems, through the same pool.
-        again = list(files_stats([empty, empty], [empty], pool=pool))
-    assert got == expected
+    assert list(files_stats(systems, [str(ref)], jobs=2, chunk_lines=50)) == expected
+    # Empty systems, through workers too.
+    again = list(files_stats([empty, empty], [empty], jobs=2, chunk_lines=1))
     assert [len(stats.rows) for stats in again] == [0, 0]
+    # Totals only, and each order's totals: equal to one process's and to re-scoring.
+    with SystemFiles(systems, [str(ref)], scorer, jobs=2, rows=False, by_order=True, chunk_lines=70) as files:
+        parts = list(files)
+    for path, part, stats in zip(systems, parts, expected):
+        assert part[0] == stats.total() and len(part) == 5
+        for n, order in enumerate(part[1:], 1):
+            assert order == GLEU(min_len=n, max_len=n).stats(read_lines(Path(path)), read_lines(ref)).total(), (path, n)
 
 
 def user_13a(line: str) -> list[str]:
@@ -584,7 +617,7 @@ def test_signals_stay_deferred_while_the_first_workers_start():
         """
         import signal
         from google_bleu import GLEU
-        from google_bleu.scale.parallel import WorkerPool, _signals_deferred, parallel_stats
+        from google_bleu.scale.pool import WorkerPool, _signals_deferred
         from multiprocessing import resource_tracker
 
         assert resource_tracker._resource_tracker._fd is None
@@ -592,8 +625,8 @@ def test_signals_stay_deferred_while_the_first_workers_start():
             with _signals_deferred():
                 started = [pool._spawn(), pool._spawn()]
                 held = signal.pthread_sigmask(signal.SIG_BLOCK, [])
-            stats = parallel_stats(pool.scorer, ["a b"] * 4, [["a b"]] * 4, chunk_size=1, pool=pool)
-            print(sorted(int(s) for s in held & {signal.SIGINT, signal.SIGTERM}), len(started), stats.rows[:, 0].tolist())
+            results = pool.run(iter([(GLEU.stats, (["a b"], [["a b"]]))] * 4))
+            print(sorted(int(s) for s in held & {signal.SIGINT, signal.SIGTERM}), len(started), [stats.totals()[0] for stats in results])
         print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
         """
     )
@@ -610,7 +643,7 @@ def test_a_signal_that_reaches_another_thread_waits_for_the_end_of_the_deferral(
     script = textwrap.dedent(
         """
         import os, signal, threading, time
-        from google_bleu.scale.parallel import _signals_deferred
+        from google_bleu.scale.pool import _signals_deferred
 
         class Stop(Exception):
             pass
@@ -800,10 +833,9 @@ def test_jobs_are_capped_at_the_usable_cores(tmp_path):
 
 
 def test_a_pool_starts_no_more_workers_than_cores():
-    from google_bleu.scale.parallel import WorkerPool
+    from google_bleu.scale.pool import WorkerPool
 
-    pool = WorkerPool(GLEU(), jobs=1000)
-    assert pool.jobs == 1000 and pool.processes == available_cores()
+    assert WorkerPool(GLEU(), jobs=1000).processes == available_cores()
 
 
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
@@ -811,7 +843,6 @@ def test_endless_input_is_refused_in_bounded_time_and_memory(tmp_path):
     # `-i /dev/zero` once counted lines for ever (a device says it can seek), and a stream
     # without line breaks was read into one line until memory ran out.
     from google_bleu.scale.lines import MAX_LINE_BYTES
-    from google_bleu.scale.parallel import spool
 
     ref = write(tmp_path / "ref.txt", b"a b c\n")
     message = f"line 1 is longer than {MAX_LINE_BYTES} bytes (64 MiB) with no line break; is it a text file with one segment a line?"
@@ -828,16 +859,19 @@ def test_endless_input_is_refused_in_bounded_time_and_memory(tmp_path):
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"google-bleu: error: {name}: {message}\n"), args
     # The library's readers: a line of exactly the limit passes, one byte more does not.
     with open("/dev/zero", "rb") as zeros, pytest.raises(ValueError, match="zeros: line 1 is longer than"):
-        spool(zeros, "zeros")
+        open_source(zeros, "zeros")
     exact = write(tmp_path / "exact.txt", b"x" * MAX_LINE_BYTES + b"\ny\n")
     with open(exact, "rb") as stream:
-        assert [len(line) for line in decode_lines(spool(stream, "exact").read(), "exact")] == [MAX_LINE_BYTES, 1]
+        spooled = open_source(stream, "exact")
+        read = read_range(spooled.path, 0, spooled.size, "exact", 1, 2)
+        assert [len(line) for line in read] == [MAX_LINE_BYTES, 1]
+        spooled.close()
     assert count_lines([exact]) == 2
     longer = write(tmp_path / "longer.txt", b"y\n" + b"x" * (MAX_LINE_BYTES + 1) + b"\n")
     with pytest.raises(ValueError, match="longer.txt: line 2 is longer than"):
         count_lines([longer])
     with open(longer, "rb") as stream, pytest.raises(ValueError, match="longer: line 2 is longer than"):
-        spool(stream, "longer")
+        open_source(stream, "longer")
 
 
 def catches(pid: int, signum: int) -> bool:
