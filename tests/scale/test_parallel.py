@@ -21,7 +21,7 @@ from google_bleu.scale.files import open_source
 from google_bleu.scale.files import read_lines as read_range
 from google_bleu.scale.lines import lines_from_bytes as decode_lines
 from google_bleu.scale.parallel import SystemFiles, file_stats, files_stats, parallel_stats
-from google_bleu.scale.pool import available_cores, resolve_jobs
+from google_bleu.scale.pool import ONE_THREAD, WorkerPool, available_cores, resolve_jobs
 from tests.helpers.oracles import REPO, SAMPLES, SHARED_DATA, read_lines
 
 WMT17 = SAMPLES / "wmt17_en_de"
@@ -958,3 +958,21 @@ def test_a_signal_at_any_moment_ends_the_command_within_a_second(tmp_path):
         while group_alive(process.pid):
             assert time.monotonic() < deadline, f"{where}: a process of the command outlived it"
             time.sleep(0.01)
+
+
+def _environment(scorer: GLEU, name: str) -> str | None:
+    """A worker's task: the value of one of its environment variables."""
+    return os.environ.get(name)
+
+
+@pytest.mark.skipif(available_cores() < 2, reason="workers start only with two usable cores")
+def test_workers_start_with_one_blas_thread_each_unless_the_caller_chose(monkeypatch):
+    # numpy's import in each worker started a BLAS thread per core: 2.2 s of CPU per worker
+    # on 16 cores, and 16 x 16 threads on 16 cores.
+    for name in ONE_THREAD:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(ONE_THREAD[-1], "3")
+    with WorkerPool(GLEU(), jobs=2) as pool:
+        seen = list(pool.run(iter([(_environment, (name,)) for name in ONE_THREAD * 2])))
+    assert seen == ["1"] * (len(ONE_THREAD) - 1) + ["3"] + ["1"] * (len(ONE_THREAD) - 1) + ["3"]
+    assert [os.environ.get(name) for name in ONE_THREAD] == [None] * (len(ONE_THREAD) - 1) + ["3"]
