@@ -43,7 +43,7 @@ SLOW_FILES = {
     "scale/test_ray.py",
     "surfaces/test_app_load.py",
     "surfaces/test_browser.py",
-    "surfaces/test_docs.py",
+    "tooling/test_docs.py",
     "integrations/test_distributed.py",
     "core/test_fuzz.py",
 }
