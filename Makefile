@@ -47,11 +47,18 @@ CHECKOUT_slime := SLIME_SOURCE
 CHECKOUT_roll := ROLL_SOURCE
 UNCHECKED := $(foreach name,slime roll,$(if $(wildcard $($(CHECKOUT_$(name)))/setup.py),,$(name)))
 
-.venvs/%/.installed: tests/frameworks/%/requirements.txt pyproject.toml
+# Built afresh when the framework's requirements change; when only pyproject.toml (or no-deps.txt)
+# does, the package and the wheel are installed again into the environment as it is.
+.venvs/%/.requirements: tests/frameworks/%/requirements.txt
 	rm -rf .venvs/$*
 	$(PYTHON) -m venv .venvs/$*
 	.venvs/$*/bin/python -m pip install --quiet --upgrade pip
-	.venvs/$*/bin/python -m pip install --quiet -r tests/frameworks/$*/requirements.txt
+	.venvs/$*/bin/python -m pip install --quiet -r $<
+	touch $@
+
+.PRECIOUS: .venvs/%/.requirements
+.SECONDEXPANSION:
+.venvs/%/.installed: .venvs/%/.requirements pyproject.toml $$(wildcard tests/frameworks/$$*/no-deps.txt)
 	.venvs/$*/bin/python -m pip install --quiet -e .
 	if [ -f tests/frameworks/$*/no-deps.txt ]; then \
 		.venvs/$*/bin/python -m pip install --quiet --no-deps -r tests/frameworks/$*/no-deps.txt; fi

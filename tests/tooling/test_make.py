@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,30 @@ def test_the_checkouts_default_to_the_shared_source_trees():
     for name in ("slime", "roll"):
         assert f"GOOGLE_BLEU_FRAMEWORK={name} .venvs/{name}/bin/python -m pytest" in out.stdout
         assert "skipped" not in out.stdout
+
+
+@needs_make
+def test_a_framework_environment_is_built_afresh_only_when_its_requirements_change(tmp_path):
+    # The Makefile in a tree of its own: one framework whose environment is built and up to date.
+    (tmp_path / "Makefile").write_text((REPO / "Makefile").read_text("utf-8"), "utf-8")
+    folder = tmp_path / "tests" / "frameworks" / "toy"
+    folder.mkdir(parents=True)
+    stamps = tmp_path / ".venvs" / "toy"
+    stamps.mkdir(parents=True)
+    files = [tmp_path / "pyproject.toml", folder / "requirements.txt", stamps / ".requirements", stamps / ".installed"]
+    for age, path in enumerate(files):
+        path.touch()
+        os.utime(path, (1_000_000 + age, 1_000_000 + age))
+
+    def planned(newer: Path) -> str:
+        now = max(path.stat().st_mtime for path in files) + 10
+        os.utime(newer, (now, now))
+        out = subprocess.run(["make", "-n", "framework-toy"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout
+
+    assert "pip install" not in planned(stamps / ".installed")
+    after_pyproject = planned(tmp_path / "pyproject.toml")
+    assert "pip install --quiet -e ." in after_pyproject and "rm -rf .venvs/toy" not in after_pyproject
+    after_requirements = planned(folder / "requirements.txt")
+    assert "rm -rf .venvs/toy" in after_requirements and "-r tests/frameworks/toy/requirements.txt" in after_requirements
