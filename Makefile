@@ -22,11 +22,12 @@ $(VENV)/.test-installed: pyproject.toml
 run: $(VENV)/.run-installed
 	$(PY) -m google_bleu $(SAMPLE)/ref0.txt -i $(SAMPLE)/sys_*.txt
 
-# Lint, the whole suite in .venv, then each framework's tests in its own environment (below).
+# Lint, the whole suite in .venv (then its 20 slowest tests, to see where the time goes), then each
+# framework's tests in its own environment (below).
 # See the README for what it installs and how long it takes; `make check` is the fast tier.
 test: $(VENV)/.test-installed browser
 	$(PY) -m ruff check .
-	GOOGLE_BLEU_BROWSER=$(BROWSER) $(PY) -m pytest
+	GOOGLE_BLEU_BROWSER=$(BROWSER) $(PY) -m pytest --durations=20
 	$(MAKE) frameworks
 
 # Frameworks whose pins conflict with the main test environment, each tested against the real
