@@ -43,7 +43,7 @@ SLOW_FILES = {
     "scale/test_ray.py",
     "surfaces/test_app_load.py",
     "surfaces/test_browser.py",
-    "surfaces/test_docs.py",
+    "tooling/test_docs.py",
     "integrations/test_distributed.py",
     "core/test_fuzz.py",
 }
@@ -78,13 +78,22 @@ SLOW_TESTS = {
 }
 
 
+# `make test BROWSER=0` (GOOGLE_BLEU_BROWSER=0): no chromium is installed, and the browser test
+# is skipped, saying so.
+BROWSER_FILE = "surfaces/test_browser.py"
+BROWSER_OFF = "the browser test is off (make test BROWSER=0 installs no chromium)"
+
+
 def pytest_collection_modifyitems(config, items):
     root = Path(__file__).parent
+    browser_off = os.environ.get("GOOGLE_BLEU_BROWSER") == "0"
     for item in items:
         path = Path(str(item.fspath))
         relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
         if relative in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+        if browser_off and relative == BROWSER_FILE:
+            item.add_marker(pytest.mark.skip(reason=BROWSER_OFF))
 
 
 # -- the engine's two strategies (plain Python for small inputs, numpy above) ------------

@@ -71,7 +71,7 @@ def wmt17() -> dict:
 
 def guide_block(name: str) -> str:
     """The block of the guides marked ``<!-- test: name -->``, its prelude first, as
-    tests/surfaces/test_docs.py reads it (``python -m pytest`` runs from the repository root)."""
+    tests/tooling/test_docs.py reads it (``python -m pytest`` runs from the repository root)."""
     from tests.helpers.readme_snippets import python_blocks
 
     (block,) = [block for block in python_blocks() if block.name == name]

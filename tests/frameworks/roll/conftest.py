@@ -2,9 +2,10 @@
 sample, a small tokenizer trained here on it (nothing comes from the hub) and a local Ray cluster.
 
 ROLL is not on PyPI (the ``roll`` name there is an unrelated project) and this environment
-reaches only PyPI, so the tests need a checkout of ROLL v0.3.0 (its git tag) named by the
-environment variable ``ROLL_SOURCE`` (the folder holding ``roll/`` and ``setup.py``); without one
-every test skips, saying so.
+reaches only PyPI, so the tests import a checkout of ROLL v0.3.0 (its git tag) named by the
+environment variable ``ROLL_SOURCE`` (the folder holding ``roll/`` and ``setup.py``):
+``make framework-roll`` names ``../shared/frameworks/roll-0.3.0`` beside the clone unless told
+otherwise, and builds nothing without a checkout; without one every test skips, saying so.
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 WMT17 sample and a small chat tokenizer trained here on it (nothing comes from the hub).
 
 slime is not on PyPI (the ``slime`` name there is an unrelated project) and this environment
-reaches only PyPI, so the tests need a checkout of slime v0.3.1 (its git tag) named by the
-environment variable ``SLIME_SOURCE`` (the folder holding ``slime/`` and ``setup.py``); without
-one every test skips, saying so. ``python -m pytest`` runs from the repository root, so
-``tests.helpers`` (standard library only) is importable here.
+reaches only PyPI, so the tests import a checkout of slime v0.3.1 (its git tag) named by the
+environment variable ``SLIME_SOURCE`` (the folder holding ``slime/`` and ``setup.py``):
+``make framework-slime`` names ``../shared/frameworks/slime-0.3.1`` beside the clone unless told
+otherwise, and builds nothing without a checkout; without one every test skips, saying so.
+``python -m pytest`` runs from the repository root, so ``tests.helpers`` (standard library
+only) is importable here.
 """
 
 from __future__ import annotations

@@ -40,7 +40,7 @@ def fenced_blocks(page: Path) -> list[tuple[str, str, bool]]:
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
 def test_every_code_block_is_run_somewhere(page):
     # python: a doctest (>>>) or a marked block run by a test; console: only pages whose
-    # sessions are replayed below; json: only the results schema; bash: the README's two
+    # sessions are replayed below; json: only the results schema; bash: the README's
     # set-up commands; text: diagrams.
     allowed = {"python", "console", "json", "bash", "text", "bibtex"}
     for lang, code, _ in fenced_blocks(page):
@@ -52,10 +52,10 @@ def test_every_code_block_is_run_somewhere(page):
         if lang == "json":
             assert page.name == "performance.md", f"{page.name}: a json block that no test reads"
         if lang == "bash":
-            assert page.name == "README.md" and code.split("\n") == [
-                "make run    # creates .venv, installs, scores the bundled real WMT17 sample, prints JSON",
-                "make test   # creates .venv with the test extras, runs the whole suite",
-            ], f"{page.name}: a bash block other than the two set-up commands"
+            targets = [re.fullmatch(r"make (\w+) +# .+", line) for line in code.split("\n")]
+            assert page.name == "README.md" and [t and t[1] for t in targets] == ["run", "check", "test"], (
+                f"{page.name}: a bash block other than the set-up commands (make run, check, test)"
+            )
 
 
 # Every python block that is not a >>> session runs alone, with its prelude (see
@@ -75,7 +75,7 @@ SPECIAL_RUNNERS = {
     "rl-verl": "veRL's reward call (tests/integrations/test_rewards.py)",
     "rl-openrlhf": "OpenRLHF's reward call (tests/integrations/test_rl_frameworks.py)",
     "rl-verifiers": "verifiers 0.4 (tests/frameworks/verifiers, make framework-verifiers)",
-    "rl-slime": "slime 0.3.1 (tests/frameworks/slime, make framework-slime with SLIME_SOURCE)",
+    "rl-slime": "slime 0.3.1 (tests/frameworks/slime, make framework-slime)",
     "rl-skyrl": "skyrl-gym 0.4 (tests/frameworks/skyrl, make framework-skyrl)",
     "rl-areal": "AReaL 1.0 (tests/frameworks/areal, make framework-areal)",
     "daft-recipe": "Daft 0.7 (tests/frameworks/daft, make framework-daft)",
@@ -333,7 +333,7 @@ def test_region_naming_a_missing_results_file_is_an_error(tmp_path, capsys):
 # -- the card -------------------------------------------------------------------------
 def test_readme_is_a_metric_card():
     text = (REPO / "README.md").read_text("utf-8")
-    assert len(text.splitlines()) <= 285
+    assert len(text.splitlines()) <= 295
     headings = re.findall(r"^## (.+)$", text, re.M)
     template = ["Metric Description", "How to Use", "Limitations and Bias", "Citation", "Further References"]
     assert [h for h in headings if h in template] == template
@@ -359,9 +359,24 @@ def test_readme_extras_table_names_every_extra_and_only_those():
     rows = [line for line in install.splitlines() if line.startswith("| `")]
     named = {name for row in rows for name in re.findall(r"`([\w-]+)`", row.split("|")[1])}
     assert named == pyproject_extras()
-    assert "pip install ." in install and "pip install '.[" in install
-    # The address form names no placeholder: git gives the address of the clone's origin.
-    assert '@ git+$(git remote get-url origin)"' in install and "OWNER" not in install
+    assert "OWNER" not in install
+
+
+def test_the_readme_install_line_installs_the_clone_whatever_its_origin(tmp_path):
+    # The README's line, run in a clone of a local path (where a `git+$(git remote get-url
+    # origin)` address is refused), asks pip for this package from the clone, with the extra.
+    install = (REPO / "README.md").read_text("utf-8").split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    (line,) = set(re.findall(r"`(pip install \"\$\(pwd\)\[evaluate\]\")`", install))
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True, capture_output=True)
+    # A dry run from the clone's files only: no index, no download, this environment's setuptools.
+    dry = " --dry-run --no-deps --no-index --no-build-isolation --quiet --report -"
+    pip = line.replace("pip install", f"{shlex.quote(sys.executable)} -m pip install", 1) + dry
+    out = subprocess.run(["bash", "-c", pip], cwd=clone, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    (wanted,) = json.loads(out.stdout)["install"]
+    assert wanted["metadata"]["name"] == "google-bleu" and wanted["requested_extras"] == ["evaluate"]
+    assert wanted["download_info"]["url"] == clone.as_uri()
 
 
 # -- what a reader meets --------------------------------------------------------------------
