@@ -243,7 +243,7 @@ class NumpyBackend:
 NUMPY = NumpyBackend()
 
 
-def extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sentence: Any = None) -> tuple:
+def _extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sentence: Any = None) -> tuple:
     """The n-grams of order n + 1 from the live ones of order n (a :class:`Step`'s ``group``,
     ``position``, ``live`` and ``n``). ``same_sentence`` is given at order 1 only: later, two live
     n-grams at adjacent positions overlap, so they share a sentence. Returns the labels and
@@ -303,7 +303,7 @@ def walk(backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: in
         yield step
         if order == max_len or step.live is None:
             return
-        step.group, step.position, kept = extend(
+        step.group, step.position, kept = _extend(
             backend, step.group, step.position, step.live, step.n, same_sentence if order == 1 else None
         )
         if kept is not None:
