@@ -221,9 +221,6 @@ class NumpyBackend:
     def arange(self, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
 
-    def full(self, n: int, value: int) -> np.ndarray:
-        return np.full(n, value, np.int64)
-
     def count(self, labels: np.ndarray, n: int) -> np.ndarray:
         return np.bincount(labels, minlength=n)
 
@@ -235,27 +232,8 @@ class NumpyBackend:
         # A segment's values are contiguous from ``first`` (at least one each).
         return (np.maximum if reduce == "max" else np.minimum).reduceat(values, first)
 
-    def columns(self, *columns: np.ndarray) -> np.ndarray:
-        return np.stack(columns, axis=1)
-
 
 NUMPY = NumpyBackend()
-
-
-def _extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sentence: Any = None) -> tuple:
-    """The n-grams of order n + 1 from the live ones of order n (a :class:`Step`'s ``group``,
-    ``position``, ``live`` and ``n``). ``same_sentence`` is given at order 1 only: later, two live
-    n-grams at adjacent positions overlap, so they share a sentence. Returns the labels and
-    positions of order n + 1 and the entries of order n they start at (only those are kept)."""
-    take = backend.take
-    live_at = take(live, group)
-    extends = live_at[:-1] & live_at[1:]
-    extends &= same_sentence if same_sentence is not None else backend.xp.diff(position) == 1
-    kept = backend.found(extends)
-    key = take(group, kept)
-    key *= n
-    key += take(group[1:], kept)  # the group at kept + 1
-    return backend.group(key), take(position, kept), kept
 
 
 def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tuple[Any, Any]:
@@ -294,9 +272,16 @@ def walk(backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: in
         yield step
         if order == max_len or step.live is None:
             return
-        step.group, step.position, kept = _extend(
-            backend, step.group, step.position, step.live, step.n, same_sentence if order == 1 else None
-        )
+        # The (n+1)-gram at p: the live n-grams at p and p + 1, in one sentence (at order 1 as given;
+        # later two live n-grams at adjacent positions overlap), keyed exactly by their two labels.
+        live_at = backend.take(step.live, step.group)
+        extends = live_at[:-1] & live_at[1:]
+        extends &= same_sentence if order == 1 else backend.xp.diff(step.position) == 1
+        kept = backend.found(extends)  # only the entries that extend are kept
+        key = backend.take(step.group, kept)
+        key *= step.n
+        key += backend.take(step.group[1:], kept)  # the label at kept + 1
+        step.group, step.position = backend.group(key), backend.take(step.position, kept)
         step.n, step.n_first = int(kept.shape[0]), int(np.searchsorted(kept, step.n_first))
         if step.n == 0:
             return
@@ -316,8 +301,8 @@ def count_matches(
     same segment (padding: a group of its own); ``sentence_of``: per position its sentence, the
     hypotheses' ``n_hyp_pos`` first; ``one_ref``: one reference per segment."""
     n_rows = max_len - min_len + 1 if by_order else 1
-    matches = backend.full(n_rows * n_sentences, 0)
     take, xp = backend.take, backend.xp
+    matches = xp.zeros(n_rows * n_sentences, xp.int64)
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
     same_sentence = sentence_of[1:] == sentence_of[:-1]
     for step in walk(backend, group, same_sentence, min_len, max_len, n_hyp_pos):
@@ -325,9 +310,7 @@ def count_matches(
         hyp_count = backend.count(group[:n_hyp], n)
         ref_group = group[n_hyp:]
         ref_count = backend.count(ref_group, n)
-        live = hyp_count > 0
-        live &= ref_count > 0
-        step.live = live
+        step.live = live = (hyp_count > 0) & (ref_count > 0)
         if not step.counted:
             continue
         if one_ref:
@@ -370,7 +353,7 @@ def choose_references(
     first_best = xp.where(ratios == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
     best = backend.per_segment("min", first_best, first_ref)
     scored = best_ratio >= 0
-    rows = backend.columns(ref_match[best], n_hyp, ref_count[best], ref_all[best])
+    rows = xp.stack((ref_match[best], n_hyp, ref_count[best], ref_all[best]), axis=1)
     rows = xp.where(scored[:, None], rows, 0)
     chosen = xp.where(scored, best - first_ref, -1)
     return rows, chosen
