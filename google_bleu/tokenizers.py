@@ -169,8 +169,8 @@ def _sacrebleu_tokenizer(name: str) -> Callable[[str], list[str]]:
 
 
 #: Most consecutive characters of one MeCab category (char.def: SYMBOL, ALPHA, ...; spaces end a run) in a line
-#: that ``ja-mecab`` and ``ko-mecab`` take: MeCab's time grows with the run's square (0.2 s at 20,000, 4.5 s at 100,000).
-MECAB_RUN_LIMIT = 20_000
+#: that ``ja-mecab`` and ``ko-mecab`` take: MeCab's time grows with the run's square (0.05 s at 10,000, 4.5 s at 100,000).
+MECAB_RUN_LIMIT = 10_000
 
 
 class TokenizerError(ValueError):
