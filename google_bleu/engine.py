@@ -1,6 +1,6 @@
 """The counting engine: per-segment GLEU statistics. Small inputs are counted in plain Python
 (:func:`python_rows`), larger ones by one vectorised algorithm (:func:`count_matches` over
-:func:`walk`, :func:`choose_references`) over a numpy or torch backend, to the same rows
+:func:`walk`, :func:`choose_references`) over the numpy backend, to the same rows
 (``docs/design.md``, "The counting engine")."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def small_input(n_tokens: int = 0, n_chars: int = 0) -> bool:
 
 def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
     """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths: an
-    ``int``, or a numpy array or torch tensor of integers.
+    ``int``, or a numpy array of integers.
 
     Example:
         >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist(), ngram_counts(6, 1, 4)
@@ -206,10 +206,9 @@ def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_le
 
 
 class NumpyBackend:
-    """CPU arrays with numpy: the verified hash grouping, and dead positions dropped
-    (``compacts``), so later orders see ever fewer positions (``docs/design.md``, "Backends")."""
+    """CPU arrays with numpy: the verified hash grouping; each order keeps only its live
+    positions, so later orders see ever fewer (``docs/design.md``, "Backends")."""
 
-    compacts = True
     xp = np
     group = staticmethod(group_keys)  # per key, the index of a representative equal key
 
@@ -222,9 +221,6 @@ class NumpyBackend:
     def arange(self, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
 
-    def full(self, n: int, value: int) -> np.ndarray:
-        return np.full(n, value, np.int64)
-
     def count(self, labels: np.ndarray, n: int) -> np.ndarray:
         return np.bincount(labels, minlength=n)
 
@@ -232,39 +228,12 @@ class NumpyBackend:
         # float64 sums of counts this small are exact
         return np.bincount(index, weights=values.astype(np.float64), minlength=n).astype(np.int64)
 
-    def per_segment(self, reduce: str, values: np.ndarray, segment: np.ndarray, first: np.ndarray) -> np.ndarray:
+    def per_segment(self, reduce: str, values: np.ndarray, first: np.ndarray) -> np.ndarray:
         # A segment's values are contiguous from ``first`` (at least one each).
         return (np.maximum if reduce == "max" else np.minimum).reduceat(values, first)
 
-    def columns(self, *columns: np.ndarray) -> np.ndarray:
-        return np.stack(columns, axis=1)
-
 
 NUMPY = NumpyBackend()
-
-
-def extend(backend: Any, group: Any, position: Any, live: Any, n: int, same_sentence: Any = None) -> tuple:
-    """The n-grams of order n + 1 from the live ones of order n (a :class:`Step`'s ``group``,
-    ``position``, ``live`` and ``n``). ``same_sentence`` is given at order 1 only: later, two live
-    n-grams at adjacent positions overlap, so they share a sentence. Returns the labels and
-    positions of order n + 1 and the entries of order n they start at (``None`` for a backend
-    that does not compact: a dead entry gets a key of its own, above every live key)."""
-    take, xp = backend.take, backend.xp
-    live_at = take(live, group)
-    extends = live_at[:-1] & live_at[1:]
-    if same_sentence is not None:
-        extends &= same_sentence
-    elif backend.compacts:
-        extends &= xp.diff(position) == 1
-    if not backend.compacts:
-        key = position + n * n
-        key[:-1] = xp.where(extends, group[:-1] * n + group[1:], key[:-1])
-        return backend.group(key), position, None
-    kept = backend.found(extends)
-    key = take(group, kept)
-    key *= n
-    key += take(group[1:], kept)  # the group at kept + 1
-    return backend.group(key), take(position, kept), kept
 
 
 def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tuple[Any, Any]:
@@ -303,17 +272,23 @@ def walk(backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: in
         yield step
         if order == max_len or step.live is None:
             return
-        step.group, step.position, kept = extend(
-            backend, step.group, step.position, step.live, step.n, same_sentence if order == 1 else None
-        )
-        if kept is not None:
-            step.n, step.n_first = int(kept.shape[0]), int(np.searchsorted(kept, step.n_first))
-            if step.n == 0:
-                return
+        # The (n+1)-gram at p: the live n-grams at p and p + 1, in one sentence (at order 1 as given;
+        # later two live n-grams at adjacent positions overlap), keyed exactly by their two labels.
+        live_at = backend.take(step.live, step.group)
+        extends = live_at[:-1] & live_at[1:]
+        extends &= same_sentence if order == 1 else backend.xp.diff(step.position) == 1
+        kept = backend.found(extends)  # only the entries that extend are kept
+        key = backend.take(step.group, kept)
+        key *= step.n
+        key += backend.take(step.group[1:], kept)  # the label at kept + 1
+        step.group, step.position = backend.group(key), backend.take(step.position, kept)
+        step.n, step.n_first = int(kept.shape[0]), int(np.searchsorted(kept, step.n_first))
+        if step.n == 0:
+            return
 
 
 def clip(xp: Any, hyp_count: Any, ref_count: Any) -> Any:
-    """``min(h, r)`` with ``xp`` (numpy or torch): nltk's clip (:func:`_clipped` on lists)."""
+    """``min(h, r)`` with the array module ``xp``: nltk's clip (:func:`_clipped` on lists)."""
     return xp.minimum(hyp_count, ref_count)
 
 
@@ -326,8 +301,8 @@ def count_matches(
     same segment (padding: a group of its own); ``sentence_of``: per position its sentence, the
     hypotheses' ``n_hyp_pos`` first; ``one_ref``: one reference per segment."""
     n_rows = max_len - min_len + 1 if by_order else 1
-    matches = backend.full(n_rows * n_sentences, 0)
     take, xp = backend.take, backend.xp
+    matches = xp.zeros(n_rows * n_sentences, xp.int64)
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
     same_sentence = sentence_of[1:] == sentence_of[:-1]
     for step in walk(backend, group, same_sentence, min_len, max_len, n_hyp_pos):
@@ -335,9 +310,7 @@ def count_matches(
         hyp_count = backend.count(group[:n_hyp], n)
         ref_group = group[n_hyp:]
         ref_count = backend.count(ref_group, n)
-        live = hyp_count > 0
-        live &= ref_count > 0
-        step.live = live
+        step.live = live = (hyp_count > 0) & (ref_count > 0)
         if not step.counted:
             continue
         if one_ref:
@@ -375,12 +348,12 @@ def choose_references(
     ref_all = xp.maximum(n_hyp[ref_segment], ref_count)
     candidate = ref_all > 0 if present is None else (ref_all > 0) & present
     ratios = xp.where(candidate, ratio(ref_match, ref_all), -1.0)  # below every ratio
-    best_ratio = backend.per_segment("max", ratios, ref_segment, first_ref)
+    best_ratio = backend.per_segment("max", ratios, first_ref)
     n_refs = int(ref_segment.shape[0])
     first_best = xp.where(ratios == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
-    best = backend.per_segment("min", first_best, ref_segment, first_ref)
+    best = backend.per_segment("min", first_best, first_ref)
     scored = best_ratio >= 0
-    rows = backend.columns(ref_match[best], n_hyp, ref_count[best], ref_all[best])
+    rows = xp.stack((ref_match[best], n_hyp, ref_count[best], ref_all[best]), axis=1)
     rows = xp.where(scored[:, None], rows, 0)
     chosen = xp.where(scored, best - first_ref, -1)
     return rows, chosen

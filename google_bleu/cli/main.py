@@ -34,6 +34,7 @@ from ..scale.pool import WorkerError
 from ..score import GleuScore
 from ..scorer import GLEU
 from ..stats import GleuStats
+from ..tokenizers import TokenizerError
 from .options import PROG, STDIN, Done, Options, UsageError, parse
 from .options import warn as _warn
 from .render import Output, OutputError, corpus, sentences
@@ -60,7 +61,7 @@ def _input(read: Any, *args: Any, **kwargs: Any) -> Any:
         return read(*args, **kwargs)
     except OSError as error:
         raise UsageError(f"cannot read {error.filename or 'the input'}: {error.strerror or error}") from None
-    except (LineError, FileError) as error:  # not UTF-8; unreadable; lines that differ in number
+    except (LineError, FileError, TokenizerError) as error:  # not UTF-8; unreadable; lines that differ in number; MeCab's limits
         raise UsageError(str(error)) from None
 
 

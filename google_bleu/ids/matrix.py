@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import NUMPY, chunks, extend, pair_counts
+from ..engine import NUMPY, chunks, pair_counts, walk
 from .checks import torch_module
 from .device_pairwise import add_products
 
@@ -76,23 +76,21 @@ def _shared_ngrams(
 ) -> tuple[list, list, list, int]:
     """Per order, the (sentence, n-gram) pairs of n-grams both sides share, with their counts:
     lists of the entries' sentences, n-gram ids (numbered across orders) and counts, and the
-    number of n-gram ids. The per-order action of the order walk."""
+    number of n-gram ids: the per-order action of the walk (:func:`~google_bleu.engine.walk`)."""
     n_sentences = lengths.size
-    n_pos = group.size
     sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
-    same_sentence = sentence_of[1:] == sentence_of[:-1]
-    position = np.arange(n_pos, dtype=np.int64)
-    n = n_pos  # entries (n-gram occurrences), and the bound of their group labels
     entry_sentence, entry_feature, entry_count = [], [], []
     n_features = 0
-    for order in range(1, max_len + 1):
-        sentence = np.take(sentence_of, position)
-        pair, pair_count = pair_counts(NUMPY, group, sentence, n_sentences)
+    for step in walk(NUMPY, group, sentence_of[1:] == sentence_of[:-1], min_len, max_len):
+        group, n = step.group, step.n
+        sentence = np.take(sentence_of, step.position)
+        _, pair_count = pair_counts(NUMPY, group, sentence, n_sentences)
         found = np.flatnonzero(pair_count)  # one representative per (n-gram, sentence)
         found_group = np.take(group, found)
         found_sentence = np.take(sentence, found)
-        live = _shared(found_group, found_sentence, n_left, within, n)
-        if order >= min_len:
+        # Only an n-gram that both sides share can extend to a shared (n+1)-gram.
+        live = step.live = _shared(found_group, found_sentence, n_left, within, n)
+        if step.counted:
             keep = np.take(live, found_group)
             feature = np.cumsum(live)
             feature -= 1
@@ -100,13 +98,6 @@ def _shared_ngrams(
             entry_feature.append(np.take(feature, found_group[keep]) + n_features)
             entry_count.append(pair_count[found[keep]])
             n_features += int(np.count_nonzero(live))
-        if order == max_len:
-            break
-        # Only an n-gram that both sides share can extend to a shared (n+1)-gram.
-        group, position, kept = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
-        n = kept.size
-        if n == 0:
-            break
     return entry_sentence, entry_feature, entry_count, n_features
 
 

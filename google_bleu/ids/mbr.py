@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..engine import NUMPY, extend, ngram_counts, pair_counts
+from ..engine import NUMPY, ngram_counts, pair_counts, walk
 from ..scorer import GLEU, scorer_from_options
 from ..stats import ratio
 from ..validation import check_bool, describe, is_tensor
@@ -117,18 +117,15 @@ def _aggregate_orders(
     max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per candidate input, the sum of its capped counts ``h`` and (in limbs) of its weighted
-    pseudo-reference counts where those are below ``h``: the per-order action of the order walk
-    of :func:`aggregate_scores`."""
+    pseudo-reference counts where those are below ``h``: the per-order action of the walk
+    (:func:`~google_bleu.engine.walk`) of :func:`aggregate_scores`."""
     n_inputs = by_sentence.size
     count = weight_limbs.shape[0]
     capped_h = np.zeros(n_inputs)
     kept_sums = np.zeros((count, n_inputs))
-    n_pos = group.size
-    same_sentence = sentence_of[1:] == sentence_of[:-1]
-    position = np.arange(n_pos, dtype=np.int64)
-    n = n_pos  # entries, and the bound of their group labels
-    for order in range(1, max_len + 1):
-        sentence = np.take(sentence_of, position)
+    for step in walk(NUMPY, group, sentence_of[1:] == sentence_of[:-1], min_len, max_len):
+        group, n = step.group, step.n
+        sentence = np.take(sentence_of, step.position)
         # Weighted sum of the pseudo-references' counts of each n-gram (group), per limb.
         on_ref = sentence >= ref_offset
         ref_group = group[on_ref]
@@ -145,13 +142,13 @@ def _aggregate_orders(
         pair_group = np.take(hyp_group, found)
         pair_sentence = np.take(pair_sentence_all, found)
         h = pair_count[found].astype(np.float64)
-        if order >= min_len:
+        if step.counted:
             # Every input of the pair's sentence gets the pair (its own leave-one-out mean).
             n_each = np.take(inputs_of, pair_sentence)
             which = np.repeat(np.arange(found.size), n_each)
             first = np.cumsum(inputs_of) - inputs_of
-            step = np.arange(which.size) - np.repeat(np.cumsum(n_each) - n_each, n_each)
-            target = np.take(by_sentence, np.take(first, np.take(pair_sentence, which)) + step)
+            rank = np.arange(which.size) - np.repeat(np.cumsum(n_each) - n_each, n_each)
+            target = np.take(by_sentence, np.take(first, np.take(pair_sentence, which)) + rank)
             h_each = np.take(h, which)
             # kept = sum over the other pseudo-references of weight x count, exactly.
             kept = np.take(ref_sum, np.take(pair_group, which), axis=1) - np.take(own_limbs, target, axis=1) * h_each
@@ -162,16 +159,12 @@ def _aggregate_orders(
             kept = carry(kept[:, ~capped], width)
             for k in range(count):
                 kept_sums[k] += np.bincount(target[~capped], weights=kept[k], minlength=n_inputs)
-        if order == max_len:
-            break
-        # Only an n-gram in some candidate and some weighted pseudo-reference can extend.
-        live = np.zeros(n, bool)
-        live[pair_group] = True
-        live &= ref_sum.any(axis=0)
-        group, position, survivors = extend(NUMPY, group, position, live, n, same_sentence if order == 1 else None)
-        n = survivors.size
-        if n == 0:
-            break
+        if step.order < max_len:
+            # Only an n-gram in some candidate and some weighted pseudo-reference can extend.
+            live = np.zeros(n, bool)
+            live[pair_group] = True
+            live &= ref_sum.any(axis=0)
+            step.live = live
     return capped_h, kept_sums
 
 

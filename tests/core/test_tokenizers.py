@@ -69,3 +69,56 @@ def test_13a_takes_str_subclasses_as_their_text():
     assert tokenize.tokenize_all(texts) == tokenize.tokenize_all(list(texts)) == expected
     assert [tokenize(text) for text in texts] == expected
     assert span_tokens(tokenize.spans_all(texts)) == expected
+
+
+# -- MeCab: a line it cannot take is a ValueError, not a crash inside sacrebleu or a long wait --
+
+
+def named_or_skip(name):
+    try:
+        return get_tokenizer(name)
+    except ImportError as error:
+        pytest.skip(str(error))
+
+
+@pytest.fixture(scope="module", params=["ja-mecab", "ko-mecab"])
+def mecab(request):
+    return named_or_skip(request.param)
+
+
+def test_mecab_failure_is_a_value_error_naming_the_line():
+    # ipadic's MeCab returns None ("too long sentence.") here, and sacrebleu called .strip() on it:
+    # AttributeError from inside sacrebleu.
+    with pytest.raises(ValueError, match=r"MeCab could not tokenize a line of 799,999 characters \(too long sentence.*'x x x"):
+        named_or_skip("ja-mecab")("x " * 400_000)
+
+
+@pytest.mark.parametrize("text", ["-" * 10_001, "-。" * 5_001, "\U0001f600" * 10_001, "ab" * 5_001])
+def test_mecab_refuses_a_run_of_one_category_over_the_limit(mecab, text):
+    # MeCab's time grows with the square of such a run (4.5 s at 100,000 characters).
+    with pytest.raises(ValueError, match=r"runs of up to 10,000 characters of one character category.* with 10,00[12]"):
+        mecab(text)
+
+
+def test_mecab_tokens_up_to_the_limit_are_sacrebleus():
+    from sacrebleu.tokenizers.tokenizer_ja_mecab import TokenizerJaMecab
+
+    tokenize = named_or_skip("ja-mecab")
+    oracle = TokenizerJaMecab()
+    japanese = "今日は良い天気ですね。カタカナとABCと123も。" * 1_500  # 39,000 characters
+    # Runs end where MeCab's categories change ("a。") and at spaces, as MeCab's own runs do.
+    for text in ["-" * 10_000, "a。" * 15_000, "a" + " " * 30_000 + "b", japanese, " 今日は "]:
+        assert tokenize(text) == oracle(text).split()
+
+
+def test_mecab_refusal_is_one_line_on_the_command_line(tmp_path, capsys):
+    from google_bleu.cli.main import main
+
+    named_or_skip("ja-mecab")
+    (tmp_path / "hyp.txt").write_text("-" * 10_001 + "\nこんにちは\n", encoding="utf-8")
+    (tmp_path / "ref.txt").write_text("こんにちは\nこんにちは\n", encoding="utf-8")
+    status = main([str(tmp_path / "ref.txt"), "-i", str(tmp_path / "hyp.txt"), "-tok", "ja-mecab"])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    assert captured.err.startswith("google-bleu: error: MeCab tokenizers accept runs of up to 10,000")
+    assert captured.err.count("\n") == 1
