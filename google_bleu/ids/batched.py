@@ -165,7 +165,7 @@ def batch_gleu_stats(
         >>> batch_gleu_stats(hyp, ref, pad_id=-1).tolist()
         [[3, 6, 6, 6], [6, 10, 6, 10]]
         >>> batch_gleu_stats(hyp, ref, pad_id=-1, max_len=2).tolist()
-        [[2, 5, 5, 5], [5, 7, 5, 7]]
+        [[3, 5, 5, 5], [5, 7, 5, 7]]
     """
     scorer = scorer_from_options(scorer, settings, caller="batch_gleu_stats")
     torch, rows = _batch_rows(hypotheses, references, scorer, pad_id, hypothesis_lengths, reference_lengths, device)

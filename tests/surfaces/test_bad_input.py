@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import google_bleu
+import google_bleu.scale.parallel
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from google_bleu.cli.main import main
 from google_bleu.integrations.transformers import ComputeMetrics
@@ -405,10 +406,10 @@ def test_cli_options(options, fragments, capsys):
 
 def test_cli_internal_error_keeps_its_traceback(monkeypatch):
     # A bug (here: a ValueError from inside the scoring) is not an input error.
-    def broken(self, predictions, references):
+    def broken(*args):
         raise ValueError("an internal bug")
 
-    monkeypatch.setattr(GLEU, "stats", broken)
+    monkeypatch.setattr(google_bleu.scale.parallel, "checked_text_stats", broken)
     with pytest.raises(ValueError, match="an internal bug"):
         main([str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-B.0.txt")])
 
