@@ -370,6 +370,13 @@ def mapped_semaphores(pids: set[int]) -> set[str]:
     return names
 
 
+def as_a_foreground_job() -> None:
+    """A child's SIGINT as a terminal's foreground job has it: this suite may run with SIGINT
+    ignored (a background job of a non-interactive shell), which a child inherits and the
+    command keeps (so a Ctrl-C would never reach it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
     ref, hyp = big_input(tmp_path)
     # The system comes on standard input (copied once to a temporary file, then planned).
@@ -379,6 +386,7 @@ def start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
         stdin=open(hyp, "rb"),  # noqa: SIM115 - the child owns it
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=as_a_foreground_job,
     )
     deadline = time.monotonic() + 120
     # Two workers and multiprocessing's resource tracker.
@@ -926,6 +934,7 @@ def test_a_signal_at_any_moment_ends_the_command_within_a_second(tmp_path):
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,
+            preexec_fn=as_a_foreground_job,
         )
         where = f"seed {seed}, attempt {attempt}, signal {signum}"
         # From the command's first line: it takes SIGTERM from then on (Python's own start-up,
