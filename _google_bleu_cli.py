@@ -33,12 +33,11 @@ def main():
     for signum in _MESSAGES.keys() - ignored:
         signal.signal(signum, _stop)
     from google_bleu.cli.main import main as command
-    from google_bleu.scale.pool import ONE_THREAD
+    from google_bleu.scale.pool import one_thread_by_default
 
     # numpy is not imported yet: its BLAS starts one thread (the command's own numpy work is
     # one thread's, its workers being its other cores) unless the caller chose otherwise.
-    for name in ONE_THREAD:
-        os.environ.setdefault(name, "1")
+    one_thread_by_default()
 
     status = command(restore_signals=False)
     # The run is over and its status stands: a signal from now on is ignored.

@@ -52,11 +52,10 @@ WMT17 = REPO.parent / "shared" / "data" / "wmt17_en_de"
 #: The command line in a fresh process, as ``python -m google_bleu`` runs it, that then
 #: reports its own CPU time and its workers' (they are its children, reaped when it ends).
 COMMAND = """
-import json, os, resource, sys
+import json, resource, sys
 from google_bleu.cli.main import main
-from google_bleu.scale.pool import ONE_THREAD
-for name in ONE_THREAD:  # as the command's entry point (_google_bleu_cli.py) sets them
-    os.environ.setdefault(name, "1")
+from google_bleu.scale.pool import one_thread_by_default
+one_thread_by_default()  # as the command's entry point (_google_bleu_cli.py) does
 status = main(sys.argv[1:])
 own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 sys.stdout.flush()

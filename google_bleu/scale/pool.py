@@ -44,6 +44,13 @@ SECONDS_PER_BYTE = 0.03e-6
 ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+def one_thread_by_default() -> None:
+    """Sets the :data:`ONE_THREAD` variables to 1 for this process and those it starts, where
+    the environment does not set them; before numpy's import (the command's entry point)."""
+    for name in ONE_THREAD:
+        os.environ.setdefault(name, "1")
+
+
 @contextmanager
 def one_thread_each() -> Iterator[None]:
     """Processes started inside this block get the :data:`ONE_THREAD` variables set to 1

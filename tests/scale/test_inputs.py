@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.oracles import REPO, SAMPLES
+from tests.scale.test_parallel import catches
 
 WMT17 = SAMPLES / "wmt17_en_de"
 REF, HYP = WMT17 / "ref0.txt", WMT17 / "sys_online-B.0.txt"
@@ -87,17 +88,6 @@ def test_a_failed_spool_write_is_not_called_a_failed_read():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("google-bleu: error: cannot copy standard input to a temporary file in "), done.stderr
     assert done.stderr.endswith(": File too large\n") and done.stderr.count("\n") == 1, done.stderr
-
-
-def catches(pid: int, signum: int) -> bool:
-    """Whether the process has a handler for ``signum`` (/proc/PID/status, SigCgt)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("SigCgt:"):
-                return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
-    except OSError:
-        pass
-    return False
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
