@@ -54,7 +54,10 @@ WMT17 = REPO.parent / "shared" / "data" / "wmt17_en_de"
 COMMAND = """
 import json, resource, sys
 from google_bleu.cli.main import main
-from google_bleu.scale.pool import one_thread_by_default
+try:
+    from google_bleu.scale.pool import one_thread_by_default
+except ImportError:  # an older version (--code), whose entry point set no thread count
+    one_thread_by_default = lambda: None
 one_thread_by_default()  # as the command's entry point (_google_bleu_cli.py) does
 status = main(sys.argv[1:])
 own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

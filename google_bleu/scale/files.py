@@ -1,22 +1,27 @@
-"""Input files, each checked once on its way in and planned into byte ranges of whole lines.
+"""Input files, each checked once on its way in, indexed by the workers, and read by them in
+ranges of whole lines.
 
-The parent process never holds or sends line data. It reads each input once, a large block
-at a time, at C speed (``bytes.count``, and numpy for the line starts it keeps): the line
-count, the long-line limit of the line policy, a byte-order mark, and the byte offset of
-every :data:`STEP`-th line start. Standard input, pipes, FIFOs and devices are copied once
-into a temporary file on the way (a pipe cannot be read twice), then planned the same way.
-A worker gets ``(path, start, end)`` of the same lines in systems and references, and reads
-and decodes them itself (:func:`read_lines`).
+This process never reads line data. For each input it takes the size (``fstat``) and the
+first bytes (a byte-order mark); standard input, pipes, FIFOs and devices are first copied
+once into a temporary file (a pipe cannot be read twice). The workers then index the inputs
+in parallel, :data:`INDEX_BYTES` at a time (:func:`count_breaks`: the line breaks in each
+*grain* of the file, at C speed), and this process adds the counts up: the line count, the
+long-line limit of the line policy, and where each grain starts in lines. A range of lines
+then becomes, in every input, the bytes from the grain holding its first line to the grain
+holding its end (:meth:`Source.where`), which a worker reads, trims to the exact lines and
+decodes (:func:`read_lines`). What this process keeps is one count a grain: 8 bytes per
+:data:`GRAIN` bytes of input at most.
 
 Example:
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "x.txt")
     >>> _ = open(path, "wb").write(b"a\\nb b\\nc")
-    >>> source = open_source(path, None, step=2)
-    >>> source.lines, source.size, source.offset(2)
-    (3, 7, 6)
-    >>> read_lines(source.path, source.offset(0), source.offset(2), path, 1, 2)
-    ['a', 'b b']
+    >>> source = open_source(path, None)
+    >>> source.indexed([count_breaks(span) for span in source.spans()])
+    >>> source.lines, source.size
+    (3, 7)
+    >>> read_lines(source.where(1, 3), 2, 2)
+    ['b b', 'c']
 """
 
 from __future__ import annotations
@@ -26,22 +31,24 @@ import os
 import stat
 import tempfile
 from array import array
-from typing import Any, BinaryIO, Callable, Union
+from bisect import bisect_left
+from typing import Any, BinaryIO, Callable, NamedTuple, Union
 
-from ..validation import describe, lazy_module
+from ..validation import describe
 from .lines import BOM, MAX_LINE_BYTES, LineError, bom_warning, lines_from_bytes, long_line_message
-
-np = lazy_module("numpy")
 
 PathOrStream = Union[str, "os.PathLike[str]", BinaryIO]
 
-#: Bytes read at a time when an input is planned or spooled (less than ``MAX_LINE_BYTES``).
+#: Bytes read at a time when a stream is copied (less than ``MAX_LINE_BYTES``).
 BLOCK = 1 << 20
-#: From this many bytes a block's line breaks are found by numpy (a short input never imports it).
-SMALL = 1 << 16
-#: Lines between two line starts kept by the plan: a range of lines starts at a multiple of
-#: it, and the parent keeps 8 bytes per STEP lines (128 KiB for 4M lines).
-STEP = 256
+#: The most bytes of one input that an index task counts at a time (less than
+#: ``MAX_LINE_BYTES``: a line longer than the limit always crosses the edge of a piece,
+#: where this process checks it); a task takes pieces of several small inputs up to it.
+INDEX_BYTES = 1 << 20
+#: The largest grain, and the smallest: the unit of the index, and the most a worker reads
+#: beyond its lines at each end of a range (a small file gets small grains, so that a range
+#: of a few lines reads little more). About 1,000 grains a file, within these bounds.
+GRAIN = (4 << 10, 64 << 10)
 _BOM = BOM.encode("utf-8")
 
 
@@ -49,81 +56,138 @@ class FileError(ValueError):
     """An input file that cannot be scored: unreadable, or of another length than the others."""
 
 
+class Span(NamedTuple):
+    """Bytes of one input that an index task counts, whole grains from ``start``."""
+
+    path: str
+    name: str
+    start: int
+    end: int
+    grain: int
+
+
+class Where(NamedTuple):
+    """Where a range of lines lies in one input: read ``start`` to ``end``; the lines begin
+    after ``skip`` line breaks from the first byte read and end after ``skip_end`` line
+    breaks from the byte ``middle`` bytes in (``-1``: at the last byte read)."""
+
+    path: str
+    name: str
+    start: int
+    end: int
+    skip: int
+    middle: int
+    skip_end: int
+
+
+class _Runs:
+    """The long-line rule over consecutive blocks of one input: the bytes since the last line
+    break may not pass :data:`~google_bleu.scale.lines.MAX_LINE_BYTES` (each block is shorter
+    than the limit, so only a line that began in an earlier block can pass it)."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.lines, self.run = name, 0, 0
+
+    def add(self, size: int, count: int, first: int, last: int) -> None:
+        """A block of ``size`` bytes with ``count`` line breaks, the first and last at these
+        offsets in it (``-1``: none)."""
+        if first < 0:
+            self.run += size
+        elif self.run + first > MAX_LINE_BYTES:
+            raise LineError(long_line_message(self.name, self.lines + 1))
+        else:
+            self.run = size - last - 1
+        if self.run > MAX_LINE_BYTES:
+            raise LineError(long_line_message(self.name, self.lines + count + 1))
+        self.lines += count
+
+    def total(self) -> int:
+        """The lines of the input (a last line without a break counts)."""
+        return self.lines + (self.run > 0)
+
+
 class Source:
-    """One input as the workers read it: a path they open, its name in messages, its size
-    and lines, whether it starts with a byte-order mark, and every ``step``-th line start."""
+    """One input as the workers read it: a path they open, its name in messages, its size,
+    whether it starts with a byte-order mark, and once indexed its lines and the line
+    breaks before each grain."""
 
-    def __init__(self, path: str, name: str, step: int, spool: Any = None) -> None:
-        self.path, self.name, self.step, self.spool = path, name, step, spool
-        self.size = self.lines = 0
-        self.bom = False
-        self.starts = array("q", [0])
-
-    def offset(self, line: int) -> int:
-        """The byte offset where line ``line`` starts (0-based; a multiple of the step, or the end)."""
-        return self.size if line >= self.lines else self.starts[line // self.step]
-
-    def scan(self, stream: Any, write: Callable[[Any], Any] | None = None) -> None:
-        """Reads the input to its end once (copying each block to ``write``, if given)."""
-        lines = run = 0  # line breaks so far, and bytes since the last one
-        buffer = bytearray(BLOCK)  # one buffer for every block: no allocation per block
-        head = b""
-        while True:
-            try:
-                size = stream.readinto(buffer)
-            except OSError as error:
-                raise FileError(f"cannot read {self.name}: {error.strerror or error}") from None
-            except (AttributeError, io.UnsupportedOperation, TypeError):  # a text stream, or no readinto
-                raise TypeError(f"{self.name} must be a binary stream opened for reading ('rb')") from None
-            if not size:
-                break
-            if write is not None:
-                try:
-                    write(memoryview(buffer)[:size])
-                except OSError as error:  # the temporary file, not the input, failed
-                    folder = tempfile.gettempdir()
-                    raise FileError(f"cannot copy {self.name} to a temporary file in {folder}: {error.strerror or error}") from None
-            if len(head) < len(_BOM):
-                head += buffer[: min(size, len(_BOM) - len(head))]
-            breaks = None
-            if size >= SMALL:  # numpy's vector compare beats bytes.count on a large block
-                breaks = np.flatnonzero(np.frombuffer(buffer, np.uint8, size) == 10)
-                count = len(breaks)
-                first, last = (int(breaks[0]), int(breaks[-1])) if count else (-1, -1)
-            else:
-                count, first, last = buffer.count(b"\n", 0, size), buffer.find(b"\n", 0, size), buffer.rfind(b"\n", 0, size)
-            # A block is shorter than the limit, so only a line that began in an earlier
-            # block can pass it: the bytes before this block's first break end that line.
-            if first < 0:
-                run += size
-            elif run + first > MAX_LINE_BYTES:
-                raise LineError(long_line_message(self.name, lines + 1))
-            else:
-                run = size - last - 1
-            if run > MAX_LINE_BYTES:
-                raise LineError(long_line_message(self.name, lines + count + 1))
-            wanted = (lines // self.step + 1) * self.step  # the next line start to keep
-            if wanted <= lines + count:
-                if breaks is None:
-                    breaks = np.flatnonzero(np.frombuffer(buffer, np.uint8, size) == 10)
-                self.starts.extend((breaks[wanted - lines - 1 :: self.step] + (self.size + 1)).tolist())
-            lines += count
-            self.size += size
-        self.lines = lines + (run > 0)
+    def __init__(self, path: str, name: str, size: int, head: bytes, spool: Any = None) -> None:
+        self.path, self.name, self.size, self.spool = path, name, size, spool
         self.bom = head.startswith(_BOM)
+        low, high = GRAIN
+        self.grain = min(high, max(low, 1 << max(0, size // 1024).bit_length()))
+        self.lines = 0
+        #: Line breaks before the start of each grain, and in the whole input.
+        self.breaks = array("q", [0])
+
+    def spans(self) -> list[Span]:
+        """The pieces of this input that index tasks count: whole grains, at most
+        :data:`INDEX_BYTES` each."""
+        step = INDEX_BYTES // self.grain * self.grain
+        return [Span(self.path, self.name, start, min(start + step, self.size), self.grain) for start in range(0, self.size, step)]
+
+    def indexed(self, counted: list[tuple[array, int, int]]) -> None:
+        """Takes what :func:`count_breaks` found in each span, in order: the line count, and
+        the long-line rule across the spans' edges.
+
+        Raises:
+            LineError: A line longer than :data:`~google_bleu.scale.lines.MAX_LINE_BYTES`.
+            FileError: The file changed since it was opened.
+        """
+        runs = _Runs(self.name)
+        breaks = array("q", [0])
+        for span, (counts, first, last) in zip(self.spans(), counted):
+            for count in counts:
+                breaks.append(breaks[-1] + count)
+            runs.add(span.end - span.start, sum(counts), first, last)
+        if len(breaks) != -(-self.size // self.grain) + 1:
+            raise FileError(f"{self.name} changed while it was read")
+        self.breaks, self.lines = breaks, runs.total()
+
+    def where(self, first: int, end: int) -> Where:
+        """The bytes a worker reads for lines ``first`` to ``end`` (0-based, end excluded)."""
+        grain, breaks = self.grain, self.breaks
+        if first >= end:  # no line: nothing to read
+            return Where(self.path, self.name, 0, 0, 0, 0, -1)
+        start = 0 if first == 0 else bisect_left(breaks, first) - 1  # the grain of the first line's break before it
+        if end >= self.lines:
+            return Where(self.path, self.name, start * grain, self.size, first - breaks[start], 0, -1)
+        last = bisect_left(breaks, end) - 1  # the grain holding the break that ends line end - 1
+        stop = min((last + 1) * grain, self.size)
+        return Where(self.path, self.name, start * grain, stop, first - breaks[start], (last - start) * grain, end - breaks[last])
 
     def close(self) -> None:
         if self.spool is not None:
             self.spool.close()
 
 
-def open_source(source: Any, name: str | None, step: int = STEP) -> Source:
-    """Checks and plans one input: a regular file in place, anything else (a stream, a pipe,
-    a FIFO, a device, ``/dev/stdin``) copied once into a temporary file.
+def count_breaks(span: Span) -> tuple[array, int, int]:
+    """An index task's work on one span: the line breaks in each grain, and the offsets of
+    the span's first and last line break (``-1``: none)."""
+    data = _read(span.path, span.start, span.end, span.name)
+    if len(data) != span.end - span.start:
+        raise FileError(f"{span.name} changed while it was read")
+    grain = span.grain
+    counts = array("q", (data.count(b"\n", at, at + grain) for at in range(0, len(data), grain)))
+    return counts, data.find(b"\n"), data.rfind(b"\n")
+
+
+def _read(path: str, start: int, end: int, name: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            return handle.read(end - start)
+    except OSError as error:
+        raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+def open_source(source: Any, name: str | None) -> Source:
+    """Checks one input: a regular file in place (its size and first bytes), anything else
+    (a stream, a pipe, a FIFO, a device, ``/dev/stdin``) copied once into a temporary file.
 
     Raises:
         FileError: The input cannot be read, or its copy cannot be written.
-        LineError: A line longer than :data:`~google_bleu.scale.lines.MAX_LINE_BYTES`.
+        LineError: A line of a copied stream longer than :data:`~google_bleu.scale.lines.MAX_LINE_BYTES`.
         TypeError: Not a path or a binary stream.
     """
     if isinstance(source, (str, os.PathLike)):
@@ -134,27 +198,33 @@ def open_source(source: Any, name: str | None, step: int = STEP) -> Source:
         except OSError as error:
             raise FileError(f"cannot read {name}: {error.strerror or error}") from None
         with handle:
-            if _regular(handle):
-                planned = Source(path, name, step)
-                planned.scan(handle)
-                return planned
-            return _spooled(handle, name, step)
+            size = _regular_size(handle)
+            if size is None:
+                return _spooled(handle, name)
+            try:
+                head = handle.read(len(_BOM))
+            except OSError as error:
+                raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+            return Source(path, name, size, head)
     if hasattr(source, "read") and not isinstance(source, (str, bytes)):
-        return _spooled(source, str(getattr(source, "name", "stream")) if name is None else name, step)
+        return _spooled(source, str(getattr(source, "name", "stream")) if name is None else name)
     raise TypeError(f"files must be paths or binary streams, got {describe(source)}")
 
 
-def _regular(handle: Any) -> bool:
+def _regular_size(handle: Any) -> int | None:
     try:
-        return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+        status = os.fstat(handle.fileno())
     except (OSError, AttributeError, ValueError):
-        return False
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
-def _spooled(stream: Any, name: str, step: int) -> Source:
+def _spooled(stream: Any, name: str) -> Source:
     """A stream copied once into a temporary file that workers open by a path: where ``/proc``
     is mounted it has no name on disk (workers open this process's descriptor), so it goes
-    when this process ends, however it ends; elsewhere a named one, removed when closed."""
+    when this process ends, however it ends; elsewhere a named one, removed when closed. The
+    long-line rule is applied as it is copied, so an endless stream without line breaks
+    (``/dev/zero``) ends after that many bytes."""
     if isinstance(stream, io.TextIOBase):
         raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
     copy = tempfile.TemporaryFile()  # noqa: SIM115 - closed with its Source
@@ -163,23 +233,49 @@ def _spooled(stream: Any, name: str, step: int) -> Source:
         copy.close()
         copy = tempfile.NamedTemporaryFile(prefix="google-bleu-")  # noqa: SIM115
         path = copy.name
-    planned = Source(path, name, step, copy)
     try:
-        planned.scan(stream, copy.write)
-        copy.flush()
+        size, head = _copy(stream, copy, name)
     except BaseException:
         copy.close()
         raise
-    return planned
+    return Source(path, name, size, head, copy)
 
 
-def open_all(inputs: list[tuple[Any, str | None]], step: int, warn: Callable[[str], None]) -> list[Source]:
-    """Each input checked and planned once, in order, with the byte-order-mark warning of
-    the line policy; on an error, the ones already opened are closed."""
+def _copy(stream: Any, copy: Any, name: str) -> tuple[int, bytes]:
+    runs = _Runs(name)
+    buffer = bytearray(BLOCK)  # one buffer for every block: no allocation per block
+    size, head = 0, b""
+    while True:
+        try:
+            count = stream.readinto(buffer)
+        except OSError as error:
+            raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+        except (AttributeError, io.UnsupportedOperation, TypeError):  # a text stream, or no readinto
+            raise TypeError(f"{name} must be a binary stream opened for reading ('rb')") from None
+        if not count:
+            break
+        try:
+            copy.write(memoryview(buffer)[:count])
+        except OSError as error:  # the temporary file, not the input, failed
+            raise FileError(f"cannot copy {name} to a temporary file in {tempfile.gettempdir()}: {error.strerror or error}") from None
+        if len(head) < len(_BOM):
+            head += buffer[: min(count, len(_BOM) - len(head))]
+        runs.add(count, buffer.count(b"\n", 0, count), buffer.find(b"\n", 0, count), buffer.rfind(b"\n", 0, count))
+        size += count
+    try:
+        copy.flush()
+    except OSError as error:
+        raise FileError(f"cannot copy {name} to a temporary file in {tempfile.gettempdir()}: {error.strerror or error}") from None
+    return size, bytes(head)
+
+
+def open_all(inputs: list[tuple[Any, str | None]], warn: Callable[[str], None]) -> list[Source]:
+    """Each input checked once, in order, with the byte-order-mark warning of the line
+    policy; on an error, the ones already opened are closed."""
     sources: list[Source] = []
     try:
         for source, name in inputs:
-            sources.append(open_source(source, name, step))
+            sources.append(open_source(source, name))
             if sources[-1].bom:
                 warn(str(bom_warning([BOM], sources[-1].name)))
     except BaseException:
@@ -203,16 +299,22 @@ def check_lengths(systems: list[Source], references: list[Source]) -> int:
     return first.lines
 
 
-def read_lines(path: str, start: int, end: int, name: str, first_line: int, count: int) -> list[str]:
-    """The ``count`` lines of ``path`` between byte offsets ``start`` and ``end``, by the line
-    policy (errors name the file and number lines from ``first_line``): a worker's read."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(start)
-            data = handle.read(end - start)
-    except OSError as error:
-        raise FileError(f"cannot read {name}: {error.strerror or error}") from None
-    lines = lines_from_bytes(data, name, first_line)
+def _after(data: bytes, at: int, breaks: int, where: Where) -> int:
+    """The offset just after the ``breaks``-th line break from ``at`` (at most a grain's lines)."""
+    for _ in range(breaks):
+        at = data.find(b"\n", at) + 1
+        if not at:
+            raise FileError(f"{where.name} changed while it was read")
+    return at
+
+
+def read_lines(where: Where, first_line: int, count: int) -> list[str]:
+    """The ``count`` lines of an input that ``where`` locates, by the line policy (errors
+    name the file and number lines from ``first_line``): a worker's read."""
+    data = _read(where.path, where.start, where.end, where.name)
+    begin = _after(data, 0, where.skip, where)
+    end = len(data) if where.skip_end < 0 else _after(data, where.middle, where.skip_end, where)
+    lines = lines_from_bytes(data[begin:end], where.name, first_line)
     if len(lines) != count:
-        raise FileError(f"{name} changed while it was read (lines {first_line}-{first_line + count - 1})")
+        raise FileError(f"{where.name} changed while it was read (lines {first_line}-{first_line + count - 1})")
     return lines

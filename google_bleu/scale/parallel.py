@@ -7,16 +7,18 @@ ranges of segments, each counted in its own process, gives exactly the rows of o
 - :func:`parallel_stats`: predictions and references held in memory, sent to the workers in
   chunks of segments.
 - :func:`file_stats` and :func:`files_stats`: hypothesis files (systems) against reference
-  files. This process plans byte ranges of whole lines (:mod:`google_bleu.scale.files`) and
-  never reads line data; each worker reads, decodes, tokenizes and counts its own range.
-  Systems that share a range of the references are counted in one task, so a reference line
-  is tokenized once for all of them (the line store's cache), as in one process.
+  files. The workers index the files (:mod:`google_bleu.scale.files`), this process plans
+  ranges of lines and never reads line data; each worker reads, decodes, tokenizes and
+  counts its own range. Systems that share a range of the references are counted in one
+  task, so a reference line is tokenized once for all of them (the line store's cache), as
+  in one process.
 
-Workers are started with the ``spawn`` method (safe next to threads, torch and CUDA, and the
-same on every platform) by :class:`~google_bleu.scale.pool.WorkerPool`; each gets the
-pickled :class:`~google_bleu.scorer.GLEU` once. A tokenizer given as a callable must
-therefore pickle (a module-level function does, a lambda does not) when ``jobs > 1``, and
-scripts that use ``jobs > 1`` need the usual ``if __name__ == "__main__":`` guard.
+Workers are started by :class:`~google_bleu.scale.pool.WorkerPool`: forked on Linux where
+this process runs one thread, else spawned (safe next to threads, torch and CUDA); a spawned
+one gets the pickled :class:`~google_bleu.scorer.GLEU` once. A tokenizer given as a callable
+must therefore pickle (a module-level function does, a lambda does not) when ``jobs > 1``,
+whichever way workers start, and scripts that use ``jobs > 1`` need the usual
+``if __name__ == "__main__":`` guard.
 
 Example:
     >>> from google_bleu import GLEU
@@ -40,7 +42,19 @@ from ..gleu import checked_text_stats, order_text_stats
 from ..scorer import GLEU
 from ..stats import GleuStats
 from ..validation import check_bool, check_texts, describe, integer, lazy_module
-from .files import STEP, FileError, PathOrStream, Source, check_lengths, close_all, open_all, read_lines
+from .files import (
+    INDEX_BYTES,
+    FileError,
+    PathOrStream,
+    Source,
+    Span,
+    Where,
+    check_lengths,
+    close_all,
+    count_breaks,
+    open_all,
+    read_lines,
+)
 from .lines import LineError
 from .pool import WorkerError, WorkerPool, available_cores, check_scorer, resolve_jobs, workers_for
 
@@ -110,15 +124,11 @@ def parallel_stats(
 
 
 # -- files ---------------------------------------------------------------------------------
-#: Bytes of one input that a worker reads: ``(path, start, end, name in messages)``.
-Range = tuple[str, int, int, str]
-
-
 class Ranges(NamedTuple):
     """A task over files: the same lines of some systems and of every reference."""
 
-    systems: tuple[Range, ...]
-    references: tuple[Range, ...]
+    systems: tuple[Where, ...]
+    references: tuple[Where, ...]
     first_line: int  # 1-based, for messages
     count: int
     num_refs: int
@@ -142,14 +152,14 @@ def count_ranges(scorer: GLEU, task: Ranges) -> list[Part]:
     Every system of the task is counted in one call, so the references, the same lines for
     each, are tokenized once."""
     first, count = task.first_line, task.count
-    columns = [read_lines(*where, first, count) for where in task.references]
+    columns = [read_lines(where, first, count) for where in task.references]
     if task.num_refs > 1:
-        references = _split_tabs(columns[0], task.num_refs, task.references[0][3], first)
+        references = _split_tabs(columns[0], task.num_refs, task.references[0].name, first)
     else:
         references = [list(refs) for refs in zip(*columns)]
     predictions: list[str] = []
     for where in task.systems:
-        predictions += read_lines(*where, first, count)
+        predictions += read_lines(where, first, count)
     every = references * len(task.systems)
     settings = (scorer.tokenizer, scorer.min_len, scorer.max_len)
     stats = checked_text_stats(predictions, every, *settings)
@@ -170,21 +180,38 @@ def _total(*parts: GleuStats) -> GleuStats:
     return GleuStats.trusted([totals], parts[0].min_len, parts[0].max_len)
 
 
-def _plan(systems: list[Source], lines: int, workers: int, chunk_lines: int | None) -> tuple[int, int]:
-    """Lines per range and systems per task: about :data:`TASKS_PER_WORKER` tasks a worker,
-    each of :data:`TASK_BYTES`, cut along the lines first (ranges start where the plan kept a
-    line start), so that a task holds many systems and a reference range is tokenized once
-    for all of them."""
-    if chunk_lines is not None:
-        return chunk_lines, 1
-    total = sum(source.size for source in systems)
+def _plan(total: int, lines: int, systems: int, workers: int) -> tuple[int, int]:
+    """Lines per range and systems per task for ``total`` bytes of systems: about
+    :data:`TASKS_PER_WORKER` tasks a worker, each of :data:`TASK_BYTES`, cut along the lines
+    first, so that a task holds every system where it can: a reference line is then
+    tokenized once for all of them, and a line repeated across systems once, as in one
+    process (the line store's cache)."""
     low, high = TASK_BYTES
-    if total <= low:  # a short input: one task a system
+    if total <= low:  # a short input: one task a system (its rows stay the engine's lists, unsliced)
         return max(lines, 1), 1
     tasks = math.ceil(total / min(max(total / (TASKS_PER_WORKER * workers), low), high))
-    per_range = max(STEP, math.ceil(lines / tasks / STEP) * STEP)
+    per_range = max(1, math.ceil(lines / tasks))
     groups = math.ceil(tasks / max(1, math.ceil(lines / per_range)))
-    return per_range, max(1, math.ceil(len(systems) / groups))
+    return per_range, max(1, math.ceil(systems / groups))
+
+
+def _index(scorer: GLEU, spans: tuple[Span, ...]) -> list[Any]:
+    """An index task: the line breaks of some pieces of the inputs (the scorer is the pool's)."""
+    return [count_breaks(span) for span in spans]
+
+
+def _index_tasks(sources: list[Source]) -> Iterator[tuple[Callable[..., Any], tuple]]:
+    """The pieces of every input, a task holding pieces of several small inputs up to
+    :data:`~google_bleu.scale.files.INDEX_BYTES`."""
+    spans: list[Span] = []
+    for source in sources:
+        for span in source.spans():
+            if spans and sum(piece.end - piece.start for piece in spans) + span.end - span.start > INDEX_BYTES:
+                yield _index, (tuple(spans),)
+                spans = []
+            spans.append(span)
+    if spans:
+        yield _index, (tuple(spans),)
 
 
 def _warner(warn: Callable[[str], None] | None) -> Callable[[str], None]:
@@ -272,29 +299,42 @@ class SystemFiles:
         if self.num_refs > 1 and len(sources) != 1:
             raise ValueError(f"num_refs={num_refs} reads the references tab-separated from one file, got {len(sources)} files")
         warn = _warner(warn)
-        step = chunk_lines or STEP
         self.counting: Any = None
-        self.references = open_all([(source, None) for source in sources], step, warn)
+        self.pool: WorkerPool | None = None
+        self.references = open_all([(source, None) for source in sources], warn)
         self.systems: list[Source] = []
         try:
-            self.systems = open_all(list(zip(hypotheses, names)), step, warn)
+            self.systems = open_all(list(zip(hypotheses, names)), warn)
+            inputs = [*self.references, *self.systems]
+            if chunk_lines is None:
+                self.workers = workers_for(sum(source.size for source in inputs), jobs)
+            else:
+                self.workers = min(jobs, available_cores())
+            self.pool = WorkerPool(self.scorer, self.workers)
+            self._index(inputs)
             #: The line count every input shares.
             self.lines = check_lengths(self.systems, self.references)
         except BaseException:
             self.close()
             raise
-        if chunk_lines is None:
-            self.workers = workers_for(sum(source.size for source in [*self.systems, *self.references]), jobs)
+        if chunk_lines is not None:
+            self.per_range, self.per_task = chunk_lines, 1
         else:
-            self.workers = min(jobs, available_cores())
-        self.per_range, self.per_task = _plan(self.systems, self.lines, self.workers, chunk_lines)
+            total = sum(source.size for source in self.systems)
+            self.per_range, self.per_task = _plan(total, self.lines, len(self.systems), self.workers)
+
+    def _index(self, sources: list[Source]) -> None:
+        """Every input indexed by the workers, this process adding up the counts."""
+        counted = chain.from_iterable(self.pool.run(_index_tasks(sources)))  # type: ignore[union-attr]
+        for source in sources:
+            source.indexed([next(counted) for _ in source.spans()])
 
     def _tasks(self, ranges: list[tuple[int, int]]) -> Iterator[tuple[Callable[..., Any], tuple]]:
         for group in range(0, len(self.systems), self.per_task):
             for start, end in ranges:
-                spans = [(s.path, s.offset(start), s.offset(end), s.name) for s in self.systems[group : group + self.per_task]]
-                on_refs = [(s.path, s.offset(start), s.offset(end), s.name) for s in self.references]
-                task = Ranges(tuple(spans), tuple(on_refs), start + 1, end - start, self.num_refs, self.rows, self.by_order)
+                spans = tuple(source.where(start, end) for source in self.systems[group : group + self.per_task])
+                on_refs = tuple(source.where(start, end) for source in self.references)
+                task = Ranges(spans, on_refs, start + 1, end - start, self.num_refs, self.rows, self.by_order)
                 yield count_ranges, (task,)
 
     def __iter__(self) -> Iterator[Part]:
@@ -305,20 +345,21 @@ class SystemFiles:
         lines, count = self.lines, len(self.systems)
         ranges = [(start, min(start + self.per_range, lines)) for start in range(0, lines, self.per_range)]
         n_orders = self.scorer.max_len - self.scorer.min_len + 1 if self.by_order else 0
-        with WorkerPool(self.scorer, self.workers if ranges else 1) as pool:
-            results = chain.from_iterable(pool.run(self._tasks(ranges)))
-            for group in range(0, count, self.per_task):
-                systems = [_System(lines, self.rows and len(ranges) > 1) for _ in range(group, min(group + self.per_task, count))]
-                for start, end in ranges:
-                    for system in systems:
-                        system.add(next(results), start, end)
+        results = chain.from_iterable(self.pool.run(self._tasks(ranges)))  # type: ignore[union-attr]
+        for group in range(0, count, self.per_task):
+            systems = [_System(lines, self.rows and len(ranges) > 1) for _ in range(group, min(group + self.per_task, count))]
+            for start, end in ranges:
                 for system in systems:
-                    yield system.done(self.scorer, self.rows, n_orders)
+                    system.add(next(results), start, end)
+            for system in systems:
+                yield system.done(self.scorer, self.rows, n_orders)
 
     def close(self) -> None:
         """Stops the workers, if any, and removes what was copied (idempotent)."""
         if self.counting is not None:
             self.counting.close()
+        if self.pool is not None:
+            self.pool.close()
         close_all(self.references)
         close_all(self.systems)
 

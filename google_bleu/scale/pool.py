@@ -25,10 +25,12 @@ from typing import Any
 from ..scorer import scorer_from_options
 from ..validation import describe, integer
 
-#: Seconds a worker takes to start: spawning a fresh interpreter that imports google_bleu and
-#: numpy and takes its first task (0.07-0.08 s of CPU each, 0.55-0.62 s wall for two under a
-#: load of 8 on 2 cores; about 0.15 s on an idle core; 2-core Xeon, 2026-11-27).
-WORKER_START_SECONDS = 0.15
+#: Seconds a worker takes to start and take its first task, by start method (AMD EPYC 2-core,
+#: 2026-11-27, ``getrusage`` of two workers scoring 20,000 segments each, minus the work):
+#: - ``fork``: a copy of this process, which has imported the scorer, that imports numpy
+#:   (0.003 s of CPU for the fork, 0.07-0.08 s with numpy's import);
+#: - ``spawn``: a fresh interpreter that imports google_bleu and numpy (0.15-0.16 s of CPU).
+WORKER_START_SECONDS = {"fork": 0.08, "spawn": 0.16}
 #: Seconds of work per byte of input, systems and references together (a reference range is
 #: tokenized once for the systems of a task): 3.0 s of CPU for the 400,000-line pair (99 MB),
 #: 1.3 s for 100 WMT17 systems and their reference (37.4 MB), 13a and --jobs 1, on the same
@@ -97,21 +99,34 @@ def resolve_jobs(jobs: Any) -> int:
     return available_cores() if number == 0 else number
 
 
+def start_method() -> str:
+    """How workers start: ``fork`` on Linux where this process runs one thread (so no lock
+    is held by another thread at the fork), else ``spawn``; docs/design.md, "Worker processes"."""
+    if sys.platform.startswith("linux"):
+        try:
+            if len(os.listdir("/proc/self/task")) == 1:
+                return "fork"
+        except OSError:
+            pass
+    return "spawn"
+
+
 def workers_for(size: int, jobs: int) -> int:
     """The workers worth starting on ``size`` bytes of input (systems and references), for a
     resolved ``jobs``.
 
     A worker is started only where its share of the work takes at least as long as starting
-    it (:data:`WORKER_START_SECONDS`): the workers start side by side, so each one pays for
-    itself once its share exceeds its own start-up. So a 50 MB system and its 50 MB
-    reference (3 s of work) take 16 cores, 16 WMT systems (6.4 MB) stay in this process,
-    and never more than the cores this process may run on.
+    it (:data:`WORKER_START_SECONDS`, by :func:`start_method`): the workers start side by
+    side, so each one pays for itself once its share exceeds its own start-up. So a 50 MB
+    system and its 50 MB reference (3 s of work) take 16 cores, 100 WMT systems (37 MB)
+    take 14 forked workers, one WMT system (0.8 MB with its reference) stays in this
+    process, and never more than the cores this process may run on.
 
     Example:
-        >>> workers_for(6_400_000, 16), workers_for(100_000_000, 16) == min(16, available_cores())
+        >>> workers_for(800_000, 16), workers_for(100_000_000, 16) == min(16, available_cores())
         (1, True)
     """
-    useful = int(size * SECONDS_PER_BYTE / WORKER_START_SECONDS)
+    useful = int(size * SECONDS_PER_BYTE / WORKER_START_SECONDS[start_method()])
     return max(1, min(jobs, available_cores(), useful))
 
 
@@ -134,14 +149,21 @@ _WORKER_SCORER: Any = None
 PARENT_POLL_SECONDS = 0.5
 
 
+#: The name of a worker process (``/proc/PID/comm``, what ``ps`` and ``top`` show; at most
+#: 15 bytes), where the OS lets a process name itself.
+WORKER_NAME = b"google-bleu-wkr"
+
+
 def _die_with_parent(parent: int) -> None:
     """Ends this worker when the process that started it ends, however it ends (SIGKILL too):
     on Linux the kernel's ``PR_SET_PDEATHSIG``; everywhere, a daemon thread that checks
-    ``os.getppid()`` (a dead parent's children are reparented)."""
+    ``os.getppid()`` (a dead parent's children are reparented). On Linux the worker also
+    takes :data:`WORKER_NAME` (a forked worker would otherwise show its parent's)."""
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+            libc.prctl(15, ctypes.c_char_p(WORKER_NAME), 0, 0, 0)  # 15 = PR_SET_NAME
         except (OSError, AttributeError):
             pass
     if os.getppid() != parent:  # the parent died before the line above
@@ -164,6 +186,7 @@ def _init_worker(scorer: Any, parent: int | None = None) -> None:
     # Ctrl-C reaches the whole process group: the parent stops the workers, so they do not
     # print a KeyboardInterrupt traceback each.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker has the caller's handler
     if hasattr(signal, "pthread_sigmask"):  # the parent blocked them while it started us
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
     if parent is not None:
@@ -175,12 +198,13 @@ _DEFERRED = {signal.SIGINT, signal.SIGTERM}
 
 
 @contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Holds SIGINT and SIGTERM back while the executor creates processes, queues and their
-    named semaphores: an exception raised in there (the command line turns both signals into
-    exceptions) could leave a semaphore unregistered, the executor half started, or a worker
-    spawned whose start-up data was never written (it prints "EOFError: Ran out of input").
-    A signal that arrives is delivered, and its exception raised, when the block ends.
+def _signals_deferred(tracker: bool = False) -> Iterator[None]:
+    """Holds SIGINT and SIGTERM back while the pool starts or kills processes: an exception
+    raised in there (the command line turns both signals into exceptions) could leave a
+    worker unkilled, or one spawned whose start-up data was never written (it prints
+    "EOFError: Ran out of input"). A signal that arrives is delivered, and its exception
+    raised, when the block ends. ``tracker``: processes will be spawned, which needs
+    multiprocessing's resource tracker; it is started first (see below).
 
     Two holds, because Python runs a signal's handler in the main thread whichever thread the
     signal reaches: the main thread's mask keeps the signal from it (and the workers spawned
@@ -191,12 +215,13 @@ def _signals_deferred() -> Iterator[None]:
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
-    # multiprocessing starts its resource tracker on first use and then unblocks SIGINT and
-    # SIGTERM (CPython's bpo-33613 code), which would end the deferral inside the block.
-    # Started here, it is running already when the executor needs it.
-    from multiprocessing import resource_tracker
+    if tracker:
+        # The resource tracker, started on first use, unblocks SIGINT and SIGTERM when it
+        # has started (CPython's bpo-33613 code), which would end the hold inside the block.
+        # Started here, it is running already when a spawn needs it.
+        from multiprocessing import resource_tracker
 
-    resource_tracker.ensure_running()
+        resource_tracker.ensure_running()
     caught: list[int] = []
     handlers = {}
     for signum in _DEFERRED:
@@ -242,9 +267,15 @@ def _reply(error: BaseException) -> bytes:
         return pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}"), text))
 
 
-def _serve(connection: Any, scorer: Any, parent: int) -> None:
+def _serve(connection: Any, scorer: Any, parent: int, inherited: tuple[int, ...] = ()) -> None:
     """A worker's life: tasks in, their results (or exceptions) out, one at a time, until
-    the pool closes its end of the connection."""
+    the pool closes its end of the connection. ``inherited``: descriptors a forked worker
+    got from the pool that are not its own (the other workers' connections), closed first."""
+    for descriptor in inherited:
+        try:
+            os.close(descriptor)
+        except OSError:
+            pass
     _init_worker(scorer, parent)
     while True:
         try:
@@ -270,10 +301,12 @@ class _Worker:
     the rest of a message that will never come.
     """
 
-    def __init__(self, context: Any, scorer: Any) -> None:
+    def __init__(self, context: Any, scorer: Any, inherited: tuple[int, ...] | None = None) -> None:
         here, there = context.Pipe(duplex=True)
+        if inherited is not None:  # forked: this process's ends, its own included, are not the worker's
+            inherited = (*inherited, here.fileno())
         self.process = context.Process(
-            target=_serve, args=(there, scorer, os.getpid()), name="google-bleu-worker", daemon=True
+            target=_serve, args=(there, scorer, os.getpid(), inherited or ()), name="google-bleu-worker", daemon=True
         )
         try:
             self.process.start()
@@ -333,14 +366,17 @@ class WorkerPool:
     """Worker processes for a whole run, shared by every call given it.
 
     Processes start as tasks need them, at most ``jobs`` and the usable cores (with one, the
-    work is done here). Each holds one task at a time over its own socket pair, read only in
-    the calling thread when its answer is ready: Ctrl-C interrupts any wait, and a worker
-    killed mid-result is an end of file here (:class:`WorkerError`), never a wait.
+    work is done here), forked or spawned (:func:`start_method`, or ``start``). Each holds
+    one task at a time over its own socket pair, read only in the calling thread when its
+    answer is ready: Ctrl-C interrupts any wait, and a worker killed mid-result is an end of
+    file here (:class:`WorkerError`), never a wait.
 
     The processes stop at :meth:`close` or at the end of a ``with`` block; a block or a
     :meth:`run` left by an exception (Ctrl-C, a signal turned into an exception, an input
-    error, a caller that stops iterating) kills them instead of waiting for their tasks,
-    and a later call starts fresh ones. Each worker also ends by itself when this process
+    error) kills them instead of waiting for their tasks, and a later call starts fresh
+    ones. A caller that stops iterating a :meth:`run` leaves the idle workers to the next
+    call; those still holding one of its tasks are killed by the next call or by
+    :meth:`close`. Each worker also ends by itself when this process
     dies, even by SIGKILL (:func:`_die_with_parent`), so none outlives it. The caller
     checked ``jobs`` (:func:`resolve_jobs`) and the scorer (:func:`check_scorer`).
 
@@ -351,8 +387,10 @@ class WorkerPool:
         [1.0]
     """
 
-    def __init__(self, scorer: Any, jobs: int) -> None:
-        self.scorer = scorer
+    def __init__(self, scorer: Any, jobs: int, start: str | None = None) -> None:
+        if start not in (None, "fork", "spawn"):
+            raise ValueError(f"start must be None, 'fork' or 'spawn', got {start!r}")
+        self.scorer, self.start = scorer, start
         #: The most worker processes this pool starts: more than the usable cores only adds
         #: processes that wait for a core, each with its own text in memory.
         self.processes = min(jobs, available_cores())
@@ -361,8 +399,10 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         import multiprocessing
 
-        with _signals_deferred(), one_thread_each():
-            worker = _Worker(multiprocessing.get_context("spawn"), self.scorer)
+        method = self.start or start_method()
+        inherited = tuple(worker.connection.fileno() for worker in self._workers) if method == "fork" else None
+        with _signals_deferred(tracker=method == "spawn"), one_thread_each():
+            worker = _Worker(multiprocessing.get_context(method), self.scorer, inherited)
             self._workers.append(worker)
         return worker
 
@@ -429,27 +469,29 @@ class WorkerPool:
                 while returned in done:
                     yield done.pop(returned)
                     returned += 1
+        except GeneratorExit:  # the caller stopped iterating: idle workers stay for the next call
+            raise
         except BaseException:
             self.close(kill=True)
             raise
 
     def close(self, kill: bool = False) -> None:
-        """Stops the workers (``kill``: at once, without waiting for their tasks).
-
-        Without ``kill``, each worker reads the end of its connection and exits; one that
-        has not within a few seconds is killed.
+        """Stops the workers: an idle one reads the end of its connection and exits (one
+        that has not within a few seconds is killed); one still holding a task, or every
+        one with ``kill``, is killed at once, without waiting for its task.
         """
         workers, self._workers = self._workers, []
-        if kill and workers:
+        doomed = [worker for worker in workers if kill or worker.task is not None]
+        if doomed:
             # No signal turned into an exception may leave a worker unkilled.
             with _signals_deferred():
-                for worker in workers:
+                for worker in doomed:
                     worker.kill()
-        else:
-            for worker in workers:
+        for worker in workers:
+            if worker not in doomed:
                 worker.connection.close()
         for worker in workers:
-            worker.stop(10 if kill else 5)
+            worker.stop(10 if worker in doomed else 5)
 
     def __enter__(self) -> WorkerPool:
         return self

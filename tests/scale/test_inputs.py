@@ -125,13 +125,20 @@ def test_an_inherited_sigint_ignore_is_kept(tmp_path, jobs):
 
 NO_GUARD = textwrap.dedent(
     """
+    import sys, threading
     from google_bleu import GLEU
     from google_bleu.scale import parallel_stats
-    from google_bleu.scale.pool import WorkerError
+    from google_bleu.scale.pool import WorkerError, start_method
 
+    # A program that runs a thread gets spawned workers (a fork could copy a lock that thread
+    # holds); one that does not gets forked ones.
+    if sys.argv[1] == "thread":
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
+    if __name__ == "__main__":  # (a spawned worker running this again prints nothing)
+        print(start_method(), flush=True)
     # No `if __name__ == "__main__":` guard: a spawned worker runs this again and fails.
     try:
-        parallel_stats(GLEU(), ["a b"] * 4, [["a b"]] * 4, jobs=2, chunk_size=1)
+        print(parallel_stats(GLEU(), ["a b"] * 4, [["a b"]] * 4, jobs=2, chunk_size=1).score(), flush=True)
     except WorkerError as error:
         print(type(error).__name__, error, flush=True)
     """
@@ -142,11 +149,15 @@ def test_a_worker_that_fails_to_start_reports_its_exit_code(tmp_path):
     # Before: "a worker process ended unexpectedly (killed by a signal, or out of memory)".
     script = tmp_path / "no_guard.py"
     script.write_text(NO_GUARD)
-    done = subprocess.run([sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, str(script), "thread"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
+        "spawn",
         "WorkerError a worker process failed to start (exit code 1; its error is above, on standard error); "
-        'a script that uses jobs > 1 needs the guard if __name__ == "__main__": (workers are spawned)'
+        'a script that uses jobs > 1 needs the guard if __name__ == "__main__": (workers are spawned)',
     ]
     # Its error: Python's own, from the worker, on standard error.
     assert "current process has finished its bootstrapping phase" in done.stderr
+    # Forked workers run nothing of the script: the same script works without a thread.
+    done = subprocess.run([sys.executable, str(script), "none"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.splitlines(), done.stderr) == (0, ["fork", "1.0"], "")

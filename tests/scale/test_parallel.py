@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from google_bleu import GLEU, GleuStats
-from google_bleu.scale.files import open_source
+from google_bleu.scale.files import GRAIN, count_breaks, open_source
 from google_bleu.scale.files import read_lines as read_range
 from google_bleu.scale.lines import lines_from_bytes as decode_lines
 from google_bleu.scale.parallel import SystemFiles, file_stats, files_stats, parallel_stats
-from google_bleu.scale.pool import ONE_THREAD, WorkerPool, available_cores, resolve_jobs
+from google_bleu.scale.pool import ONE_THREAD, WORKER_NAME, WorkerPool, available_cores, resolve_jobs
 from tests.helpers.oracles import REPO, SAMPLES, SHARED_DATA, read_lines
 
 WMT17 = SAMPLES / "wmt17_en_de"
@@ -124,29 +124,56 @@ def count_lines(paths: list[str]) -> int:
         return files.lines
 
 
+def indexed(path: str, name: str | None = None, grain: int | None = None):
+    """An input indexed as the workers index it (``grain``: a smaller grain than its size gives)."""
+    source = open_source(path, name)
+    if grain is not None:
+        source.grain = grain
+    source.indexed([count_breaks(span) for span in source.spans()])
+    return source
+
+
 def test_a_workers_range_follows_the_shared_line_policy(tmp_path):
     # A range read by a worker gives the lines of the whole file's bytes, numbered from its
-    # first line in messages; the plan's line starts are where the line policy starts lines.
-    for index, data in enumerate([*ADVERSARIAL_BYTES, b"", b"\n", b"a\r\n\r\n", b"  \n\xc2\xa0\n"]):
+    # first line in messages, whatever grain the index has (a line may cross grains, a grain
+    # may hold many lines or none).
+    long_lines = b"".join(b"x" * n + b"\n" for n in (0, 1, 5, 7, 8, 9, 17, 0, 0, 3)) + b"tail"
+    for index, data in enumerate([*ADVERSARIAL_BYTES, b"", b"\n", b"a\r\n\r\n", b"  \n\xc2\xa0\n", long_lines]):
         path = write(tmp_path / f"{index}.txt", data)
-        source = open_source(path, None, step=1)
         expected = decode_lines(data, "f")
-        assert source.lines == len(expected) and source.size == len(data)
-        for start in range(source.lines + 1):
-            for end in range(start, source.lines + 1):
-                got = read_range(path, source.offset(start), source.offset(end), "f", start + 1, end - start)
-                assert got == expected[start:end], (data, start, end)
+        for grain in (1, 2, 3, 8, None):
+            source = indexed(path, grain=grain)
+            assert source.lines == len(expected) and source.size == len(data), (data, grain)
+            for start in range(source.lines + 1):
+                for end in range(start, source.lines + 1):
+                    got = read_range(source.where(start, end), start + 1, end - start)
+                    assert got == expected[start:end], (data, grain, start, end)
     bad = write(tmp_path / "bad.txt", b"a\n" * 10 + b"ok\n\xc3(\n")
-    source = open_source(bad, "f", step=10)
+    source = indexed(bad, "f", grain=4)
     with pytest.raises(ValueError) as error:
-        read_range(bad, source.offset(10), source.offset(12), "f", 11, 2)
+        read_range(source.where(10, 12), 11, 2)
     with pytest.raises(Exception, match="line 12 ") as whole:
         decode_lines(Path(bad).read_bytes(), "f")
     assert str(error.value) == str(whole.value) == "f: line 12 is not valid UTF-8 (invalid continuation byte at byte 0)"
-    # A file that changed between the plan and the read is an error, never other lines.
+    # A file that changed between the index and the read is an error, never other lines.
     write(tmp_path / "bad.txt", b"a\n" * 5)
-    with pytest.raises(ValueError, match=r"^f changed while it was read \(lines 1-10\)$"):
-        read_range(bad, 0, source.offset(10), "f", 1, 10)
+    for start, end in ((0, 10), (6, 8), (2, 12)):
+        with pytest.raises(ValueError, match=r"^f changed while it was read"):
+            read_range(source.where(start, end), start + 1, end - start)
+
+
+def test_the_index_keeps_one_count_a_grain(tmp_path):
+    # What this process keeps of an input: a count per grain, about 1,000 grains an input
+    # within GRAIN's bounds, whatever its lines.
+    low, high = GRAIN
+    for size, grain in ((0, low), (100, low), (4 << 20, 4 << 10 << 1), (50 << 20, high), (1 << 30, high)):
+        path = tmp_path / "sized.txt"
+        with open(path, "wb") as handle:
+            handle.truncate(size)
+        assert open_source(str(path), None).grain == grain, size
+    path = write(tmp_path / "lines.txt", b"ab\n" * 100_000)
+    source = indexed(path)
+    assert (source.grain, len(source.breaks), source.lines) == (low, -(-300_000 // low) + 1, 100_000)
 
 
 @pytest.mark.parametrize("chunk_lines", [1, 2, 4, 1000])
@@ -389,12 +416,12 @@ def start_with_workers(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
         preexec_fn=as_a_foreground_job,
     )
     deadline = time.monotonic() + 120
-    # Two workers and multiprocessing's resource tracker.
-    while len(kids := children(process.pid)) < 3:
+    # Two workers (forked: the command runs one thread, so no resource tracker either).
+    while len(workers_of(process.pid)) < 2:
         assert process.poll() is None, process.stderr.read().decode()
-        assert time.monotonic() < deadline, f"no workers after 120 s: {kids}"
+        assert time.monotonic() < deadline, f"no workers after 120 s: {children(process.pid)}"
         time.sleep(0.05)
-    return process, kids
+    return process, children(process.pid)
 
 
 def assert_all_gone(pids: set[int], before: set[str], ours: set[str] = frozenset()) -> None:
@@ -462,7 +489,8 @@ def test_cli_jobs_output_is_identical_across_jobs_with_one_pool(tmp_path, monkey
     ref = str(WMT17 / "ref0.txt")
     systems = [str(path) for path in sorted(WMT17.glob("sys_*.txt"))[:4]]
     outputs, workers = [], []
-    for jobs, start in (("1", pool.WORKER_START_SECONDS), ("2", 1e-9), ("2", pool.WORKER_START_SECONDS)):
+    free = dict.fromkeys(pool.WORKER_START_SECONDS, 1e-9)
+    for jobs, start in (("1", pool.WORKER_START_SECONDS), ("2", free), ("2", pool.WORKER_START_SECONDS)):
         monkeypatch.setattr(pool, "WORKER_START_SECONDS", start)
         for options in ([], ["--by-order", "-f", "text"], ["--confidence"]):
             stream = io.StringIO()
@@ -476,11 +504,11 @@ def test_cli_jobs_output_is_identical_across_jobs_with_one_pool(tmp_path, monkey
 
 
 def test_the_worker_count_follows_the_measured_costs():
-    from google_bleu.scale.pool import SECONDS_PER_BYTE, WORKER_START_SECONDS, workers_for
+    from google_bleu.scale.pool import SECONDS_PER_BYTE, WORKER_START_SECONDS, start_method, workers_for
 
     cores = available_cores()
     # Each worker's share of the work at least its start-up: one worker per start-up's worth.
-    per_worker = WORKER_START_SECONDS / SECONDS_PER_BYTE
+    per_worker = WORKER_START_SECONDS[start_method()] / SECONDS_PER_BYTE
     assert workers_for(0, 16) == workers_for(int(per_worker * 1.9), 16) == 1
     assert workers_for(int(per_worker * 2.1), 16) == min(2, cores)
     assert workers_for(100_000_000, 16) == min(16, cores)  # a 50 MB system and its reference, on 16 cores
@@ -616,31 +644,33 @@ def test_sigterm_while_the_workers_start_never_hangs(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks")
-def test_signals_stay_deferred_while_the_first_workers_start():
+@pytest.mark.parametrize("start", ["spawn", "fork"])
+def test_signals_stay_deferred_while_the_first_workers_start(start):
     # multiprocessing's resource tracker, started on first use, unblocks SIGINT and SIGTERM
     # after its own spawn; inside the deferral that reopened the window where a Ctrl-C left
     # a half-started worker printing "EOFError: Ran out of input". A fresh interpreter, so
-    # the tracker is not running yet.
+    # the tracker is not running yet. Forked workers need no tracker, and none starts.
     script = textwrap.dedent(
-        """
+        f"""
         import signal
         from google_bleu import GLEU
         from google_bleu.scale.pool import WorkerPool, _signals_deferred
         from multiprocessing import resource_tracker
 
         assert resource_tracker._resource_tracker._fd is None
-        with WorkerPool(GLEU(), jobs=2) as pool:
-            with _signals_deferred():
+        with WorkerPool(GLEU(), jobs=2, start="{start}") as pool:
+            with _signals_deferred(tracker="{start}" == "spawn"):
                 started = [pool._spawn(), pool._spawn()]
                 held = signal.pthread_sigmask(signal.SIG_BLOCK, [])
             results = pool.run(iter([(GLEU.stats, (["a b"], [["a b"]]))] * 4))
-            print(sorted(int(s) for s in held & {signal.SIGINT, signal.SIGTERM}), len(started), [stats.totals()[0] for stats in results])
-        print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+            print(sorted(int(s) for s in held & {{signal.SIGINT, signal.SIGTERM}}), len(started), [stats.totals()[0] for stats in results])
+        print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])), resource_tracker._resource_tracker._fd is None)
         """
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [f"{sorted([int(signal.SIGINT), int(signal.SIGTERM)])} 2 [3, 3, 3, 3]", "[]"]
+    tracker_absent = start == "fork"
+    assert done.stdout.splitlines() == [f"{sorted([int(signal.SIGINT), int(signal.SIGTERM)])} 2 [3, 3, 3, 3]", f"[] {tracker_absent}"]
 
 
 def test_a_signal_that_reaches_another_thread_waits_for_the_end_of_the_deferral():
@@ -797,13 +827,12 @@ def test_ctrl_c_while_a_worker_writes_leaves_no_thread_or_process(tmp_path):
 
 
 def workers_of(pid: int) -> set[int]:
-    """The worker processes of ``pid``: spawned children running multiprocessing's
-    ``spawn_main`` (not its resource tracker; a child between fork and exec still shows
-    its parent's command line, so it is not counted until it runs its own)."""
+    """The worker processes of ``pid``: children that took the workers' name (a worker
+    names itself when it has started; not multiprocessing's resource tracker)."""
     found = set()
     for child in children(pid):
         try:
-            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+            if Path(f"/proc/{child}/comm").read_bytes().strip() == WORKER_NAME:
                 found.add(child)
         except OSError:
             pass
@@ -871,7 +900,8 @@ def test_endless_input_is_refused_in_bounded_time_and_memory(tmp_path):
     exact = write(tmp_path / "exact.txt", b"x" * MAX_LINE_BYTES + b"\ny\n")
     with open(exact, "rb") as stream:
         spooled = open_source(stream, "exact")
-        read = read_range(spooled.path, 0, spooled.size, "exact", 1, 2)
+        spooled.indexed([count_breaks(span) for span in spooled.spans()])
+        read = read_range(spooled.where(0, 2), 1, 2)
         assert [len(line) for line in read] == [MAX_LINE_BYTES, 1]
         spooled.close()
     assert count_lines([exact]) == 2
