@@ -109,6 +109,53 @@ def run_cli(reference: Path, systems: list[Path], jobs: int, code: Path = REPO) 
     return seconds, done.stdout, usage
 
 
+#: The Ray Data recipe of docs/scale.md in a fresh process, as a user's script runs it, on a
+#: local cluster of every CPU: Parquet in, ``GleuColumns`` on a pool of actors (one CPU left
+#: to the read tasks, as the docs advise), Ray's own sum of the four columns out.
+RAY_SCRIPT = """
+import json, sys, time
+start = time.perf_counter()
+import ray
+from google_bleu import GLEU
+from google_bleu.integrations.columns import GleuColumns
+from tests.helpers import local_ray
+parquet, cpus = sys.argv[1], int(sys.argv[2])
+local_ray.start(num_cpus=cpus)
+ray.data.DataContext.get_current().enable_progress_bars = False
+began = time.perf_counter()
+settings = {"predictions": "prediction", "references": "references", "scorer": GLEU("13a")}
+scored = ray.data.read_parquet(parquet).map_batches(
+    GleuColumns, fn_constructor_kwargs=settings, compute=ray.data.ActorPoolStrategy(size=max(1, cpus - 1)),
+    batch_format="numpy", batch_size=10_000,
+)
+totals = GleuColumns(**settings).reduce(scored).totals()
+done = time.perf_counter()
+ray.shutdown()
+print(json.dumps({"pipeline_s": done - began, "script_s": done - start, "totals": [int(t) for t in totals]}))
+"""
+
+
+def run_ray(reference: Path, system: Path, folder: Path, cpus: int) -> dict:
+    """The Ray Data recipe on one system file and its reference, with ``cpus`` CPUs: the
+    files written to Parquet first (not timed), then the script timed as a whole process."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from google_bleu.scale.lines import lines_from_bytes
+
+    parquet = folder / "pairs.parquet"
+    if not parquet.exists():
+        predictions = lines_from_bytes(system.read_bytes(), str(system))
+        references = [[line] for line in lines_from_bytes(reference.read_bytes(), str(reference))]
+        pq.write_table(pa.table({"prediction": predictions, "references": references}), parquet)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", RAY_SCRIPT, str(parquet), str(cpus)], capture_output=True, cwd=REPO, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"the Ray Data recipe failed: {done.stderr.decode()[-2000:]}")
+    return {**json.loads(done.stdout.decode().strip().splitlines()[-1]), "seconds": seconds}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
@@ -118,13 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=WMT17, help="the folder of ref0.txt and sys_*.txt")
     parser.add_argument("--note", action="append", default=[], help="a sentence for the notes (the machine's state)")
     parser.add_argument("--code", type=Path, default=REPO, help="a checkout whose google_bleu runs (another version)")
+    parser.add_argument("--ray", action="store_true", help="also the Ray Data recipe on the large file, every CPU")
     args = parser.parse_args(argv)
     args.data, args.code = args.data.resolve(), args.code.resolve()  # the command runs in args.code
     if not args.data.is_dir():
         raise SystemExit(f"the WMT17 data is not at {args.data} (../shared/data beside the clone, or --data)")
     args.workers = [1, *[w for w in dict.fromkeys(args.workers) if w != 1]]
     load_before = load_average()
-    rows = []
+    rows, ray_rows = [], []
     with tempfile.TemporaryDirectory(prefix="bench_jobs_") as tmp:
         configurations = prepare(Path(tmp), args.large_lines, args.data)
         for name, (reference, systems) in configurations.items():
@@ -166,6 +214,25 @@ def main(argv: list[str] | None = None) -> int:
                     f"(x{cpu / base_cpu:4.2f}, parent {usage['self'] / cpu:6.1%}), parent peak {usage['peak_mb']:.0f} MB",
                     flush=True,
                 )
+            if args.ray and len(systems) == 1 and name.startswith("1 file"):
+                cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+                totals = [json.loads(outputs[1])[key] for key in ("n_match", "n_hyp", "n_ref", "n_all")]
+                best_jobs = min(args.workers, key=lambda jobs: min(times[jobs]))
+                runs = [run_ray(reference, systems[0], Path(tmp), cpus) for _ in range(args.repeats)]
+                fastest = min(runs, key=lambda run: run["seconds"])
+                ray_rows.append({
+                    "input": name,
+                    "lines": lines,
+                    "cpus": cpus,
+                    "actors": max(1, cpus - 1),
+                    "seconds": round(fastest["seconds"], 3),
+                    "pipeline_s": round(fastest["pipeline_s"], 3),
+                    "vs_jobs_1": round(base / fastest["seconds"], 2),
+                    "best_jobs": best_jobs,
+                    "best_jobs_s": round(min(times[best_jobs]), 3),
+                    "identical": all(run["totals"] == totals for run in runs),
+                })
+                print(f"{name:>24} Ray Data, {cpus} CPUs: {fastest['seconds']:6.2f} s (pipeline {fastest['pipeline_s']:.2f} s)", flush=True)
     import google_bleu
 
     machine = {
@@ -214,6 +281,33 @@ def main(argv: list[str] | None = None) -> int:
             }
         ],
     }
+    if ray_rows:
+        import ray
+
+        machine["ray"] = ray.__version__
+        result["notes"].append(
+            "Ray Data: the recipe of docs/scale.md (`read_parquet`, `map_batches(GleuColumns, "
+            "compute=ActorPoolStrategy(size=CPUs - 1))`, `GleuColumns.reduce`) on the same large file written to "
+            "Parquet, in a fresh process on a local cluster of every CPU; `time` is the whole script (Ray's start "
+            "included, as a user runs it), `pipeline` from the cluster being up to the totals. Its four totals "
+            "equal `--jobs 1`'s output."
+        )
+        result["tables"][0]["caption"] = "`--jobs`"
+        result["tables"].append({
+            "caption": "Ray Data on the same input, every CPU",
+            "columns": [
+                {"key": "input", "label": "input"},
+                {"key": "lines", "label": "segments", "format": ","},
+                {"key": "cpus", "label": "CPUs"},
+                {"key": "actors", "label": "actors"},
+                {"key": "seconds", "label": "time", "format": ".2f", "unit": " s"},
+                {"key": "pipeline_s", "label": "pipeline", "format": ".2f", "unit": " s"},
+                {"key": "vs_jobs_1", "label": "speed-up over --jobs 1", "format": ".2f", "unit": "x"},
+                {"key": "best_jobs_s", "label": "fastest --jobs", "format": ".2f", "unit": " s"},
+                {"key": "identical", "label": "same totals"},
+            ],
+            "rows": ray_rows,
+        })
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

@@ -1,16 +1,12 @@
 """Input files, each checked once on its way in, indexed by the workers, and read by them in
 ranges of whole lines.
 
-This process never reads line data. For each input it takes the size (``fstat``) and the
-first bytes (a byte-order mark); standard input, pipes, FIFOs and devices are first copied
-once into a temporary file (a pipe cannot be read twice). The workers then index the inputs
-in parallel, :data:`INDEX_BYTES` at a time (:func:`count_breaks`: the line breaks in each
-*grain* of the file, at C speed), and this process adds the counts up: the line count, the
-long-line limit of the line policy, and where each grain starts in lines. A range of lines
-then becomes, in every input, the bytes from the grain holding its first line to the grain
-holding its end (:meth:`Source.where`), which a worker reads, trims to the exact lines and
-decodes (:func:`read_lines`). What this process keeps is one count a grain: 8 bytes per
-:data:`GRAIN` bytes of input at most.
+This process reads no line data: it takes each input's size and first bytes (a byte-order
+mark), after copying a stream, pipe, FIFO or device once into a temporary file. Workers
+index the inputs (:func:`count_breaks`: the line breaks in each *grain*, at C speed); this
+process adds the counts up (line count, long-line limit) and keeps one count a grain. A range
+of lines is then, in each input, the bytes from the grain of its first line to the grain of
+its end (:meth:`Source.where`), which a worker reads, trims and decodes (:func:`read_lines`).
 
 Example:
     >>> import os, tempfile
@@ -41,13 +37,11 @@ PathOrStream = Union[str, "os.PathLike[str]", BinaryIO]
 
 #: Bytes read at a time when a stream is copied (less than ``MAX_LINE_BYTES``).
 BLOCK = 1 << 20
-#: The most bytes of one input that an index task counts at a time (less than
-#: ``MAX_LINE_BYTES``: a line longer than the limit always crosses the edge of a piece,
-#: where this process checks it); a task takes pieces of several small inputs up to it.
+#: The most bytes of one input that an index task counts at a time; less than
+#: ``MAX_LINE_BYTES``, so a longer line crosses a piece's edge, where this process checks it.
 INDEX_BYTES = 1 << 20
-#: The largest grain, and the smallest: the unit of the index, and the most a worker reads
-#: beyond its lines at each end of a range (a small file gets small grains, so that a range
-#: of a few lines reads little more). About 1,000 grains a file, within these bounds.
+#: The smallest and largest grain: the unit of the index, and the most a worker reads beyond
+#: its lines at each end of a range. About 1,000 grains a file, within these bounds.
 GRAIN = (4 << 10, 64 << 10)
 _BOM = BOM.encode("utf-8")
 
@@ -81,9 +75,8 @@ class Where(NamedTuple):
 
 
 class _Runs:
-    """The long-line rule over consecutive blocks of one input: the bytes since the last line
-    break may not pass :data:`~google_bleu.scale.lines.MAX_LINE_BYTES` (each block is shorter
-    than the limit, so only a line that began in an earlier block can pass it)."""
+    """The long-line rule over consecutive blocks of one input, each shorter than the limit
+    (so only a line that began in an earlier block can pass it)."""
 
     def __init__(self, name: str) -> None:
         self.name, self.lines, self.run = name, 0, 0
@@ -107,9 +100,8 @@ class _Runs:
 
 
 class Source:
-    """One input as the workers read it: a path they open, its name in messages, its size,
-    whether it starts with a byte-order mark, and once indexed its lines and the line
-    breaks before each grain."""
+    """One input as the workers read it: a path, its name in messages, its size, a byte-order
+    mark, and once indexed its lines and the line breaks before each grain."""
 
     def __init__(self, path: str, name: str, size: int, head: bytes, spool: Any = None) -> None:
         self.path, self.name, self.size, self.spool = path, name, size, spool
@@ -127,8 +119,7 @@ class Source:
         return [Span(self.path, self.name, start, min(start + step, self.size), self.grain) for start in range(0, self.size, step)]
 
     def indexed(self, counted: list[tuple[array, int, int]]) -> None:
-        """Takes what :func:`count_breaks` found in each span, in order: the line count, and
-        the long-line rule across the spans' edges.
+        """Adds up what :func:`count_breaks` found in each span, in order.
 
         Raises:
             LineError: A line longer than :data:`~google_bleu.scale.lines.MAX_LINE_BYTES`.
@@ -220,11 +211,10 @@ def _regular_size(handle: Any) -> int | None:
 
 
 def _spooled(stream: Any, name: str) -> Source:
-    """A stream copied once into a temporary file that workers open by a path: where ``/proc``
-    is mounted it has no name on disk (workers open this process's descriptor), so it goes
-    when this process ends, however it ends; elsewhere a named one, removed when closed. The
-    long-line rule is applied as it is copied, so an endless stream without line breaks
-    (``/dev/zero``) ends after that many bytes."""
+    """A stream copied once into a temporary file that workers open by a path: with ``/proc``
+    it has no name on disk (workers open this process's descriptor), so it goes when this
+    process ends, however it ends; elsewhere a named one, removed when closed. The long-line
+    rule applies as it is copied: ``/dev/zero`` ends after that many bytes."""
     if isinstance(stream, io.TextIOBase):
         raise TypeError(f"{name} must be opened in binary mode ('rb'), got a text stream")
     copy = tempfile.TemporaryFile()  # noqa: SIM115 - closed with its Source

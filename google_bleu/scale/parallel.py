@@ -64,11 +64,11 @@ __all__ = ["FileError", "WorkerError", "file_stats", "files_stats", "parallel_st
 
 #: Segments per chunk of in-memory input: about 0.1 s of work, far above the cost of a hand-off.
 DEFAULT_CHUNK_SIZE = 10_000
-#: Tasks per worker over a run of files: enough that workers finishing at different times
-#: even out, few enough that a task's fixed cost (a read, a result) stays small.
+#: Tasks per worker over a run of files: enough to even out workers, few enough for a
+#: task's fixed cost (a read, a result) to stay small.
 TASKS_PER_WORKER = 6
 #: The bytes of system text a task aims at: at least the first (a task's fixed cost is a
-#: millisecond), at most the second (what a process holds decoded at once stays bounded).
+#: millisecond), at most the second (what a process holds decoded at once).
 TASK_BYTES = (256 << 10, 1 << 20)
 
 #: What every task returns, one tuple per system it counted: its statistics (per segment,

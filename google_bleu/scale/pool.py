@@ -25,24 +25,19 @@ from typing import Any
 from ..scorer import scorer_from_options
 from ..validation import describe, integer
 
-#: Seconds a worker takes to start and take its first task, by start method (AMD EPYC 2-core,
-#: 2026-11-27, ``getrusage`` of two workers scoring 20,000 segments each, minus the work):
-#: - ``fork``: a copy of this process, which has imported the scorer, that imports numpy
-#:   (0.003 s of CPU for the fork, 0.07-0.08 s with numpy's import);
-#: - ``spawn``: a fresh interpreter that imports google_bleu and numpy (0.15-0.16 s of CPU).
+#: Seconds of CPU for a worker to start and take its first task, by start method: a fork
+#: then numpy's import (0.003 + 0.07 s), a fresh interpreter importing google_bleu and numpy
+#: (0.15-0.16 s) (``getrusage`` of two workers, minus their work; 2-core AMD EPYC, 2026-11-27).
 WORKER_START_SECONDS = {"fork": 0.08, "spawn": 0.16}
-#: Seconds of work per byte of input, systems and references together (a reference range is
-#: tokenized once for the systems of a task): 3.0 s of CPU for the 400,000-line pair (99 MB),
-#: 1.3 s for 100 WMT17 systems and their reference (37.4 MB), 13a and --jobs 1, on the same
-#: machine: about 0.03 s a megabyte.
+#: Seconds of work per byte of input, systems and references together: 3.0 s of CPU for the
+#: 400,000-line pair (99 MB), 1.3 s for 100 WMT17 systems and their reference (37.4 MB), 13a
+#: and --jobs 1, on the same machine: about 0.03 s a megabyte.
 SECONDS_PER_BYTE = 0.03e-6
 
 
 #: Variables that size the thread pools of numpy's BLAS and of OpenMP. A worker is one
-#: process on one core, so a pool of one thread per core in each only costs its start-up:
-#: numpy's import took 2.2 s of CPU (0.39 s wall) on an idle 16-core Xeon, against 0.25 s
-#: for the rest of a worker's imports, and 16 workers with 16 threads each oversubscribe
-#: the cores (2026-11-27). Workers start with one thread each, unless the caller set them.
+#: process on one core: a thread per core in each cost 2.2 s of CPU at numpy's import on a
+#: 16-core Xeon, and 16 workers ran 256 threads. Workers get one each, unless the caller set them.
 ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -144,7 +139,6 @@ def check_scorer(scorer: Any, jobs: int) -> None:
 
 
 # -- worker side ---------------------------------------------------------------------------
-_WORKER_SCORER: Any = None
 #: Seconds between a worker's checks that its parent is alive (where PR_SET_PDEATHSIG is missing).
 PARENT_POLL_SECONDS = 0.5
 
@@ -178,47 +172,26 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="google-bleu-parent-watch", daemon=True).start()
 
 
-def _init_worker(scorer: Any, parent: int | None = None) -> None:
-    # The scorer itself arrives pickled (a named tokenizer pickles as its name, a callable as
-    # itself), never a scorer rebuilt from a name that a user's tokenizer may also carry.
-    global _WORKER_SCORER
-    _WORKER_SCORER = scorer
-    # Ctrl-C reaches the whole process group: the parent stops the workers, so they do not
-    # print a KeyboardInterrupt traceback each.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker has the caller's handler
-    if hasattr(signal, "pthread_sigmask"):  # the parent blocked them while it started us
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
-    if parent is not None:
-        _die_with_parent(parent)
-
-
 #: The signals the command line turns into exceptions (Ctrl-C, and SIGTERM).
 _DEFERRED = {signal.SIGINT, signal.SIGTERM}
 
 
 @contextmanager
 def _signals_deferred(tracker: bool = False) -> Iterator[None]:
-    """Holds SIGINT and SIGTERM back while the pool starts or kills processes: an exception
-    raised in there (the command line turns both signals into exceptions) could leave a
-    worker unkilled, or one spawned whose start-up data was never written (it prints
-    "EOFError: Ran out of input"). A signal that arrives is delivered, and its exception
-    raised, when the block ends. ``tracker``: processes will be spawned, which needs
-    multiprocessing's resource tracker; it is started first (see below).
+    """Holds SIGINT and SIGTERM back while the pool starts or kills processes (the command
+    line turns both into exceptions, which could leave a worker unkilled or half started);
+    a signal that arrives is delivered when the block ends. ``tracker``: processes will be
+    spawned, so multiprocessing's resource tracker is started first (see below).
 
-    Two holds, because Python runs a signal's handler in the main thread whichever thread the
-    signal reaches: the main thread's mask keeps the signal from it (and the workers spawned
-    here inherit that mask, so a Ctrl-C cannot strike one still importing), and the handlers
-    are swapped for one that notes the signal, for a signal that reaches another thread
-    (numpy's BLAS threads, any thread of the program).
-    """
+    Two holds, as Python runs a handler in the main thread whichever thread the signal
+    reaches: the main thread's mask (which the workers inherit, so a Ctrl-C cannot strike
+    one still starting), and a handler that notes a signal that reaches another thread."""
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
     if tracker:
-        # The resource tracker, started on first use, unblocks SIGINT and SIGTERM when it
-        # has started (CPython's bpo-33613 code), which would end the hold inside the block.
-        # Started here, it is running already when a spawn needs it.
+        # Started on first use, the tracker unblocks SIGINT and SIGTERM (CPython's bpo-33613
+        # code), which would end the hold inside the block.
         from multiprocessing import resource_tracker
 
         resource_tracker.ensure_running()
@@ -276,7 +249,13 @@ def _serve(connection: Any, scorer: Any, parent: int, inherited: tuple[int, ...]
             os.close(descriptor)
         except OSError:
             pass
-    _init_worker(scorer, parent)
+    # Ctrl-C reaches the whole process group: the parent stops the workers, so they do not
+    # print a KeyboardInterrupt traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker has the caller's handler
+    if hasattr(signal, "pthread_sigmask"):  # the parent blocked them while it started us
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
+    _die_with_parent(parent)
     while True:
         try:
             function, args = pickle.loads(connection.recv_bytes())
@@ -293,13 +272,9 @@ def _serve(connection: Any, scorer: Any, parent: int, inherited: tuple[int, ...]
 
 
 class _Worker:
-    """One worker process and this process's end of its connection (a socket pair).
-
-    The worker's end is held by the worker alone: this process closes its copy as soon as
-    the worker has started. So when the worker dies, however and whenever (even in the
-    middle of writing a result), this end reads as end of file: nothing here can wait for
-    the rest of a message that will never come.
-    """
+    """One worker process and this process's end of its connection (a socket pair). The
+    worker's end is held by the worker alone, so when it dies, however and whenever (even
+    mid-result), this end reads as end of file: nothing here waits for a lost message."""
 
     def __init__(self, context: Any, scorer: Any, inherited: tuple[int, ...] | None = None) -> None:
         here, there = context.Pipe(duplex=True)
@@ -367,18 +342,14 @@ class WorkerPool:
 
     Processes start as tasks need them, at most ``jobs`` and the usable cores (with one, the
     work is done here), forked or spawned (:func:`start_method`, or ``start``). Each holds
-    one task at a time over its own socket pair, read only in the calling thread when its
-    answer is ready: Ctrl-C interrupts any wait, and a worker killed mid-result is an end of
-    file here (:class:`WorkerError`), never a wait.
+    one task at a time over its own socket pair, read in the calling thread: Ctrl-C
+    interrupts any wait, and a worker killed mid-result is a :class:`WorkerError`.
 
-    The processes stop at :meth:`close` or at the end of a ``with`` block; a block or a
-    :meth:`run` left by an exception (Ctrl-C, a signal turned into an exception, an input
-    error) kills them instead of waiting for their tasks, and a later call starts fresh
-    ones. A caller that stops iterating a :meth:`run` leaves the idle workers to the next
-    call; those still holding one of its tasks are killed by the next call or by
-    :meth:`close`. Each worker also ends by itself when this process
-    dies, even by SIGKILL (:func:`_die_with_parent`), so none outlives it. The caller
-    checked ``jobs`` (:func:`resolve_jobs`) and the scorer (:func:`check_scorer`).
+    They stop at :meth:`close` or the end of a ``with`` block. A :meth:`run` left by an
+    exception kills them; one the caller stops iterating leaves the idle ones to the next
+    call, and those holding its tasks are killed by the next call or :meth:`close`. A
+    worker also ends when this process dies, even by SIGKILL (:func:`_die_with_parent`).
+    The caller checked ``jobs`` (:func:`resolve_jobs`) and the scorer (:func:`check_scorer`).
 
     Example:
         >>> from google_bleu import GLEU
@@ -391,8 +362,7 @@ class WorkerPool:
         if start not in (None, "fork", "spawn"):
             raise ValueError(f"start must be None, 'fork' or 'spawn', got {start!r}")
         self.scorer, self.start = scorer, start
-        #: The most worker processes this pool starts: more than the usable cores only adds
-        #: processes that wait for a core, each with its own text in memory.
+        #: The most worker processes this pool starts (more than the cores would only wait).
         self.processes = min(jobs, available_cores())
         self._workers: list[_Worker] = []
 
