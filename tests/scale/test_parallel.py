@@ -515,6 +515,34 @@ def test_the_worker_count_follows_the_measured_costs():
     assert workers_for(100_000_000, 3) == min(3, cores)  # never more than asked
 
 
+def bytes_read() -> int:
+    """Bytes this process has read with read() and its kind, files and sockets alike."""
+    return int(next(line.split()[1] for line in Path("/proc/self/io").read_text().splitlines() if line.startswith("rchar:")))
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").is_file() or available_cores() < 2, reason="needs Linux /proc and 2 cores")
+def test_the_parent_reads_no_line_data(tmp_path):
+    # Before, the parent counted every line of every input itself (and before that, read and
+    # sent every line). Now it reads a byte-order mark's worth of each file and the workers'
+    # answers: the index's counts and the totals.
+    # (Read before the count, not after the workers end: the kernel adds a reaped child's
+    # reads to its parent's. The pool's modules are imported first, not to count their files.)
+    import multiprocessing.connection  # noqa: F401
+    import multiprocessing.popen_fork  # noqa: F401
+    import multiprocessing.popen_spawn_posix  # noqa: F401
+
+    ref, hyp = big_input(tmp_path)
+    size = os.path.getsize(ref) + os.path.getsize(hyp)
+    expected = GLEU().stats(read_lines(Path(hyp)), read_lines(Path(ref))).total()
+    before = bytes_read()
+    with SystemFiles([hyp], ref, jobs=2, rows=False) as files:
+        assert files.workers == 2
+        ((totals,),) = list(files)
+        read = bytes_read() - before
+    assert totals == expected
+    assert read < size / 100, (read, size)  # the index: 8 bytes a grain of 8 KiB, and the totals
+
+
 def test_files_stats_through_one_pool_equals_one_process(tmp_path):
     scorer = GLEU()
     ref = WMT17 / "ref0.txt"
