@@ -50,9 +50,11 @@ RESULTS = REPO / "benchmarks" / "results" / "jobs.json"
 WMT17 = REPO.parent / "shared" / "data" / "wmt17_en_de"
 
 #: The command line in a fresh process, as ``python -m google_bleu`` runs it, that then
-#: reports its own CPU time and its workers' (they are its children, reaped when it ends).
+#: reports its own CPU time and its workers' (they are its children, reaped when it ends),
+#: and its peak memory: ``VmHWM`` where Linux gives it, as ``ru_maxrss`` keeps the peak of
+#: the process image before ``exec`` (this benchmark's own, in a child forked from it).
 COMMAND = """
-import json, resource, sys
+import json, os, resource, sys
 from google_bleu.cli.main import main
 try:
     from google_bleu.scale.pool import one_thread_by_default
@@ -64,7 +66,8 @@ own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(reso
 sys.stdout.flush()
 print("RUSAGE " + json.dumps({
     "self": own.ru_utime + own.ru_stime, "children": workers.ru_utime + workers.ru_stime,
-    "peak_mb": own.ru_maxrss / 1024,
+    "peak_mb": next((int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")), own.ru_maxrss) / 1024
+    if os.path.exists("/proc/self/status") else own.ru_maxrss / 1024,
 }), file=sys.stderr)
 sys.exit(status)
 """
