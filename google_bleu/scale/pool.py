@@ -10,6 +10,7 @@ with one worker the same call is made here. Why our own pool and not
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import pickle
 import signal
@@ -372,7 +373,13 @@ class WorkerPool:
         method = self.start or start_method()
         inherited = tuple(worker.connection.fileno() for worker in self._workers) if method == "fork" else None
         with _signals_deferred(tracker=method == "spawn"), one_thread_each():
-            worker = _Worker(multiprocessing.get_context(method), self.scorer, inherited)
+            # A forked worker's garbage collector never walks this process's objects (it would
+            # write to every page holding one, so each worker would copy this process's heap).
+            gc.freeze()
+            try:
+                worker = _Worker(multiprocessing.get_context(method), self.scorer, inherited)
+            finally:
+                gc.unfreeze()
             self._workers.append(worker)
         return worker
 
