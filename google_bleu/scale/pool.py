@@ -30,9 +30,9 @@ from ..validation import describe, integer
 #: then numpy's import (0.003 + 0.07 s), a fresh interpreter importing google_bleu and numpy
 #: (0.15-0.16 s) (``getrusage`` of two workers, minus their work; 2-core AMD EPYC, 2026-11-27).
 WORKER_START_SECONDS = {"fork": 0.08, "spawn": 0.16}
-#: Seconds of work per byte of input, systems and references together: 3.0 s of CPU for the
-#: 400,000-line pair (99 MB), 1.3 s for 100 WMT17 systems and their reference (37.4 MB), 13a
-#: and --jobs 1, on the same machine: about 0.03 s a megabyte.
+#: Seconds of work per byte of input, systems and references together: 2.6 s of CPU for the
+#: 400,000-line pair (99 MB), 1.2 s for 100 WMT17 systems and their reference (37.4 MB), 13a
+#: and --jobs 1, on the same machine (``benchmarks/results/jobs.json``): about 0.03 s a megabyte.
 SECONDS_PER_BYTE = 0.03e-6
 
 
