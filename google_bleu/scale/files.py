@@ -50,6 +50,15 @@ class FileError(ValueError):
     """An input file that cannot be scored: unreadable, or of another length than the others."""
 
 
+def _unreadable(name: str, error: OSError) -> FileError:
+    return FileError(f"cannot read {name}: {error.strerror or error}")
+
+
+def _uncopied(name: str, error: OSError) -> FileError:
+    """A failed write of a stream's temporary copy (the disk, not the input)."""
+    return FileError(f"cannot copy {name} to a temporary file in {tempfile.gettempdir()}: {error.strerror or error}")
+
+
 class Span(NamedTuple):
     """Bytes of one input that an index task counts, whole grains from ``start``."""
 
@@ -169,7 +178,7 @@ def _read(path: str, start: int, end: int, name: str) -> bytes:
             handle.seek(start)
             return handle.read(end - start)
     except OSError as error:
-        raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+        raise _unreadable(name, error) from None
 
 
 def open_source(source: Any, name: str | None) -> Source:
@@ -187,7 +196,7 @@ def open_source(source: Any, name: str | None) -> Source:
         try:
             handle = open(path, "rb")  # noqa: SIM115 - closed below
         except OSError as error:
-            raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+            raise _unreadable(name, error) from None
         with handle:
             size = _regular_size(handle)
             if size is None:
@@ -195,7 +204,7 @@ def open_source(source: Any, name: str | None) -> Source:
             try:
                 head = handle.read(len(_BOM))
             except OSError as error:
-                raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+                raise _unreadable(name, error) from None
             return Source(path, name, size, head)
     if hasattr(source, "read") and not isinstance(source, (str, bytes)):
         return _spooled(source, str(getattr(source, "name", "stream")) if name is None else name)
@@ -239,7 +248,7 @@ def _copy(stream: Any, copy: Any, name: str) -> tuple[int, bytes]:
         try:
             count = stream.readinto(buffer)
         except OSError as error:
-            raise FileError(f"cannot read {name}: {error.strerror or error}") from None
+            raise _unreadable(name, error) from None
         except (AttributeError, io.UnsupportedOperation, TypeError):  # a text stream, or no readinto
             raise TypeError(f"{name} must be a binary stream opened for reading ('rb')") from None
         if not count:
@@ -247,7 +256,7 @@ def _copy(stream: Any, copy: Any, name: str) -> tuple[int, bytes]:
         try:
             copy.write(memoryview(buffer)[:count])
         except OSError as error:  # the temporary file, not the input, failed
-            raise FileError(f"cannot copy {name} to a temporary file in {tempfile.gettempdir()}: {error.strerror or error}") from None
+            raise _uncopied(name, error) from None
         if len(head) < len(_BOM):
             head += buffer[: min(count, len(_BOM) - len(head))]
         runs.add(count, buffer.count(b"\n", 0, count), buffer.find(b"\n", 0, count), buffer.rfind(b"\n", 0, count))
@@ -255,7 +264,7 @@ def _copy(stream: Any, copy: Any, name: str) -> tuple[int, bytes]:
     try:
         copy.flush()
     except OSError as error:
-        raise FileError(f"cannot copy {name} to a temporary file in {tempfile.gettempdir()}: {error.strerror or error}") from None
+        raise _uncopied(name, error) from None
     return size, bytes(head)
 
 

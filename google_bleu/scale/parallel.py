@@ -204,12 +204,14 @@ def _index_tasks(sources: list[Source]) -> Iterator[tuple[Callable[..., Any], tu
     """The pieces of every input, a task holding pieces of several small inputs up to
     :data:`~google_bleu.scale.files.INDEX_BYTES`."""
     spans: list[Span] = []
+    size = 0  # the bytes of the spans gathered
     for source in sources:
         for span in source.spans():
-            if spans and sum(piece.end - piece.start for piece in spans) + span.end - span.start > INDEX_BYTES:
+            if spans and size + span.end - span.start > INDEX_BYTES:
                 yield _index, (tuple(spans),)
-                spans = []
+                spans, size = [], 0
             spans.append(span)
+            size += span.end - span.start
     if spans:
         yield _index, (tuple(spans),)
 
