@@ -338,6 +338,23 @@ class _Worker:
         self.connection.close()
 
 
+def _stop(workers: list[_Worker], kill: bool) -> None:
+    """Stops workers taken out of a pool: an idle one reads the end of its connection and
+    exits (killed if it has not within a few seconds); one holding a task, or every one
+    with ``kill``, is killed at once."""
+    doomed = [worker for worker in workers if kill or worker.task is not None]
+    if doomed:
+        # No signal turned into an exception may leave a worker unkilled.
+        with _signals_deferred():
+            for worker in doomed:
+                worker.kill()
+    for worker in workers:
+        if worker not in doomed:
+            worker.connection.close()
+    for worker in workers:
+        worker.stop(10 if worker in doomed else 5)
+
+
 class WorkerPool:
     """Worker processes for a whole run, shared by every call given it.
 
@@ -405,10 +422,9 @@ class WorkerPool:
         from multiprocessing.connection import wait
 
         # Workers still holding a task of a call that was abandoned: their answers are not ours.
-        for worker in [worker for worker in self._workers if worker.task is not None]:
-            self._workers.remove(worker)
-            worker.kill()
-            worker.stop(10)
+        abandoned = [worker for worker in self._workers if worker.task is not None]
+        self._workers = [worker for worker in self._workers if worker.task is None]
+        _stop(abandoned, kill=True)
         done: dict[int, Any] = {}
         staged: deque[tuple[int, bytes]] = deque()
         count = returned = 0
@@ -426,7 +442,7 @@ class WorkerPool:
                         staged.append((count, pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)))
                         count += 1
                 # Start every worker needed before sending to any: a send waits until its
-                # worker has started (a fresh interpreter), and they start side by side.
+                # worker has started (a spawned one is a fresh interpreter), side by side.
                 while len(staged) > len(idle) and len(self._workers) < self.processes:
                     idle.append(self._spawn())
                 for worker in idle:
@@ -453,22 +469,9 @@ class WorkerPool:
             raise
 
     def close(self, kill: bool = False) -> None:
-        """Stops the workers: an idle one reads the end of its connection and exits (one
-        that has not within a few seconds is killed); one still holding a task, or every
-        one with ``kill``, is killed at once, without waiting for its task.
-        """
+        """Stops the workers (:func:`_stop`); ``kill``: every one at once, without waiting."""
         workers, self._workers = self._workers, []
-        doomed = [worker for worker in workers if kill or worker.task is not None]
-        if doomed:
-            # No signal turned into an exception may leave a worker unkilled.
-            with _signals_deferred():
-                for worker in doomed:
-                    worker.kill()
-        for worker in workers:
-            if worker not in doomed:
-                worker.connection.close()
-        for worker in workers:
-            worker.stop(10 if worker in doomed else 5)
+        _stop(workers, kill)
 
     def __enter__(self) -> WorkerPool:
         return self
