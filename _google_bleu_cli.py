@@ -1,14 +1,12 @@
 """The ``google-bleu`` command's entry point (also ``python -m google_bleu``).
 
 It sits outside the package so that it runs before ``google_bleu`` and its imports (numpy,
-sacrebleu: a few tenths of a second) load: from its first line, Ctrl-C or SIGTERM ends the
-command with status 130 or 143 and one line on standard error, never a traceback. While
-the imports run nothing has started (no worker, no output), so the process simply ends;
-:func:`google_bleu.cli.main` then takes the signals over for the run (the first one stops it
-with its status; later ones are noted), and once it returns they are ignored, the status
-being known. Only Python's own start-up, before any line of this project runs, is left to
-the interpreter's defaults. A signal that the process inherited as ignored (Ctrl-C of a
-background job started by a non-interactive shell) stays ignored throughout.
+sacrebleu: a few tenths of a second) load: from its first line to its last, Ctrl-C or
+SIGTERM kills the command's worker processes and ends it with status 130 or 143 and one
+line on standard error, never a traceback (nothing else needs tearing down: the output is
+not complete, and a copied standard input has no name on disk). A signal that the process
+inherited as ignored (Ctrl-C of a background job started by a non-interactive shell) stays
+ignored throughout. Only Python's own start-up is left to the interpreter's defaults.
 """
 
 import os
@@ -18,11 +16,18 @@ import sys
 _MESSAGES = {signal.SIGINT: b"google-bleu: interrupted\n", signal.SIGTERM: b"google-bleu: terminated\n"}
 
 
+_PID = os.getpid()
+
+
 def _stop(signum, frame):
-    try:
-        os.write(2, _MESSAGES[signum])
-    except OSError:  # standard error closed
-        pass
+    if os.getpid() == _PID:  # (a worker forked a moment ago still has this handler: it only ends)
+        multiprocessing = sys.modules.get("multiprocessing")
+        for child in multiprocessing.active_children() if multiprocessing else ():
+            child.kill()
+        try:
+            os.write(2, _MESSAGES[signum])
+        except OSError:  # standard error closed
+            pass
     os._exit(128 + signum)
 
 
@@ -39,13 +44,12 @@ def main():
     # one thread's, its workers being its other cores) unless the caller chose otherwise.
     one_thread_by_default()
 
-    status = command(restore_signals=False)
+    status = command()
     # The run is over and its status stands: a signal from now on is ignored.
-    for signum in _MESSAGES:
+    for signum in _MESSAGES.keys() - ignored:
         signal.signal(signum, signal.SIG_IGN)
-    # Nothing is left to tear down (the output is written, the workers are gone, a spooled
-    # pipe has no name on disk): the process ends now rather than after the interpreter's
-    # own exit, a tenth of a second or more of unloading modules.
+    # Nothing is left to tear down (the output is written, the workers are gone): the process
+    # ends now rather than after the interpreter's own exit (a tenth of a second or more).
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -468,22 +468,28 @@ def import_optional(module: str, extra: str | None, needed_by: str, how: str | N
         raise ImportError(f"{needed_by} needs {package}: {install}") from None
 
 
+class _Lazy:
+    """A module imported when one of its attributes is first read, by an ordinary import
+    statement (thread-safe: a second thread waits for the first one's import to finish);
+    ``sys.modules`` holds only the real module. The attributes are copied here then, so
+    later reads cost what a module's do."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        module = importlib.import_module(self._name)
+        self.__dict__.update(vars(module))
+        return getattr(module, attribute)
+
+
 def lazy_module(name: str) -> Any:
-    """The module ``name``, its code run when one of its attributes is first read (importlib's
-    ``LazyLoader``; numpy costs tens of milliseconds to import, and a short input never needs
-    it), or the module itself when it is imported already.
+    """The module ``name``, imported when one of its attributes is first read (numpy costs
+    tens of milliseconds to import, and a short input never needs it), or the module itself
+    when it is imported already.
 
     Example:
         >>> lazy_module("json").dumps([1])
         '[1]'
     """
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.loader is None:
-        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return sys.modules.get(name) or _Lazy(name)

@@ -59,8 +59,6 @@ def _input(read: Any, *args: Any, **kwargs: Any) -> Any:
     UTF-8, lines that differ in number) become one-line usage errors."""
     try:
         return read(*args, **kwargs)
-    except OSError as error:
-        raise UsageError(f"cannot read {error.filename or 'the input'}: {error.strerror or error}") from None
     except (LineError, FileError, TokenizerError) as error:  # not UTF-8; unreadable; lines that differ in number; MeCab's limits
         raise UsageError(str(error)) from None
 
@@ -215,61 +213,6 @@ def _silence_stdout() -> None:
         pass
 
 
-class Terminated(BaseException):
-    """SIGTERM (``kill PID``, ``Popen.terminate()``, ``subprocess.run(timeout=)``): the run
-    unwinds as on Ctrl-C, so the worker pool is stopped, not orphaned."""
-
-
-#: The stop signals: the exception the first one raises in the run, and the line it prints.
-STOPS = {
-    signal.SIGINT: (KeyboardInterrupt, f"{PROG}: interrupted"),
-    signal.SIGTERM: (Terminated, f"{PROG}: terminated"),
-}
-
-
-class _StopSignals:
-    """Ctrl-C and SIGTERM while the command runs.
-
-    The first one raises its exception (:data:`STOPS`) where the run is, once, so the run
-    unwinds and its workers are killed; any later one is only noted, so it cannot break
-    into that clean-up. The exit status follows the first signal whatever the run ended
-    with (a SIGTERM sent to the whole process group also ends the workers, which the run
-    may see first). The handlers in place before are restored at the end, unless the
-    process ends there (``restore=False``): then later signals are only noted. A signal
-    that is ignored when the run starts (inherited as ignored, as a background job's
-    Ctrl-C) is left ignored.
-    """
-
-    def __init__(self, restore: bool = True) -> None:
-        self.received: int | None = None
-        self.armed = False
-        self.restore = restore
-        self.previous: dict[int, Any] = {}
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        if self.received is None:
-            self.received = signum
-        if self.armed:
-            self.armed = False
-            raise STOPS[signum][0]
-
-    def __enter__(self) -> _StopSignals:
-        try:
-            for signum in STOPS:
-                if signal.getsignal(signum) is not signal.SIG_IGN:
-                    self.previous[signum] = signal.signal(signum, self._handle)
-        except ValueError:  # not the main thread: the caller owns the signals
-            pass
-        self.armed = True
-        return self
-
-    def __exit__(self, *exc_info: Any) -> None:
-        self.armed = False
-        if self.restore:
-            for signum, handler in self.previous.items():
-                signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
-
-
 def _stderr_or_null() -> None:
     """With standard error closed (``2>&-``) ``sys.stderr`` is None and ``print(file=None)``
     would write warnings and errors to standard output, into the JSON. They go nowhere
@@ -289,56 +232,32 @@ def _stderr_or_null() -> None:
     sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the whole process
 
 
-def _outcome(argv: Sequence[str] | None) -> tuple[int, str | None]:
-    """Runs the command: its exit status and the line for standard error."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command: returns the exit status (0 ok, 2 usage or input error, 1 output not
+    written, a worker process killed or memory exhausted, 130 Ctrl-C) and writes the one line
+    of an error on standard error. The ``google-bleu`` command ends on SIGINT and SIGTERM
+    itself, killing its workers first (``_google_bleu_cli.py``); called here, Ctrl-C is
+    Python's ``KeyboardInterrupt``."""
+    _stderr_or_null()
+    status, message = 0, None
     try:
         run(argv, sys.stdout)
     except UsageError as error:
-        message = " ".join(str(error).split())
-        return 2, f"{PROG}: error: {message}"
+        status, message = 2, " ".join(str(error).split())
     except (OutputError, WorkerError) as error:
         _silence_stdout()
-        return 1, f"{PROG}: error: {error}"
+        status, message = 1, str(error)
+    except MemoryError:
+        _silence_stdout()
+        status, message = 1, "out of memory; retry with fewer --jobs (each worker holds its own text and counts) or --jobs 1"
     except BrokenPipeError:
         # `google-bleu ... | head` closes the pipe early; that is not an error.
         _silence_stdout()
-        return 0, None
+    except OSError as error:  # a limit of the system (open files, memory) outside any input
+        _silence_stdout()
+        status, message = 1, f"{error.strerror or error}{f' ({error.filename})' if error.filename else ''}"
     except KeyboardInterrupt:
-        return 128 + signal.SIGINT, STOPS[signal.SIGINT][1]
-    except Terminated:
-        return 128 + signal.SIGTERM, STOPS[signal.SIGTERM][1]
-    return 0, None
-
-
-def main(argv: Sequence[str] | None = None, *, restore_signals: bool = True) -> int:
-    """Entry point: returns the exit status (0 ok, 2 usage or input error, 1 output not
-    written or a worker process killed, 130 Ctrl-C, 143 SIGTERM).
-
-    ``restore_signals=False`` (for a process that ends when this returns) leaves the
-    command's handlers of SIGINT and SIGTERM in place, disarmed: a signal that comes after
-    the run changes nothing, where the handlers from before would act on it again.
-    """
-    _stderr_or_null()
-    status, message = 0, None
-    with _StopSignals(restore_signals) as signals:
-        # A stop signal raises at most once (see _StopSignals): wherever it lands, in the
-        # run or in the lines that disarm it, the outer handler takes it.
-        try:
-            try:
-                status, message = _outcome(argv)
-            finally:
-                signals.armed = False
-        except KeyboardInterrupt:
-            status, message = 128 + signal.SIGINT, STOPS[signal.SIGINT][1]
-        except Terminated:
-            status, message = 128 + signal.SIGTERM, STOPS[signal.SIGTERM][1]
-        except BaseException:
-            # A stop signal that struck inside a library which made it an error of its own
-            # (numpy's import turns KeyboardInterrupt into ImportError) is still the signal.
-            if signals.received is None:
-                raise
-        if signals.received is not None:
-            status, message = 128 + signals.received, STOPS[signals.received][1]
-        if message is not None:
-            print(message, file=sys.stderr)
+        status, message = 128 + signal.SIGINT, "interrupted"
+    if message is not None:
+        print(f"{PROG}: {'' if status == 130 else 'error: '}{message}", file=sys.stderr)
     return status

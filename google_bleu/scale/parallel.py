@@ -4,21 +4,17 @@ Corpus GLEU is ``sum(n_match) / sum(n_all)`` over per-segment rows, so a corpus 
 ranges of segments, each counted in its own process, gives exactly the rows of one process
 (``==``), and so exactly the same scores.
 
-- :func:`parallel_stats`: predictions and references held in memory, sent to the workers in
-  chunks of segments.
+- :func:`parallel_stats`: predictions and references held in memory, sent in chunks.
 - :func:`file_stats` and :func:`files_stats`: hypothesis files (systems) against reference
-  files. The workers index the files (:mod:`google_bleu.scale.files`), this process plans
-  ranges of lines and never reads line data; each worker reads, decodes, tokenizes and
-  counts its own range. Systems that share a range of the references are counted in one
-  task, so a reference line is tokenized once for all of them (the line store's cache), as
-  in one process.
+  files, opened once here (:mod:`google_bleu.scale.files`); the workers index them, this
+  process plans ranges of lines, and each worker reads, decodes, tokenizes and counts its
+  own range. Systems that share a range of the references are counted in one task, so a
+  reference line is tokenized once for all of them, as in one process.
 
-Workers are started by :class:`~google_bleu.scale.pool.WorkerPool`: forked on Linux where
-this process runs one thread, else spawned (safe next to threads, torch and CUDA); a spawned
-one gets the pickled :class:`~google_bleu.scorer.GLEU` once. A tokenizer given as a callable
-must therefore pickle (a module-level function does, a lambda does not) when ``jobs > 1``,
-whichever way workers start, and scripts that use ``jobs > 1`` need the usual
-``if __name__ == "__main__":`` guard.
+Workers are forked on Linux where this process runs one thread, else spawned
+(:mod:`google_bleu.scale.pool`): with ``jobs > 1`` a tokenizer given as a callable must
+pickle (a module-level function does, a lambda does not), and a script needs the usual
+``if __name__ == "__main__":`` guard where workers are spawned.
 
 Example:
     >>> from google_bleu import GLEU
@@ -43,20 +39,19 @@ from ..scorer import GLEU
 from ..stats import GleuStats
 from ..validation import check_bool, check_texts, describe, integer, lazy_module
 from .files import (
-    INDEX_BYTES,
+    BLOCK,
     FileError,
     PathOrStream,
     Source,
     Span,
     Where,
     check_lengths,
-    close_all,
     count_breaks,
     open_all,
     read_lines,
 )
 from .lines import LineError
-from .pool import WorkerError, WorkerPool, available_cores, check_scorer, resolve_jobs, workers_for
+from .pool import Descriptor, WorkerError, WorkerPool, available_cores, check_scorer, resolve_jobs, workers_for
 
 np = lazy_module("numpy")
 
@@ -201,13 +196,13 @@ def _index(scorer: GLEU, spans: tuple[Span, ...]) -> list[Any]:
 
 
 def _index_tasks(sources: list[Source]) -> Iterator[tuple[Callable[..., Any], tuple]]:
-    """The pieces of every input, a task holding pieces of several small inputs up to
-    :data:`~google_bleu.scale.files.INDEX_BYTES`."""
+    """The pieces of every input, in order, a task holding pieces of several small inputs up
+    to :data:`~google_bleu.scale.files.BLOCK` bytes."""
     spans: list[Span] = []
     size = 0  # the bytes of the spans gathered
     for source in sources:
         for span in source.spans():
-            if spans and size + span.end - span.start > INDEX_BYTES:
+            if spans and size + span.end - span.start > BLOCK:
                 yield _index, (tuple(spans),)
                 spans, size = [], 0
             spans.append(span)
@@ -260,10 +255,10 @@ class _System:
 
 
 class SystemFiles:
-    """Systems' files against the same references, each input checked and planned once when
-    this is made, before any worker starts; iterating counts them and gives each system's
-    :data:`Part` in order. The command line's reading of files; close it (or use ``with``)
-    to remove what was copied. Arguments are those of :func:`files_stats`, and:
+    """Systems' files against the same references, each input opened, checked and indexed
+    once when this is made; iterating counts them and gives each system's :data:`Part` in
+    order. The command line's reading of files; close it (or use ``with``) to stop the
+    workers and close the inputs. Arguments are those of :func:`files_stats`, and:
 
     Args:
         rows: Per-segment rows (per-sentence output, an interval, a paired test need them);
@@ -308,12 +303,19 @@ class SystemFiles:
         try:
             self.systems = open_all(list(zip(hypotheses, names)), warn)
             inputs = [*self.references, *self.systems]
-            if chunk_lines is None:
+            if os.name != "posix":  # workers read this process's descriptors, passed as POSIX passes them
+                self.workers = 1
+            elif chunk_lines is None:
                 self.workers = workers_for(sum(source.size for source in inputs), jobs)
             else:
                 self.workers = min(jobs, available_cores())
-            self.pool = WorkerPool(self.scorer, self.workers)
-            self._index(inputs)
+            self.pool = WorkerPool(self.scorer, self.workers, keep=tuple(Descriptor(source.fd) for source in inputs))
+            # The counts come in order, so a line over the limit stops the reading there.
+            counted = chain.from_iterable(self.pool.run(_index_tasks(inputs)))
+            for source in inputs:
+                for span in source.spans():
+                    source.add(span, *next(counted))
+                source.indexed()
             #: The line count every input shares.
             self.lines = check_lengths(self.systems, self.references)
         except BaseException:
@@ -324,12 +326,6 @@ class SystemFiles:
         else:
             total = sum(source.size for source in self.systems)
             self.per_range, self.per_task = _plan(total, self.lines, len(self.systems), self.workers)
-
-    def _index(self, sources: list[Source]) -> None:
-        """Every input indexed by the workers, this process adding up the counts."""
-        counted = chain.from_iterable(self.pool.run(_index_tasks(sources)))  # type: ignore[union-attr]
-        for source in sources:
-            source.indexed([next(counted) for _ in source.spans()])
 
     def _tasks(self, ranges: list[tuple[int, int]]) -> Iterator[tuple[Callable[..., Any], tuple]]:
         for group in range(0, len(self.systems), self.per_task):
@@ -353,17 +349,20 @@ class SystemFiles:
             for start, end in ranges:
                 for system in systems:
                     system.add(next(results), start, end)
+            # Read as opened, or an error: never the score of a file rewritten meanwhile.
+            for source in [*self.references, *self.systems[group : group + self.per_task]]:
+                source.check_unchanged()
             for system in systems:
                 yield system.done(self.scorer, self.rows, n_orders)
 
     def close(self) -> None:
-        """Stops the workers, if any, and removes what was copied (idempotent)."""
+        """Stops the workers, if any, and closes the inputs (idempotent)."""
         if self.counting is not None:
             self.counting.close()
         if self.pool is not None:
             self.pool.close()
-        close_all(self.references)
-        close_all(self.systems)
+        for source in [*self.references, *self.systems]:
+            source.close()
 
     def __enter__(self) -> SystemFiles:
         return self

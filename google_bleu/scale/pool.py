@@ -1,22 +1,18 @@
-"""The worker processes: start, stop, Ctrl-C and SIGTERM, a worker that dies or fails to
-start, and the jobs policy (:func:`workers_for`, from measured costs written beside it).
+"""The worker processes and the jobs policy.
 
 One task shape, ``(function, args)``: a worker calls ``function(scorer, *args)`` with the
 :class:`~google_bleu.GLEU` it was started with and sends back what it returns (or raised);
-with one worker the same call is made here. Why our own pool and not
-:class:`concurrent.futures.ProcessPoolExecutor`: docs/design.md, "Worker processes".
+with one worker the same call is made here. Why a pool of our own, on
+:mod:`multiprocessing`'s processes and connections: docs/design.md, "Worker processes".
 """
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import pickle
 import signal
 import sys
-import threading
-import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -34,12 +30,12 @@ WORKER_START_SECONDS = {"fork": 0.08, "spawn": 0.16}
 #: 400,000-line pair (99 MB), 1.2 s for 100 WMT17 systems and their reference (37.4 MB), 13a
 #: and --jobs 1, on the same machine (``benchmarks/results/jobs.json``): about 0.03 s a megabyte.
 SECONDS_PER_BYTE = 0.03e-6
-
-
 #: Variables that size the thread pools of numpy's BLAS and of OpenMP. A worker is one
 #: process on one core: a thread per core in each cost 2.2 s of CPU at numpy's import on a
 #: 16-core Xeon, and 16 workers ran 256 threads. Workers get one each, unless the caller set them.
 ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: The name a worker takes (``/proc/PID/comm``: what ``ps`` and ``top`` show; at most 15 bytes).
+WORKER_NAME = b"google-bleu-wkr"
 
 
 def one_thread_by_default() -> None:
@@ -54,8 +50,7 @@ def one_thread_each() -> Iterator[None]:
     """Processes started inside this block get the :data:`ONE_THREAD` variables set to 1
     (those the environment does not set already)."""
     added = [name for name in ONE_THREAD if name not in os.environ]
-    for name in added:
-        os.environ[name] = "1"
+    os.environ.update(dict.fromkeys(added, "1"))
     try:
         yield
     finally:
@@ -109,14 +104,9 @@ def start_method() -> str:
 
 def workers_for(size: int, jobs: int) -> int:
     """The workers worth starting on ``size`` bytes of input (systems and references), for a
-    resolved ``jobs``.
-
-    A worker is started only where its share of the work takes at least as long as starting
-    it (:data:`WORKER_START_SECONDS`, by :func:`start_method`): the workers start side by
-    side, so each one pays for itself once its share exceeds its own start-up. So a 50 MB
-    system and its 50 MB reference (3 s of work) take 16 cores, 100 WMT systems (37 MB)
-    take 14 forked workers, one WMT system (0.8 MB with its reference) stays in this
-    process, and never more than the cores this process may run on.
+    resolved ``jobs``: each where its share of the work outlasts its start-up
+    (:data:`WORKER_START_SECONDS`; they start side by side), never more than the usable cores.
+    So 100 WMT systems (37 MB) take 14 forked workers and one system stays in this process.
 
     Example:
         >>> workers_for(800_000, 16), workers_for(100_000_000, 16) == min(16, available_cores())
@@ -139,88 +129,9 @@ def check_scorer(scorer: Any, jobs: int) -> None:
             ) from None
 
 
-# -- worker side ---------------------------------------------------------------------------
-#: Seconds between a worker's checks that its parent is alive (where PR_SET_PDEATHSIG is missing).
-PARENT_POLL_SECONDS = 0.5
-
-
-#: The name of a worker process (``/proc/PID/comm``, what ``ps`` and ``top`` show; at most
-#: 15 bytes), where the OS lets a process name itself.
-WORKER_NAME = b"google-bleu-wkr"
-
-
-def _die_with_parent(parent: int) -> None:
-    """Ends this worker when the process that started it ends, however it ends (SIGKILL too):
-    on Linux the kernel's ``PR_SET_PDEATHSIG``; everywhere, a daemon thread that checks
-    ``os.getppid()`` (a dead parent's children are reparented). On Linux the worker also
-    takes :data:`WORKER_NAME` (a forked worker would otherwise show its parent's)."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-            libc.prctl(15, ctypes.c_char_p(WORKER_NAME), 0, 0, 0)  # 15 = PR_SET_NAME
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:  # the parent died before the line above
-        os._exit(1)
-
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_POLL_SECONDS)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=watch, name="google-bleu-parent-watch", daemon=True).start()
-
-
-#: The signals the command line turns into exceptions (Ctrl-C, and SIGTERM).
-_DEFERRED = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextmanager
-def _signals_deferred(tracker: bool = False) -> Iterator[None]:
-    """Holds SIGINT and SIGTERM back while the pool starts or kills processes (the command
-    line turns both into exceptions, which could leave a worker unkilled or half started);
-    a signal that arrives is delivered when the block ends. ``tracker``: processes will be
-    spawned, so multiprocessing's resource tracker is started first (see below).
-
-    Two holds, as Python runs a handler in the main thread whichever thread the signal
-    reaches: the main thread's mask (which the workers inherit, so a Ctrl-C cannot strike
-    one still starting), and a handler that notes a signal that reaches another thread."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    if tracker:
-        # Started on first use, the tracker unblocks SIGINT and SIGTERM (CPython's bpo-33613
-        # code), which would end the hold inside the block.
-        from multiprocessing import resource_tracker
-
-        resource_tracker.ensure_running()
-    caught: list[int] = []
-    handlers = {}
-    for signum in _DEFERRED:
-        handler = signal.getsignal(signum)
-        if handler is not None and handler is not signal.SIG_IGN:  # None: set outside Python
-            handlers[signum] = signal.signal(signum, lambda signum, frame: caught.append(signum))
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a pending signal is noted here
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
-        for signum in dict.fromkeys(caught):
-            signal.raise_signal(signum)  # through the handler restored
-
-
-# -- the pool ------------------------------------------------------------------------------
-#: The one task shape: a module-level function, called as ``function(scorer, *args)``, and its arguments.
-Task = tuple[Callable[..., Any], tuple]
-
-
 class WorkerError(RuntimeError):
-    """A worker process ended while it had work: killed by a signal (e.g. by the out-of-memory
-    killer), or failed to start (its exit code, and its error on standard error)."""
+    """A worker process ended while it had work (killed by a signal, e.g. by the out-of-memory
+    killer, or failed to start), or none could be started (a resource limit)."""
 
 
 class RemoteTraceback(Exception):
@@ -231,41 +142,57 @@ class RemoteTraceback(Exception):
         return self.args[0]
 
 
-def _reply(error: BaseException) -> bytes:
-    """An exception raised in a worker, pickled for this process (as a ``RuntimeError`` with
-    its text when the exception itself does not pickle)."""
-    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    try:
-        return pickle.dumps((False, error, text))
-    except Exception:  # an exception's arguments may not pickle (any type)
-        return pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}"), text))
+class Descriptor:
+    """A file descriptor that a worker reads: a forked one inherits it, a spawned one gets it
+    passed as it starts (at the same number, :func:`multiprocessing.reduction.DupFd`)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        from multiprocessing.reduction import DupFd
+
+        return _passed, (DupFd(self.fd),)
 
 
-def _serve(connection: Any, scorer: Any, parent: int, inherited: tuple[int, ...] = ()) -> None:
-    """A worker's life: tasks in, their results (or exceptions) out, one at a time, until
-    the pool closes its end of the connection. ``inherited``: descriptors a forked worker
-    got from the pool that are not its own (the other workers' connections), closed first."""
+def _passed(dup: Any) -> Descriptor:
+    return Descriptor(dup.detach())
+
+
+def _serve(connection: Any, scorer: Any, inherited: tuple[int, ...], kept: tuple[Descriptor, ...]) -> None:
+    """A worker's life: tasks in, their results (or exceptions) out, one at a time, until the
+    pool closes its end of the connection, or the pool's process ends (the same end of file:
+    only the pool holds that end; a forked worker closes the copies of other workers' ends
+    it inherited, ``inherited``). ``kept``: the inputs' descriptors, held for the worker's life."""
     for descriptor in inherited:
         try:
             os.close(descriptor)
         except OSError:
             pass
-    # Ctrl-C reaches the whole process group: the parent stops the workers, so they do not
-    # print a KeyboardInterrupt traceback each.
+    # Its own collections never walk the objects a fork shares with the caller (writing to
+    # every page of them), and the caller's own freeze is left as it was.
+    gc.freeze()
+    # Ctrl-C reaches the whole process group: the parent stops the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker has the caller's handler
-    if hasattr(signal, "pthread_sigmask"):  # the parent blocked them while it started us
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
-    _die_with_parent(parent)
+    try:
+        with open("/proc/self/comm", "wb") as comm:
+            comm.write(WORKER_NAME)
+    except OSError:
+        pass
     while True:
         try:
             function, args = pickle.loads(connection.recv_bytes())
-        except (EOFError, OSError):  # the pool closed: this worker's work is done
+        except (EOFError, OSError):  # the pool closed, or its process ended
             return
         try:
-            data = pickle.dumps((True, function(scorer, *args), None), protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as error:
-            data = _reply(error)
+            data = pickle.dumps((True, function(scorer, *args)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as error:  # MemoryError too: one line in the caller, not a dead worker
+            text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            try:
+                data = pickle.dumps((False, (error, text)))
+            except Exception:  # an exception's arguments may not pickle (any type)
+                data = pickle.dumps((False, (RuntimeError(f"{type(error).__name__}: {error}"), text)))
         try:
             connection.send_bytes(data)
         except OSError:  # the pool is gone
@@ -273,17 +200,13 @@ def _serve(connection: Any, scorer: Any, parent: int, inherited: tuple[int, ...]
 
 
 class _Worker:
-    """One worker process and this process's end of its connection (a socket pair). The
-    worker's end is held by the worker alone, so when it dies, however and whenever (even
-    mid-result), this end reads as end of file: nothing here waits for a lost message."""
+    """One worker process and this process's end of its connection (a socket pair, whose other
+    end only the worker holds: when it dies, however and whenever, this end reads as end of file)."""
 
-    def __init__(self, context: Any, scorer: Any, inherited: tuple[int, ...] | None = None) -> None:
+    def __init__(self, context: Any, scorer: Any, inherited: tuple[int, ...], kept: tuple[Descriptor, ...]) -> None:
         here, there = context.Pipe(duplex=True)
-        if inherited is not None:  # forked: this process's ends, its own included, are not the worker's
-            inherited = (*inherited, here.fileno())
-        self.process = context.Process(
-            target=_serve, args=(there, scorer, os.getpid(), inherited or ()), name="google-bleu-worker", daemon=True
-        )
+        inherited = (*inherited, here.fileno()) if context.get_start_method() == "fork" else ()
+        self.process = context.Process(target=_serve, args=(there, scorer, inherited, kept), name="google-bleu-worker")
         try:
             self.process.start()
         except BaseException:
@@ -292,18 +215,13 @@ class _Worker:
         finally:
             there.close()
         self.connection = here
-        #: The index of the task it holds (None: idle).
-        self.task: int | None = None
-        #: Whether it has answered a task (so it started).
-        self.answered = False
+        self.task: int | None = None  # the index of the task it holds
+        self.answered = False  # whether it has answered a task (so it started)
 
     def failure(self) -> WorkerError:
         """Why the worker ended, from its exit status (it has closed its connection)."""
-        try:
-            self.process.join(2)
-            code = self.process.exitcode
-        except (OSError, ValueError, AssertionError):
-            code = None
+        self.process.join(2)
+        code = self.process.exitcode
         if code is not None and code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             return WorkerError(
@@ -317,57 +235,35 @@ class _Worker:
             )
         return WorkerError(f"a worker process ended unexpectedly (exit code {code}); retry with fewer --jobs or jobs=1")
 
-    def kill(self) -> None:
-        try:
+    def stop(self, kill: bool) -> None:
+        """Ends the worker: closing the connection ends an idle one; ``kill`` ends it at once."""
+        if kill:
             self.process.kill()
-        except (OSError, ValueError, AttributeError):  # already gone, or already closed
-            pass
         self.connection.close()
-
-    def stop(self, timeout: float) -> None:
-        """Waits up to ``timeout`` seconds for the process to end, kills it if it has not, and
-        releases what it held here."""
-        try:
-            self.process.join(timeout)
-            if self.process.is_alive():
-                self.process.kill()
-                self.process.join(timeout)
-            self.process.close()
-        except (OSError, ValueError, AssertionError):  # already closed, or still alive after a kill
-            pass
-        self.connection.close()
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.process.close()
 
 
-def _stop(workers: list[_Worker], kill: bool) -> None:
-    """Stops workers taken out of a pool: an idle one reads the end of its connection and
-    exits (killed if it has not within a few seconds); one holding a task, or every one
-    with ``kill``, is killed at once."""
-    doomed = [worker for worker in workers if kill or worker.task is not None]
-    if doomed:
-        # No signal turned into an exception may leave a worker unkilled.
-        with _signals_deferred():
-            for worker in doomed:
-                worker.kill()
-    for worker in workers:
-        if worker not in doomed:
-            worker.connection.close()
-    for worker in workers:
-        worker.stop(10 if worker in doomed else 5)
+def _cannot_start(error: Exception) -> WorkerError:
+    reason = getattr(error, "strerror", None) or error
+    return WorkerError(f"cannot start a worker process ({reason}); retry with fewer --jobs or jobs=1")
 
 
 class WorkerPool:
-    """Worker processes for a whole run, shared by every call given it.
+    """Worker processes for one run of tasks, started as the tasks need them: at most ``jobs``
+    and the usable cores, forked or spawned as :func:`start_method` says when the pool is made
+    (or ``start``), and none in a daemonic process (whose children multiprocessing forbids)
+    or where no worker is needed: then the work is done here.
 
-    Processes start as tasks need them, at most ``jobs`` and the usable cores (with one, the
-    work is done here), forked or spawned (:func:`start_method`, or ``start``). Each holds
-    one task at a time over its own socket pair, read in the calling thread: Ctrl-C
-    interrupts any wait, and a worker killed mid-result is a :class:`WorkerError`.
-
-    They stop at :meth:`close` or the end of a ``with`` block. A :meth:`run` left by an
-    exception kills them; one the caller stops iterating leaves the idle ones to the next
-    call, and those holding its tasks are killed by the next call or :meth:`close`. A
-    worker also ends when this process dies, even by SIGKILL (:func:`_die_with_parent`).
-    The caller checked ``jobs`` (:func:`resolve_jobs`) and the scorer (:func:`check_scorer`).
+    Each worker holds one task at a time over its own connection, read by the calling thread.
+    A :meth:`run` left by an exception kills the workers; one the caller stops iterating
+    leaves them to :meth:`close` (or the end of a ``with`` block), which kills those still
+    holding a task. A worker ends when this process does, however it ends: its connection
+    reads as end of file (at once when idle, after its task when busy). ``keep``: descriptors
+    the workers read (:class:`Descriptor`).
 
     Example:
         >>> from google_bleu import GLEU
@@ -376,78 +272,72 @@ class WorkerPool:
         [1.0]
     """
 
-    def __init__(self, scorer: Any, jobs: int, start: str | None = None) -> None:
+    def __init__(self, scorer: Any, jobs: int, start: str | None = None, keep: tuple[Descriptor, ...] = ()) -> None:
         if start not in (None, "fork", "spawn"):
             raise ValueError(f"start must be None, 'fork' or 'spawn', got {start!r}")
-        self.scorer, self.start = scorer, start
-        #: The most worker processes this pool starts (more than the cores would only wait).
-        self.processes = min(jobs, available_cores())
+        self.scorer, self.keep = scorer, keep
         self._workers: list[_Worker] = []
-
-    def _spawn(self) -> _Worker:
-        import multiprocessing
-
-        method = self.start or start_method()
-        inherited = tuple(worker.connection.fileno() for worker in self._workers) if method == "fork" else None
-        with _signals_deferred(tracker=method == "spawn"), one_thread_each():
-            # A forked worker's garbage collector never walks this process's objects (it would
-            # write to every page holding one, so each worker would copy this process's heap).
-            gc.freeze()
+        self.processes = min(jobs, available_cores())
+        if self.processes > 1:
             try:
-                worker = _Worker(multiprocessing.get_context(method), self.scorer, inherited)
-            finally:
-                gc.unfreeze()
-            self._workers.append(worker)
+                import multiprocessing
+                import multiprocessing.connection
+            except OSError as error:  # no descriptor left to read the modules with
+                raise _cannot_start(error) from None
+            if multiprocessing.current_process().daemon:  # its children are forbidden
+                self.processes = 1
+            self.context = multiprocessing.get_context(start or start_method())
+
+    def _start(self) -> _Worker:
+        inherited = tuple(worker.connection.fileno() for worker in self._workers)
+        try:
+            with one_thread_each():
+                worker = _Worker(self.context, self.scorer, inherited, self.keep)
+        except OSError as error:  # descriptors, processes or memory ran out
+            raise _cannot_start(error) from None
+        self._workers.append(worker)
         return worker
 
-    def _receive(self, worker: _Worker) -> tuple[int, Any]:
-        """The answer of a worker that has one ready (or has died)."""
+    def _receive(self, worker: _Worker) -> tuple[int, bool, Any]:
         index, worker.task = worker.task, None
         try:
-            ok, value, text = pickle.loads(worker.connection.recv_bytes())
+            ok, value = pickle.loads(worker.connection.recv_bytes())
         except (EOFError, OSError):
             raise worker.failure() from None
         worker.answered = True
-        if not ok:
-            raise value from RemoteTraceback(text)
-        return index, value
+        return index, ok, value
 
-    def run(self, tasks: Iterator[Task]) -> Iterator[Any]:
-        """The result of each task, in order. The tasks are consumed lazily: one per worker
-        in flight, and the next one made (and pickled) while they work."""
+    def run(self, tasks: Iterator[tuple[Callable[..., Any], tuple]]) -> Iterator[Any]:
+        """The result of each task, in order; a task that raised raises here when its turn
+        comes, so the earliest failing task's error is the one seen. The tasks are consumed
+        lazily: one per worker in flight, and the next one made while they work."""
         if self.processes == 1:
             for function, args in tasks:
                 yield function(self.scorer, *args)
             return
-        from multiprocessing.connection import wait
+        from multiprocessing.connection import wait  # imported by __init__
 
-        # Workers still holding a task of a call that was abandoned: their answers are not ours.
-        abandoned = [worker for worker in self._workers if worker.task is not None]
+        for worker in self._workers:  # a previous run left it holding a task: its answer is not ours
+            if worker.task is not None:
+                worker.stop(kill=True)
         self._workers = [worker for worker in self._workers if worker.task is None]
-        _stop(abandoned, kill=True)
-        done: dict[int, Any] = {}
+        done: dict[int, tuple[bool, Any]] = {}
         staged: deque[tuple[int, bytes]] = deque()
         count = returned = 0
         finished = False
         try:
             while True:
                 idle = [worker for worker in self._workers if worker.task is None]
-                # Tasks for every worker that can take one now (idle, or still to start), and one more.
                 while not finished and len(staged) <= len(idle) + self.processes - len(self._workers):
-                    try:
-                        task = next(tasks)
-                    except StopIteration:
+                    task = next(tasks, None)
+                    if task is None:
                         finished = True
                     else:
                         staged.append((count, pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)))
                         count += 1
-                # Start every worker needed before sending to any: a send waits until its
-                # worker has started (a spawned one is a fresh interpreter), side by side.
                 while len(staged) > len(idle) and len(self._workers) < self.processes:
-                    idle.append(self._spawn())
-                for worker in idle:
-                    if not staged:
-                        break
+                    idle.append(self._start())
+                for worker in idle[: len(staged)]:
                     worker.task, data = staged.popleft()
                     try:
                         worker.connection.send_bytes(data)
@@ -457,26 +347,33 @@ class WorkerPool:
                 if not busy:
                     return
                 for connection in wait(list(busy)):
-                    index, result = self._receive(busy[connection])
-                    done[index] = result
+                    index, ok, value = self._receive(busy[connection])
+                    done[index] = ok, value
+                    finished = finished or not ok  # no new task after a failure
                 while returned in done:
-                    yield done.pop(returned)
+                    ok, value = done.pop(returned)
+                    if not ok:
+                        raise value[0] from RemoteTraceback(value[1])
+                    yield value
                     returned += 1
-        except GeneratorExit:  # the caller stopped iterating: idle workers stay for the next call
+        except GeneratorExit:
             raise
         except BaseException:
             self.close(kill=True)
             raise
 
     def close(self, kill: bool = False) -> None:
-        """Stops the workers (:func:`_stop`); ``kill``: every one at once, without waiting."""
+        """Stops the workers: idle ones end as their connection closes; those holding a task,
+        or every one with ``kill``, are killed."""
         workers, self._workers = self._workers, []
-        _stop(workers, kill)
+        for worker in workers:
+            if kill or worker.task is not None:
+                worker.process.kill()
+        for worker in workers:
+            worker.stop(kill=False)
 
     def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
         self.close(kill=kind is not None)
-
-

@@ -129,7 +129,9 @@ def indexed(path: str, name: str | None = None, grain: int | None = None):
     source = open_source(path, name)
     if grain is not None:
         source.grain = grain
-    source.indexed([count_breaks(span) for span in source.spans()])
+    for span in source.spans():
+        source.add(span, *count_breaks(span))
+    source.indexed()
     return source
 
 
@@ -671,75 +673,6 @@ def test_sigterm_while_the_workers_start_never_hangs(tmp_path):
         assert_all_gone(kids | children(process.pid), set(), ours or {"none"})
 
 
-@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs POSIX signal masks")
-@pytest.mark.parametrize("start", ["spawn", "fork"])
-def test_signals_stay_deferred_while_the_first_workers_start(start):
-    # multiprocessing's resource tracker, started on first use, unblocks SIGINT and SIGTERM
-    # after its own spawn; inside the deferral that reopened the window where a Ctrl-C left
-    # a half-started worker printing "EOFError: Ran out of input". A fresh interpreter, so
-    # the tracker is not running yet. Forked workers need no tracker, and none starts.
-    script = textwrap.dedent(
-        f"""
-        import signal
-        from google_bleu import GLEU
-        from google_bleu.scale.pool import WorkerPool, _signals_deferred
-        from multiprocessing import resource_tracker
-
-        assert resource_tracker._resource_tracker._fd is None
-        with WorkerPool(GLEU(), jobs=2, start="{start}") as pool:
-            with _signals_deferred(tracker="{start}" == "spawn"):
-                started = [pool._spawn(), pool._spawn()]
-                held = signal.pthread_sigmask(signal.SIG_BLOCK, [])
-            results = pool.run(iter([(GLEU.stats, (["a b"], [["a b"]]))] * 4))
-            print(sorted(int(s) for s in held & {{signal.SIGINT, signal.SIGTERM}}), len(started), [stats.totals()[0] for stats in results])
-        print(sorted(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])), resource_tracker._resource_tracker._fd is None)
-        """
-    )
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    tracker_absent = start == "fork"
-    assert done.stdout.splitlines() == [f"{sorted([int(signal.SIGINT), int(signal.SIGTERM)])} 2 [3, 3, 3, 3]", f"[] {tracker_absent}"]
-
-
-def test_a_signal_that_reaches_another_thread_waits_for_the_end_of_the_deferral():
-    # Python runs a handler in the main thread whichever thread takes the signal; a thread
-    # that does not block it (numpy's BLAS threads, a program's own) took a SIGTERM while
-    # the main thread was spawning a worker, and the command line's handler raised inside
-    # the spawn: the worker never got its start-up data ("EOFError: Ran out of input").
-    script = textwrap.dedent(
-        """
-        import os, signal, threading, time
-        from google_bleu.scale.pool import _signals_deferred
-
-        class Stop(Exception):
-            pass
-
-        def stop(signum, frame):
-            raise Stop(signum)
-
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        idle = threading.Event()
-        threading.Thread(target=idle.wait, daemon=True).start()  # a thread that takes signals
-        events = []
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            try:
-                with _signals_deferred():
-                    os.kill(os.getpid(), signum)
-                    for _ in range(100):
-                        time.sleep(0.001)  # time for the handler to run, were it not held
-                    events.append("block ended")
-            except Stop as error:
-                events.append(f"stopped by {error.args[0]}")
-        print(events, signal.getsignal(signal.SIGTERM) is stop, signal.getsignal(signal.SIGINT) is stop)
-        """
-    )
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    expected = ["block ended", f"stopped by {int(signal.SIGTERM)}", "block ended", f"stopped by {int(signal.SIGINT)}"]
-    assert done.stdout.strip() == f"{expected} True True"
-
-
 # -- no wait on a message a killed worker left half-written; no thread; capped workers ----
 WRITER = textwrap.dedent(
     """
@@ -773,8 +706,9 @@ def written(pid: int) -> int:
     return int(fields["wchar"])
 
 
-#: The length prefix multiprocessing's connections write before a message's bytes.
-HEADER_BYTES = 4
+#: What a worker has written before its first result's bytes: its name (``/proc/self/comm``),
+#: then the length prefix multiprocessing's connections write before a message.
+HEADER_BYTES = len(WORKER_NAME) + 4
 
 
 def stop_while_a_worker_writes(process: subprocess.Popen, timeout: float = 120) -> int:
@@ -927,8 +861,7 @@ def test_endless_input_is_refused_in_bounded_time_and_memory(tmp_path):
         open_source(zeros, "zeros")
     exact = write(tmp_path / "exact.txt", b"x" * MAX_LINE_BYTES + b"\ny\n")
     with open(exact, "rb") as stream:
-        spooled = open_source(stream, "exact")
-        spooled.indexed([count_breaks(span) for span in spooled.spans()])
+        spooled = indexed(stream, "exact")
         read = read_range(spooled.where(0, 2), 1, 2)
         assert [len(line) for line in read] == [MAX_LINE_BYTES, 1]
         spooled.close()

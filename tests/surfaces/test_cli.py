@@ -715,14 +715,14 @@ def test_a_short_file_is_scored_without_numpy_tabulate_or_tqdm(tmp_path):
         "out = io.StringIO()\n"
         f"run([{str(tmp_path / 'ref.txt')!r}, '-i', {str(tmp_path / 'hyp.txt')!r}], out)\n"
         "print(json.loads(out.getvalue())['n_match'])\n"
-        "print(type(sys.modules['numpy']).__name__, 'tabulate' in sys.modules, 'tqdm' in sys.modules)\n"
+        "print('numpy' in sys.modules, 'tabulate' in sys.modules, 'tqdm' in sys.modules)\n"
         f"run([{str(tmp_path / 'ref.txt')!r}, '-i', {str(tmp_path / 'hyp.txt')!r}, {str(tmp_path / 'ref.txt')!r}, '-f', 'text'], out)\n"
-        "print(type(sys.modules['numpy']).__name__, 'tabulate' in sys.modules)\n"
+        "print('numpy' in sys.modules, 'tabulate' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     refs = [["The cat sat on the mat."], ["Hello world , this is a test."]]
     expected = text_stats(["The cat is on the mat.", "Hello world, this is one test."], refs).totals()[0]
-    assert out[:3] == [str(expected), "_LazyModule False False", "_LazyModule True"]
+    assert out[:3] == [str(expected), "False False False", "False True"]
 
 
 def test_the_package_exposes_run_and_the_entry_point_is_its_module_s_main():
