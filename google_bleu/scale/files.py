@@ -1,15 +1,10 @@
-"""Input files: each opened once and held open for the run, indexed, and read in ranges of
-whole lines.
-
-Each input is opened once, and its descriptor is what every read uses, here and in the
-workers: a file replaced on disk during the run (``mv new hyp.txt``) is still read as it was
-opened, and one rewritten in place is an error (its size or modification time changed). A
-stream, pipe, FIFO or device is copied once into a temporary file with no name on disk. The
-index counts the line breaks in each *grain* of an input (:func:`count_breaks`, at C speed)
-and adds them up in order (:meth:`Source.add`), so a line longer than the limit stops the
-reading there. A range of lines is then, in each input, the bytes from the grain of its
-first line to the grain of its end (:meth:`Source.where`), read, trimmed and decoded by
-:func:`read_lines`.
+"""Input files: each opened once and held open for the run, indexed, and read by ranges
+of whole lines through that descriptor, so a file replaced on disk during the run is read
+as it was opened, and one rewritten in place is an error. A stream, pipe, FIFO or device is
+copied once into a temporary file with no name on disk. The index counts the line breaks in
+each *grain* (:func:`count_breaks`) and adds them up in order (:meth:`Source.add`), so a
+line longer than the limit stops the reading there; a range of lines is then the bytes from
+the grain of its first line to the grain of its end (:meth:`Source.where`).
 
 Example:
     >>> import os, tempfile

@@ -1,20 +1,9 @@
-"""Every core of one machine: GLEU statistics counted by worker processes.
-
-Corpus GLEU is ``sum(n_match) / sum(n_all)`` over per-segment rows, so a corpus split into
-ranges of segments, each counted in its own process, gives exactly the rows of one process
-(``==``), and so exactly the same scores.
-
-- :func:`parallel_stats`: predictions and references held in memory, sent in chunks.
-- :func:`file_stats` and :func:`files_stats`: hypothesis files (systems) against reference
-  files, opened once here (:mod:`google_bleu.scale.files`); the workers index them, this
-  process plans ranges of lines, and each worker reads, decodes, tokenizes and counts its
-  own range. Systems that share a range of the references are counted in one task, so a
-  reference line is tokenized once for all of them, as in one process.
-
-Workers are forked on Linux where this process runs one thread, else spawned
-(:mod:`google_bleu.scale.pool`): with ``jobs > 1`` a tokenizer given as a callable must
-pickle (a module-level function does, a lambda does not), and a script needs the usual
-``if __name__ == "__main__":`` guard where workers are spawned.
+"""Every core of one machine: statistics counted by worker processes, ``==`` one process's
+(corpus GLEU is ``sum(n_match) / sum(n_all)`` over per-segment rows). :func:`parallel_stats`
+takes text in memory, :func:`files_stats` files that the workers index and read by ranges of
+lines; a task holds every system of its range, so a reference line is tokenized once. With
+``jobs > 1`` a tokenizer given as a callable must pickle, and a script whose workers are
+spawned needs the ``if __name__ == "__main__":`` guard.
 
 Example:
     >>> from google_bleu import GLEU
@@ -91,21 +80,8 @@ def parallel_stats(
     jobs: int = 1,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
 ) -> GleuStats:
-    """Per-segment statistics counted by ``jobs`` processes, identical to ``scorer.stats``.
-
-    Args:
-        scorer: The :class:`~google_bleu.scorer.GLEU` whose settings count every chunk.
-        predictions: One string per segment.
-        references: Per segment a string or a non-empty list of strings.
-        jobs: Worker processes (``0``: every available core; ``1``: this process only).
-        chunk_size: Segments per chunk handed to a worker.
-
-    Returns:
-        The rows of all segments, in input order (``== scorer.stats(predictions, references)``).
-
-    Raises:
-        TypeError, ValueError: For bad input, before any worker starts.
-    """
+    """``scorer.stats(predictions, references)`` counted by ``jobs`` processes (``0``: every
+    core), ``chunk_size`` segments a task; bad input raises before any worker starts."""
     jobs = resolve_jobs(jobs)
     chunk_size = _check_positive(chunk_size, "chunk_size")
     check_scorer(scorer, jobs)
@@ -177,10 +153,8 @@ def _total(*parts: GleuStats) -> GleuStats:
 
 def _plan(total: int, lines: int, systems: int, workers: int) -> tuple[int, int]:
     """Lines per range and systems per task for ``total`` bytes of systems: about
-    :data:`TASKS_PER_WORKER` tasks a worker, each of :data:`TASK_BYTES`, cut along the lines
-    first, so that a task holds every system where it can: a reference line is then
-    tokenized once for all of them, and a line repeated across systems once, as in one
-    process (the line store's cache)."""
+    :data:`TASKS_PER_WORKER` tasks a worker of :data:`TASK_BYTES`, cut along the lines first
+    (a task holds every system where it can)."""
     low, high = TASK_BYTES
     if total <= low:  # a short input: one task a system (its rows stay the engine's lists, unsliced)
         return max(lines, 1), 1
@@ -425,9 +399,7 @@ def file_stats(
     num_refs: int = 1,
     chunk_lines: int | None = None,
 ) -> GleuStats:
-    """Per-segment statistics of one hypothesis file against reference files (arguments as
-    in :func:`files_stats`; ``name`` is the hypotheses' name in messages). Memory holds the
-    rows (40 bytes a segment) and the text of the tasks in flight, never a whole file."""
+    """:func:`files_stats` of one hypothesis file (``name``: its name in messages)."""
     if isinstance(hypotheses, Sequence) and not isinstance(hypotheses, (str, bytes)):
         raise TypeError(f"hypotheses must be a path or a binary stream, got {describe(hypotheses)}")
     (stats,) = files_stats([hypotheses], references, scorer, jobs, warn, [name], num_refs, chunk_lines)

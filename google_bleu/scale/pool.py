@@ -1,9 +1,5 @@
-"""The worker processes and the jobs policy.
-
-One task shape, ``(function, args)``: a worker calls ``function(scorer, *args)`` with the
-:class:`~google_bleu.GLEU` it was started with and sends back what it returns (or raised);
-with one worker the same call is made here. Why a pool of our own, on
-:mod:`multiprocessing`'s processes and connections: docs/design.md, "Worker processes".
+"""The worker processes and the jobs policy. A task is ``(function, args)``, called as
+``function(scorer, *args)`` in a worker (or here, with one): docs/design.md, "Worker processes".
 """
 
 from __future__ import annotations
@@ -16,7 +12,6 @@ import sys
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from ..scorer import scorer_from_options
@@ -30,32 +25,18 @@ WORKER_START_SECONDS = {"fork": 0.08, "spawn": 0.16}
 #: 400,000-line pair (99 MB), 1.2 s for 100 WMT17 systems and their reference (37.4 MB), 13a
 #: and --jobs 1, on the same machine (``benchmarks/results/jobs.json``): about 0.03 s a megabyte.
 SECONDS_PER_BYTE = 0.03e-6
-#: Variables that size the thread pools of numpy's BLAS and of OpenMP. A worker is one
-#: process on one core: a thread per core in each cost 2.2 s of CPU at numpy's import on a
-#: 16-core Xeon, and 16 workers ran 256 threads. Workers get one each, unless the caller set them.
+#: Variables that size the thread pools of numpy's BLAS and of OpenMP. A worker is one process
+#: on one core: a thread per core cost 2.2 s of CPU each at numpy's import on a 16-core Xeon.
 ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: The name a worker takes (``/proc/PID/comm``: what ``ps`` and ``top`` show; at most 15 bytes).
 WORKER_NAME = b"google-bleu-wkr"
 
 
 def one_thread_by_default() -> None:
-    """Sets the :data:`ONE_THREAD` variables to 1 for this process and those it starts, where
-    the environment does not set them; before numpy's import (the command's entry point)."""
+    """Sets the :data:`ONE_THREAD` variables to 1 where the environment does not set them;
+    before numpy's import (the command's entry point, each worker)."""
     for name in ONE_THREAD:
         os.environ.setdefault(name, "1")
-
-
-@contextmanager
-def one_thread_each() -> Iterator[None]:
-    """Processes started inside this block get the :data:`ONE_THREAD` variables set to 1
-    (those the environment does not set already)."""
-    added = [name for name in ONE_THREAD if name not in os.environ]
-    os.environ.update(dict.fromkeys(added, "1"))
-    try:
-        yield
-    finally:
-        for name in added:
-            os.environ.pop(name, None)
 
 
 def available_cores() -> int:
@@ -77,10 +58,6 @@ def resolve_jobs(jobs: Any) -> int:
         Traceback (most recent call last):
         ...
         ValueError: jobs must be 0 (all cores) or a positive integer, got -1
-        >>> resolve_jobs("2")
-        Traceback (most recent call last):
-        ...
-        TypeError: jobs must be an int, got str '2'
     """
     number = integer(jobs)
     if number is None:
@@ -169,6 +146,7 @@ def _serve(connection: Any, scorer: Any, inherited: tuple[int, ...], kept: tuple
             os.close(descriptor)
         except OSError:
             pass
+    one_thread_by_default()  # before numpy's import here (the caller's own settings stand)
     # Its own collections never walk the objects a fork shares with the caller (writing to
     # every page of them), and the caller's own freeze is left as it was.
     gc.freeze()
@@ -291,8 +269,7 @@ class WorkerPool:
     def _start(self) -> _Worker:
         inherited = tuple(worker.connection.fileno() for worker in self._workers)
         try:
-            with one_thread_each():
-                worker = _Worker(self.context, self.scorer, inherited, self.keep)
+            worker = _Worker(self.context, self.scorer, inherited, self.keep)
         except OSError as error:  # descriptors, processes or memory ran out
             raise _cannot_start(error) from None
         self._workers.append(worker)

@@ -327,11 +327,19 @@ def cli(*argv: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
+@pytest.mark.skipif(available_cores() < 2, reason="workers start only with two usable cores")
 def test_cli_jobs_output_is_identical(tmp_path):
-    ref0, ref1 = str(WMT17 / "ref0.txt"), str(WMT17 / "sys_online-B.0.txt")
+    # 15,000 lines of each file: enough for --jobs 2 to start two real workers (a WMT17
+    # sample alone is scored in the command's own process whatever --jobs says).
+    def repeated(path: Path, name: str, head: bytes = b"") -> str:
+        return write(tmp_path / name, head + path.read_bytes() * 50)
+
+    ref0, ref1 = repeated(WMT17 / "ref0.txt", "ref0.txt"), repeated(WMT17 / "sys_online-B.0.txt", "ref1.txt")
     # online-A as WMT17 published it: line 1 starts with a byte-order mark (the sample's copy has none).
-    original = write(tmp_path / "sys_online-A.0.txt", b"\xef\xbb\xbf" + (WMT17 / "sys_online-A.0.txt").read_bytes())
-    systems = [original, str(WMT17 / "sys_uedin-nmt.4722.txt")]
+    original = repeated(WMT17 / "sys_online-A.0.txt", "sys_online-A.0.txt", b"\xef\xbb\xbf")
+    systems = [original, repeated(WMT17 / "sys_uedin-nmt.4722.txt", "sys_uedin.txt")]
+    with SystemFiles(systems, [ref0, ref1], jobs=2, warn=lambda message: None) as files:
+        assert files.workers == 2
     for options in (["-f", "text", "--confidence"], ["--sentence-level"]):
         chosen = systems if "--sentence-level" not in options else systems[:1]
         one = cli(ref0, ref1, "-i", *chosen, *options)
