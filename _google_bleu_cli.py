@@ -21,9 +21,11 @@ _PID = os.getpid()
 
 def _stop(signum, frame):
     if os.getpid() == _PID:  # (a worker forked a moment ago still has this handler: it only ends)
-        multiprocessing = sys.modules.get("multiprocessing")
-        for child in multiprocessing.active_children() if multiprocessing else ():
-            child.kill()
+        try:
+            for child in sys.modules["multiprocessing"].active_children():
+                child.kill()
+        except Exception:  # not imported, or half imported: no worker yet
+            pass
         try:
             os.write(2, _MESSAGES[signum])
         except OSError:  # standard error closed

@@ -48,15 +48,13 @@ __all__ = ["FileError", "WorkerError", "file_stats", "files_stats", "parallel_st
 
 #: Segments per chunk of in-memory input: about 0.1 s of work, far above the cost of a hand-off.
 DEFAULT_CHUNK_SIZE = 10_000
-#: Tasks per worker over a run of files: enough to even out workers, few enough for a
-#: task's fixed cost (a read, a result) to stay small.
+#: Tasks per worker over files (to even out workers), and the bytes of system text a task
+#: aims at: at least the first (its fixed cost is a millisecond), at most the second.
 TASKS_PER_WORKER = 6
-#: The bytes of system text a task aims at: at least the first (a task's fixed cost is a
-#: millisecond), at most the second (what a process holds decoded at once).
 TASK_BYTES = (256 << 10, 1 << 20)
 
-#: What every task returns, one tuple per system it counted: its statistics (per segment,
-#: or reduced to one row of totals), then one row of totals per order when asked.
+#: What a task returns per system: its statistics (rows, or one row of totals), then one
+#: row of totals per order when asked.
 Part = tuple[GleuStats, ...]
 
 
@@ -118,10 +116,8 @@ def _split_tabs(lines: list[str], num_refs: int, name: str, first_line: int) -> 
 
 
 def count_ranges(scorer: GLEU, task: Ranges) -> list[Part]:
-    """A worker's task over files: read its ranges, count them, one :data:`Part` a system.
-
-    Every system of the task is counted in one call, so the references, the same lines for
-    each, are tokenized once."""
+    """A worker's task over files: its ranges read and counted in one call (the references
+    tokenized once for every system), one :data:`Part` a system."""
     first, count = task.first_line, task.count
     columns = [read_lines(where, first, count) for where in task.references]
     if task.num_refs > 1:
@@ -202,9 +198,8 @@ def _check_references(references: Any) -> list[PathOrStream]:
 
 
 class _System:
-    """One system's parts as they come, in order: per-segment rows copied into arrays of the
-    final size when there are several parts (memory holds 40 bytes a segment, not twice
-    that), totals summed at the end."""
+    """One system's parts as they come, in order: rows copied into arrays of the final size
+    when there are several parts (40 bytes a segment, not twice that), totals summed."""
 
     def __init__(self, lines: int, join: bool) -> None:
         self.tables = (np.empty((lines, 4), np.int64), np.empty(lines, np.int64)) if join else None
@@ -229,16 +224,14 @@ class _System:
 
 
 class SystemFiles:
-    """Systems' files against the same references, each input opened, checked and indexed
-    once when this is made; iterating counts them and gives each system's :data:`Part` in
-    order. The command line's reading of files; close it (or use ``with``) to stop the
-    workers and close the inputs. Arguments are those of :func:`files_stats`, and:
+    """Systems' files against the same references, opened and indexed when this is made;
+    iterating gives each system's :data:`Part` in order. Close it (or use ``with``) to stop
+    the workers and close the inputs. Arguments are those of :func:`files_stats`, and:
 
     Args:
         rows: Per-segment rows (per-sentence output, an interval, a paired test need them);
             ``False`` gives each system's totals as one row, and workers send only those.
-        by_order: Also each order's totals (orders ``n-n``, ``min_len`` to ``max_len``),
-            counted from the same lines in the same pass.
+        by_order: Also each order's totals (orders ``n-n``, ``min_len`` to ``max_len``).
     """
 
     def __init__(
@@ -355,25 +348,24 @@ def files_stats(
     num_refs: int = 1,
     chunk_lines: int | None = None,
 ) -> Iterator[GleuStats]:
-    """The per-segment statistics of several hypothesis files (systems) against the same
-    references, one :class:`~google_bleu.stats.GleuStats` per system in order.
+    """Each hypothesis file's (system's) per-segment statistics against the same references, in order.
 
     Args:
         hypotheses: Paths, or binary streams such as ``sys.stdin.buffer`` (copied once).
         references: A path or a list of paths / binary streams (several = several references).
         scorer: The :class:`~google_bleu.scorer.GLEU` (default: ``GLEU()``).
         jobs: At most this many worker processes (``0``: every core), fewer where the input
-            does not pay for starting them (:func:`~google_bleu.scale.pool.workers_for`).
-        warn: Called with the message for a file that starts with a byte-order mark
-            (default: a ``UnicodeWarning``).
+            does not pay for them (:func:`~google_bleu.scale.pool.workers_for`).
+        warn: Called with the warning for a file that starts with a byte-order mark (default:
+            a ``UnicodeWarning``).
         names: Each system's name in messages (default: the path, or the stream's name).
         num_refs: References per line of the one reference file, tab-separated (``-nr``).
-        chunk_lines: Lines per task, fixed by the caller (``jobs`` workers start whatever
-            the size); by default the plan sizes the tasks.
+        chunk_lines: Lines per task (``jobs`` workers start whatever the size); by default
+            the plan sizes the tasks.
 
     Raises:
-        ValueError: ``"HYP has N lines but REF has M"`` (or between references), a file that
-            cannot be read, a line that is not UTF-8. TypeError: For bad arguments.
+        ValueError: Files of different lengths, unreadable or changed while read, a line that
+            is not UTF-8. TypeError: For bad arguments.
 
     Example:
         >>> import os, tempfile

@@ -107,21 +107,17 @@ def check_scorer(scorer: Any, jobs: int) -> None:
 
 
 class WorkerError(RuntimeError):
-    """A worker process ended while it had work (killed by a signal, e.g. by the out-of-memory
-    killer, or failed to start), or none could be started (a resource limit)."""
+    """A worker process ended while it had work (killed, or failed to start), or none could
+    be started (a resource limit)."""
 
 
 class RemoteTraceback(Exception):
-    """The traceback of an exception raised in a worker, as text (the ``__cause__`` of the
-    exception re-raised here, as :mod:`concurrent.futures` shows it)."""
-
-    def __str__(self) -> str:
-        return self.args[0]
+    """A worker's traceback, as text: the ``__cause__`` of its exception re-raised here."""
 
 
 class Descriptor:
-    """A file descriptor that a worker reads: a forked one inherits it, a spawned one gets it
-    passed as it starts (at the same number, :func:`multiprocessing.reduction.DupFd`)."""
+    """A descriptor the workers read: a forked one inherits it, a spawned one gets it passed
+    as it starts (:func:`multiprocessing.reduction.DupFd`, at the same number on POSIX)."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -137,21 +133,14 @@ def _passed(dup: Any) -> Descriptor:
 
 
 def _serve(connection: Any, scorer: Any, inherited: tuple[int, ...], kept: tuple[Descriptor, ...]) -> None:
-    """A worker's life: tasks in, their results (or exceptions) out, one at a time, until the
-    pool closes its end of the connection, or the pool's process ends (the same end of file:
-    only the pool holds that end; a forked worker closes the copies of other workers' ends
-    it inherited, ``inherited``). ``kept``: the inputs' descriptors, held for the worker's life."""
+    """A worker's life: tasks in, results (or exceptions) out, until its connection reads as
+    end of file: the pool closed it, or the pool's process ended (only it holds that end; a
+    forked worker closes the ``inherited`` copies). ``kept``: the inputs, held while it lives."""
     for descriptor in inherited:
-        try:
-            os.close(descriptor)
-        except OSError:
-            pass
-    one_thread_by_default()  # before numpy's import here (the caller's own settings stand)
-    # Its own collections never walk the objects a fork shares with the caller (writing to
-    # every page of them), and the caller's own freeze is left as it was.
-    gc.freeze()
-    # Ctrl-C reaches the whole process group: the parent stops the workers.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+        os.close(descriptor)
+    one_thread_by_default()  # before numpy's import here; the caller's own settings stand
+    gc.freeze()  # its collections never write to the pages a fork shares with the caller
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the group: the parent stops us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker has the caller's handler
     try:
         with open("/proc/self/comm", "wb") as comm:
@@ -161,11 +150,11 @@ def _serve(connection: Any, scorer: Any, inherited: tuple[int, ...], kept: tuple
     while True:
         try:
             function, args = pickle.loads(connection.recv_bytes())
-        except (EOFError, OSError):  # the pool closed, or its process ended
+        except (EOFError, OSError):
             return
         try:
             data = pickle.dumps((True, function(scorer, *args)), protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException as error:  # MemoryError too: one line in the caller, not a dead worker
+        except BaseException as error:  # MemoryError too: raised as such in the caller
             text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
             try:
                 data = pickle.dumps((False, (error, text)))
@@ -173,13 +162,13 @@ def _serve(connection: Any, scorer: Any, inherited: tuple[int, ...], kept: tuple
                 data = pickle.dumps((False, (RuntimeError(f"{type(error).__name__}: {error}"), text)))
         try:
             connection.send_bytes(data)
-        except OSError:  # the pool is gone
+        except OSError:
             return
 
 
 class _Worker:
-    """One worker process and this process's end of its connection (a socket pair, whose other
-    end only the worker holds: when it dies, however and whenever, this end reads as end of file)."""
+    """A worker process and this process's end of its socket pair, which reads as end of file
+    when the worker dies, however and whenever."""
 
     def __init__(self, context: Any, scorer: Any, inherited: tuple[int, ...], kept: tuple[Descriptor, ...]) -> None:
         here, there = context.Pipe(duplex=True)
@@ -192,26 +181,23 @@ class _Worker:
             raise
         finally:
             there.close()
-        self.connection = here
-        self.task: int | None = None  # the index of the task it holds
-        self.answered = False  # whether it has answered a task (so it started)
+        self.connection, self.task, self.answered = here, None, False
 
     def failure(self) -> WorkerError:
-        """Why the worker ended, from its exit status (it has closed its connection)."""
+        """Why the worker ended, from its exit status."""
         self.process.join(2)
         code = self.process.exitcode
         if code is not None and code < 0:
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
-            return WorkerError(
-                f"a worker process ended unexpectedly (killed by {name}: the out-of-memory killer, or by hand); "
-                "retry with fewer --jobs or jobs=1"
-            )
-        if code is not None and not self.answered:
+            why = f"ended unexpectedly (killed by {name}: the out-of-memory killer, or by hand)"
+        elif code is not None and not self.answered:
             return WorkerError(
                 f"a worker process failed to start (exit code {code}; its error is above, on standard error); "
                 "a script that uses jobs > 1 needs the guard if __name__ == \"__main__\": (workers are spawned)"
             )
-        return WorkerError(f"a worker process ended unexpectedly (exit code {code}); retry with fewer --jobs or jobs=1")
+        else:
+            why = f"ended unexpectedly (exit code {code})"
+        return WorkerError(f"a worker process {why}; retry with fewer --jobs or jobs=1")
 
     def stop(self, kill: bool) -> None:
         """Ends the worker: closing the connection ends an idle one; ``kill`` ends it at once."""
@@ -231,17 +217,13 @@ def _cannot_start(error: Exception) -> WorkerError:
 
 
 class WorkerPool:
-    """Worker processes for one run of tasks, started as the tasks need them: at most ``jobs``
+    """Worker processes for a run of tasks, started as the tasks need them: at most ``jobs``
     and the usable cores, forked or spawned as :func:`start_method` says when the pool is made
-    (or ``start``), and none in a daemonic process (whose children multiprocessing forbids)
-    or where no worker is needed: then the work is done here.
+    (or ``start``). None in a daemonic process (multiprocessing forbids its children): then,
+    as with one, the work is done here. ``keep``: descriptors the workers read.
 
-    Each worker holds one task at a time over its own connection, read by the calling thread.
-    A :meth:`run` left by an exception kills the workers; one the caller stops iterating
-    leaves them to :meth:`close` (or the end of a ``with`` block), which kills those still
-    holding a task. A worker ends when this process does, however it ends: its connection
-    reads as end of file (at once when idle, after its task when busy). ``keep``: descriptors
-    the workers read (:class:`Descriptor`).
+    A :meth:`run` left by an exception kills the workers; :meth:`close` (or the end of a
+    ``with`` block) ends the idle ones and kills those still holding a task.
 
     Example:
         >>> from google_bleu import GLEU
@@ -253,8 +235,7 @@ class WorkerPool:
     def __init__(self, scorer: Any, jobs: int, start: str | None = None, keep: tuple[Descriptor, ...] = ()) -> None:
         if start not in (None, "fork", "spawn"):
             raise ValueError(f"start must be None, 'fork' or 'spawn', got {start!r}")
-        self.scorer, self.keep = scorer, keep
-        self._workers: list[_Worker] = []
+        self.scorer, self.keep, self._workers = scorer, keep, []
         self.processes = min(jobs, available_cores())
         if self.processes > 1:
             try:
@@ -262,7 +243,7 @@ class WorkerPool:
                 import multiprocessing.connection
             except OSError as error:  # no descriptor left to read the modules with
                 raise _cannot_start(error) from None
-            if multiprocessing.current_process().daemon:  # its children are forbidden
+            if multiprocessing.current_process().daemon:
                 self.processes = 1
             self.context = multiprocessing.get_context(start or start_method())
 
@@ -275,26 +256,17 @@ class WorkerPool:
         self._workers.append(worker)
         return worker
 
-    def _receive(self, worker: _Worker) -> tuple[int, bool, Any]:
-        index, worker.task = worker.task, None
-        try:
-            ok, value = pickle.loads(worker.connection.recv_bytes())
-        except (EOFError, OSError):
-            raise worker.failure() from None
-        worker.answered = True
-        return index, ok, value
-
     def run(self, tasks: Iterator[tuple[Callable[..., Any], tuple]]) -> Iterator[Any]:
-        """The result of each task, in order; a task that raised raises here when its turn
-        comes, so the earliest failing task's error is the one seen. The tasks are consumed
-        lazily: one per worker in flight, and the next one made while they work."""
+        """Each task's result, in order; a task that raised raises when its turn comes (so the
+        earliest failing task is the one seen). Tasks are taken lazily: one per worker, and
+        the next one made while they work."""
         if self.processes == 1:
             for function, args in tasks:
                 yield function(self.scorer, *args)
             return
-        from multiprocessing.connection import wait  # imported by __init__
+        from multiprocessing.connection import wait
 
-        for worker in self._workers:  # a previous run left it holding a task: its answer is not ours
+        for worker in self._workers:  # holding a task of an abandoned run: its answer is not ours
             if worker.task is not None:
                 worker.stop(kill=True)
         self._workers = [worker for worker in self._workers if worker.task is None]
@@ -307,9 +279,8 @@ class WorkerPool:
                 idle = [worker for worker in self._workers if worker.task is None]
                 while not finished and len(staged) <= len(idle) + self.processes - len(self._workers):
                     task = next(tasks, None)
-                    if task is None:
-                        finished = True
-                    else:
+                    finished = task is None
+                    if task is not None:
                         staged.append((count, pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)))
                         count += 1
                 while len(staged) > len(idle) and len(self._workers) < self.processes:
@@ -324,8 +295,12 @@ class WorkerPool:
                 if not busy:
                     return
                 for connection in wait(list(busy)):
-                    index, ok, value = self._receive(busy[connection])
-                    done[index] = ok, value
+                    worker = busy[connection]
+                    try:
+                        ok, value = pickle.loads(connection.recv_bytes())
+                    except (EOFError, OSError):
+                        raise worker.failure() from None
+                    done[worker.task], worker.task, worker.answered = (ok, value), None, True
                     finished = finished or not ok  # no new task after a failure
                 while returned in done:
                     ok, value = done.pop(returned)
@@ -333,15 +308,15 @@ class WorkerPool:
                         raise value[0] from RemoteTraceback(value[1])
                     yield value
                     returned += 1
-        except GeneratorExit:
+        except GeneratorExit:  # the caller stopped: idle workers stay for close() or the next run
             raise
         except BaseException:
             self.close(kill=True)
             raise
 
     def close(self, kill: bool = False) -> None:
-        """Stops the workers: idle ones end as their connection closes; those holding a task,
-        or every one with ``kill``, are killed."""
+        """Stops the workers: the idle ones end as their connection closes; those holding a
+        task, or every one with ``kill``, are killed."""
         workers, self._workers = self._workers, []
         for worker in workers:
             if kill or worker.task is not None:

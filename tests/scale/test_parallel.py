@@ -329,10 +329,10 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.skipif(available_cores() < 2, reason="workers start only with two usable cores")
 def test_cli_jobs_output_is_identical(tmp_path):
-    # 15,000 lines of each file: enough for --jobs 2 to start two real workers (a WMT17
-    # sample alone is scored in the command's own process whatever --jobs says).
+    # 36,000 lines of each file: enough for --jobs 2 to start two real workers, forked or
+    # spawned (a WMT17 sample alone is scored in the command's own process whatever --jobs says).
     def repeated(path: Path, name: str, head: bytes = b"") -> str:
-        return write(tmp_path / name, head + path.read_bytes() * 50)
+        return write(tmp_path / name, head + path.read_bytes() * 120)
 
     ref0, ref1 = repeated(WMT17 / "ref0.txt", "ref0.txt"), repeated(WMT17 / "sys_online-B.0.txt", "ref1.txt")
     # online-A as WMT17 published it: line 1 starts with a byte-order mark (the sample's copy has none).
