@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from google_bleu.space import limits, page, render
-from google_bleu.space.content import ABOUT, CSS, INTRO, SHOW_RESULT, into_view
+from google_bleu.space.content import ABOUT, CSS, INTRO, SHOW_RESULT, WATCH_UPLOADS, into_view
 from google_bleu.space.examples import examples
 from google_bleu.space.inputs import TOKENIZERS
 from google_bleu.validation import MAX_ORDER, import_optional
@@ -48,7 +48,7 @@ def build() -> gr.Blocks:
     """
     with gr.Blocks(title="Google-BLEU (GLEU)", analytics_enabled=False, delete_cache=limits.UPLOAD_CLEANUP) as demo:
         gr.Markdown(INTRO)
-        tokenizer = gr.Dropdown(TOKENIZERS, value="13a", label="Tokenizer", render=False)
+        tokenizer = gr.Dropdown(TOKENIZERS, value="13a", label="Tokenizer", render=False, elem_id="tokenizer")
         min_len = gr.Number(1, label="min_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
         max_len = gr.Number(4, label="max_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
         lowercase = gr.Checkbox(False, label="Lowercase", render=False)
@@ -84,12 +84,12 @@ def build() -> gr.Blocks:
                         with gr.Tab("Segments", elem_id="tab-segments"):
                             table = gr.Dataframe(
                                 label=render.table_label(0), interactive=False, wrap=True, max_height=520,
-                                column_widths=["5%", "9%", "33%", "33%", "5%", "7%", "8%"], elem_id="segments",
+                                column_widths=render.COLUMN_WIDTHS, elem_id="segments",
                             )
                         with gr.Tab("Histogram", elem_id="tab-histogram"):
                             plot = gr.BarPlot(
-                                x=f"sentence GLEU ({render.SCALE})", y="segments", sort="x",
-                                title=f"Distribution of sentence scores ({render.SCALE})", elem_id="distribution",
+                                x=f"sentence GLEU ({render.SCALE})", y="segments", sort="x", x_label_angle=-45,
+                                title=f"Sentence scores ({render.SCALE})", elem_id="distribution",
                             )
                         with gr.Tab("Raw", elem_id="tab-raw"):
                             raw = gr.JSON(
@@ -124,6 +124,8 @@ def build() -> gr.Blocks:
                     loaded_references = gr.Markdown(visible=False, elem_id="loaded-references")
         with gr.Accordion("About GLEU", open=False):
             gr.Markdown(ABOUT)
+        chosen = gr.HTML("", html_template="", js_on_load=WATCH_UPLOADS, elem_id="upload-watch", padding=False)
+        left_out = gr.State(None)
         # Compute, or a click on an example: the score (or the message) is brought into view.
         button.click(page.run, inputs, outputs, api_visibility="private").then(None, js=SHOW_RESULT)
         shown.load_input_event.then(page.run, inputs, outputs, api_visibility="private").then(None, js=SHOW_RESULT)
@@ -138,9 +140,10 @@ def build() -> gr.Blocks:
             [predictions, message, prediction_file, loaded_predictions, results, state], api_visibility="private",
         ).then(None, js=into_view("#loaded-predictions", "#loaded-predictions", "nearest"))
         reference_files.upload(
-            page.load_references, reference_files,
+            page.load_references, [reference_files, left_out],
             [references, message, reference_files, loaded_references, results, state], api_visibility="private",
         ).then(None, js=into_view("#loaded-references", "#loaded-references", "nearest"))
+        chosen.submit(page.chosen_files, chosen, [loaded_predictions, loaded_references, left_out], api_visibility="private")
         gr.api(page.compute, api_name="compute")
     demo.queue(default_concurrency_limit=limits.CONCURRENCY, max_size=limits.QUEUE_SIZE)
     return demo

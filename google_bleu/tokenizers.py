@@ -20,7 +20,8 @@ SACREBLEU_TOKENIZERS = {
     "none": "tokenizer_none.NoneTokenizer", "13a": "tokenizer_13a.Tokenizer13a",
     "intl": "tokenizer_intl.TokenizerV14International", "zh": "tokenizer_zh.TokenizerZh",
     "char": "tokenizer_char.TokenizerChar", "ja-mecab": "tokenizer_ja_mecab.TokenizerJaMecab",
-    "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab", "spm": "tokenizer_spm.TokenizerSPM",
+    # sacrebleu's "spm" is flores101 (its TokenizerSPM("spm") logs that it changed the name).
+    "ko-mecab": "tokenizer_ko_mecab.TokenizerKoMecab", "spm": "tokenizer_spm.Flores101Tokenizer",
     "flores101": "tokenizer_spm.Flores101Tokenizer", "flores200": "tokenizer_spm.Flores200Tokenizer",
 }
 
@@ -162,7 +163,10 @@ def _sacrebleu_tokenizer(name: str) -> Callable[[str], list[str]]:
         instance = getattr(module, class_name)()
     except (ImportError, RuntimeError, OSError) as error:
         extra = EXTRAS.get(name, "pip install sacrebleu")
-        raise ImportError(f"tokenizer {name!r} is not available ({error}); install it with: {extra}") from None
+        if name in EXTRAS and "install" in str(error):  # sacrebleu's own words for it, over several lines
+            raise ImportError(f"tokenizer {name!r} is not available: install it with: {extra}") from None
+        reason = " ".join(str(error).split())  # one line
+        raise ImportError(f"tokenizer {name!r} is not available ({reason}); install it with: {extra}") from None
     if name.endswith("mecab"):
         return partial(_mecab_tokens, instance, _mecab_categories(instance.tagger.dictionary_info().filename))
     return lambda text: instance(text).split()

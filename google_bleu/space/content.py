@@ -32,6 +32,9 @@ CSS = """
 button:focus-visible, [role="tab"]:focus-visible, input:focus-visible, textarea:focus-visible {
   outline: 3px solid #0f172a !important; outline-offset: 2px !important;
 }
+/* gradio's dropdown leaves its option list drawn when Tab moves the focus on: shown only while
+   the dropdown holds the focus (choosing an option keeps it there until chosen). */
+#tokenizer:not(:focus-within) ul.options, #tokenizer:not(:focus-within) .option-list { display: none !important; }
 @media (max-width: 640px) {
   /* Narrower tab buttons: all four fit, none folds into a menu. */
   #results .tab-container button { padding: 0 10px !important; }
@@ -52,3 +55,20 @@ def into_view(first: str, second: str, block: str) -> str:
 #: After Compute or an example: the score (or the message after bad input). On a phone the
 #: examples sit below the result, and the boxes may have grown with an example's text.
 SHOW_RESULT = into_view("#score", "#message", "start")
+
+
+#: Run once the page is loaded (``gr.HTML``'s ``js_on_load``, where ``props`` and ``trigger``
+#: are gradio's): the names and sizes of the files chosen or dropped on either upload, sent to
+#: the page (:func:`google_bleu.space.page.chosen_files`) before gradio checks and sends them.
+WATCH_UPLOADS = """
+const which = (target) => target && target.closest && (
+  target.closest('#prediction-file') ? 'predictions' : target.closest('#reference-files') ? 'references' : null);
+const report = (where, files) => {
+  if (!where || !files || !files.length) return;
+  props.value = JSON.stringify({which: where, at: Date.now(),
+    files: Array.from(files, (file) => ({name: file.name, size: file.size}))});
+  trigger('submit');
+};
+document.addEventListener('change', (event) => report(which(event.target), event.target.files), true);
+document.addEventListener('drop', (event) => report(which(event.target), event.dataTransfer && event.dataTransfer.files), true);
+"""

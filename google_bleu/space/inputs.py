@@ -189,20 +189,34 @@ def discard_upload(path: str) -> None:
         pass
 
 
+def check_upload(name: str, size: int, limit: int = MAX_FILE_BYTES) -> None:
+    """Refuses a file by its name's type or its size: what gradio's upload refuses in the
+    browser before sending it (``file_types``, ``max_file_size``), and the page again where it
+    reads the file.
+
+    Example:
+        >>> check_upload("notes.csv", 10)
+        Traceback (most recent call last):
+        ...
+        google_bleu.space.inputs.InputError: notes.csv is not a text file: upload .txt files, one segment a line
+    """
+    if Path(name).suffix.lower() not in UPLOAD_TYPES:
+        raise InputError(f"{name} is not a text file: upload {' or '.join(UPLOAD_TYPES)} files, one segment a line")
+    if size > limit:
+        together = " for the reference files together" if limit < MAX_FILE_BYTES else ""
+        raise InputError(f"{name} is too large: {size:,} bytes, at most {limit:,}{together}")
+
+
 def _read_text(path: str, limit: int) -> str:
     """An upload's text, read as at most ``limit`` bytes (whatever its size claims) and
     decoded as UTF-8; the upload is deleted once read (or refused)."""
     name = os.path.basename(path)
     try:
-        if Path(name).suffix.lower() not in UPLOAD_TYPES:
-            raise InputError(f"{name} is not a text file: upload {' or '.join(UPLOAD_TYPES)} files, one segment a line")
+        check_upload(name, 0)
         try:
             with open(path, "rb") as file:
                 data = file.read(limit + 1)
-            if len(data) > limit:
-                size = max(os.path.getsize(path), len(data))
-                together = " for the reference files together" if limit < MAX_FILE_BYTES else ""
-                raise InputError(f"{name} is too large: {size:,} bytes, at most {limit:,}{together}")
+            check_upload(name, max(os.path.getsize(path), len(data)) if len(data) > limit else len(data), limit)
             return data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise InputError(f"{name} is not UTF-8 text ({error.reason} at byte {error.start})") from None
@@ -232,18 +246,20 @@ def read_references(paths: list[str]) -> str:
     """The references box from one uploaded file per reference: line by line, the files'
     lines joined by ``|||``. Bounded before anything is read (the number of files) and while
     reading (the files' bytes together, then the box's characters and lines); every file is
-    deleted, read or not.
+    released once, read or not (deleted when no other upload of it waits: :func:`discard_upload`).
 
     Raises:
         InputError: Too many files, one of :func:`read_upload`'s problems, files of different
             lengths, or a line holding a reference separator.
     """
+    opened = 0
     try:
         if len(paths) > MAX_REFERENCES:
             raise InputError(f"{len(paths)} reference files: this page takes at most {MAX_REFERENCES} (one per reference)")
         columns: list[list[str]] = []
         budget, size = MAX_FILE_BYTES, 0  # bytes left to read; characters read
         for path in paths:
+            opened += 1  # _read_text releases it, read or refused
             text = _read_text(path, budget)
             budget -= len(text.encode("utf-8"))
             size += len(text)
@@ -264,5 +280,5 @@ def read_references(paths: list[str]) -> str:
         check_size(len(text), "the references")
         return text
     finally:
-        for path in paths:  # the files not read yet go too
+        for path in paths[opened:]:  # the files not read yet are released too
             discard_upload(path)

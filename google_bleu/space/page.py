@@ -10,6 +10,7 @@ the page says so instead of explaining other text with old numbers.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from typing import Any
@@ -18,7 +19,16 @@ from google_bleu.scale.lines import split_lines
 from google_bleu.validation import import_optional
 
 from . import limits, render
-from .inputs import InputError, digest, read_references, read_upload, score, scorer_for, split_references
+from .inputs import (
+    InputError,
+    check_upload,
+    digest,
+    read_references,
+    read_upload,
+    score,
+    scorer_for,
+    split_references,
+)
 
 gr = import_optional("gradio", "app", "the Space (google_bleu.space)")
 
@@ -154,8 +164,19 @@ def _refused(names: str, reason: str) -> tuple[Any, ...]:
     unchanged, so the result of their text (if any) stays, and so does Compute's message.
 
     Outputs as :func:`load_predictions`'."""
-    note = gr.update(value=f"⚠️ **Not loaded: {names}.** {reason}", visible=True, elem_classes=["refused"])
-    return (gr.skip(), gr.skip(), None, note, gr.skip(), gr.skip())
+    return (gr.skip(), gr.skip(), None, refusal_note(names, reason), gr.skip(), gr.skip())
+
+
+def refusal_note(names: str, reason: str) -> dict:
+    """The note under an upload that was refused: the file named once (a reason about one file
+    starts with its name already).
+
+    Example:
+        >>> refusal_note("a.txt", "a.txt is not UTF-8 text")["value"]
+        '⚠️ **Not loaded:** a.txt is not UTF-8 text'
+    """
+    text = f"**Not loaded:** {reason}" if reason.startswith(f"{names} ") else f"**Not loaded: {names}.** {reason}"
+    return gr.update(value=f"⚠️ {text}", visible=True, elem_classes=["refused"])
 
 
 def _stale() -> tuple[Any, Any]:
@@ -182,10 +203,11 @@ def load_predictions(path: Any) -> tuple[Any, ...]:
     return ("\n".join(lines), no_message(), None, _loaded(note), *_stale())
 
 
-def load_references(paths: Any) -> tuple[Any, ...]:
+def load_references(paths: Any, left_out: Any = None) -> tuple[Any, ...]:
     """Fills the references box from one file per reference (a line's references joined by
     ``|||``), then clears the uploads (deleted once read) and says under them which files were
-    loaded, or why they were not.
+    loaded, or why they were not, and why the files that gradio left out were (``left_out``,
+    from :func:`chosen_files`).
 
     Outputs: as :func:`load_predictions`.
     """
@@ -202,4 +224,46 @@ def load_references(paths: Any) -> tuple[Any, ...]:
         f"Loaded {names} into the references box: {n_lines:,} line{'s' if n_lines != 1 else ''}, "
         f"{len(paths)} reference{'s' if len(paths) != 1 else ''} a line."
     )
+    if isinstance(left_out, str) and left_out:
+        note += f" ⚠️ **Not loaded:** {left_out}"
     return (text, no_message(), None, _loaded(note), *_stale())
+
+
+def chosen_files(report: Any) -> tuple[Any, Any, Any]:
+    """Files chosen or dropped on an upload, as the browser reports them before gradio sends
+    them (``{"which": "predictions" or "references", "files": [{"name", "size"}, ...]}``, JSON,
+    from :data:`google_bleu.space.content.WATCH_UPLOADS`). gradio refuses them in the browser
+    with a toast that passes: all of them when one is over ``max_file_size``, and those of
+    another type, sending the others (which the upload's own handler then reads). The note
+    under that upload says why; files that will be sent change nothing here.
+
+    Outputs: the note under the predictions upload, the note under the reference uploads, the
+    reason the reference files of another type were left out (for :func:`load_references`
+    to say beside the files it loads; ``None`` when none was).
+    """
+    unchanged = (gr.skip(), gr.skip(), gr.skip())
+    try:  # the client's event: anything may come
+        data = json.loads(report) if isinstance(report, str) and len(report) < 100_000 else {}
+        which = data.get("which") if isinstance(data, dict) else None
+        files = [(os.path.basename(str(f["name"])), int(f["size"])) for f in data["files"][: limits.MAX_REFERENCES + 1]]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return unchanged
+    if which not in ("predictions", "references") or not files:
+        return unchanged
+    refused = []
+    for name, size in files:
+        try:
+            check_upload(name, size)
+        except InputError as error:
+            refused.append((name, str(error)))
+    too_large = [reason for _, reason in refused if " is too large: " in reason]
+    if too_large:  # gradio sends none of them
+        note, left_out = refusal_note(", ".join(name for name, _ in files), too_large[0]), None
+    elif refused:  # gradio sends the others
+        left_out = "; ".join(reason for _, reason in refused)
+        note = refusal_note(", ".join(name for name, _ in refused), left_out)
+    else:
+        return (gr.skip(), gr.skip(), None if which == "references" else gr.skip())
+    if which == "predictions":
+        return note, gr.skip(), gr.skip()
+    return gr.skip(), note, left_out

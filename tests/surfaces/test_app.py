@@ -465,7 +465,7 @@ def test_uploads_fill_the_boxes(tmp_path):
         )[3]["value"]
 
     assert "bars.txt line 2 holds a tab or |||, which separate references here" in refusal("ref0.txt", "bars.txt")
-    assert "latin1.txt is not UTF-8 text" in refusal("latin1.txt")
+    assert refusal("latin1.txt").startswith("⚠️ **Not loaded:** latin1.txt is not UTF-8 text")  # named once
     assert "page.html is not a text file: upload .txt files" in refusal("page.html")
     # A file over the byte cap (gradio's max_file_size stops it at upload; here it is read as
     # at most that many bytes, whatever its size).
@@ -475,6 +475,32 @@ def test_uploads_fill_the_boxes(tmp_path):
     )
     # Files outside gradio's upload folder are the user's: never deleted.
     assert (tmp_path / "hyp.txt").is_file()
+
+
+def test_files_gradio_refuses_in_the_browser_are_said_in_the_note():
+    # What the browser reports of the files chosen on an upload (name, size), before gradio
+    # refuses them there (type, max_file_size): the note under that upload says why.
+    def chosen(which, *files):
+        return page.chosen_files(json.dumps({"which": which, "files": [{"name": n, "size": z} for n, z in files]}))
+
+    big = limits.MAX_FILE_BYTES + 1
+    note, other, left_out = chosen("predictions", ("notes.csv", 10))
+    assert note["value"] == "⚠️ **Not loaded:** notes.csv is not a text file: upload .txt files, one segment a line"
+    assert note["elem_classes"] == ["refused"] and other == left_out == gradio.skip()
+    note = chosen("predictions", ("big.txt", big))[0]["value"]
+    assert note == f"⚠️ **Not loaded:** big.txt is too large: {big:,} bytes, at most {limits.MAX_FILE_BYTES:,}"
+    # References: one file too large, and gradio sends none; one of another type, and it sends the others.
+    other, note, left_out = chosen("references", ("a.txt", 5), ("big.txt", big))
+    assert note["value"].startswith("⚠️ **Not loaded: a.txt, big.txt.** big.txt is too large") and left_out is None
+    other, note, left_out = chosen("references", ("a.txt", 5), ("b.csv", 5))
+    assert note["value"] == "⚠️ **Not loaded:** b.csv is not a text file: upload .txt files, one segment a line"
+    assert left_out == "b.csv is not a text file: upload .txt files, one segment a line"
+    # Files that will be sent change no note (their handler writes it), and nothing is left out.
+    assert chosen("references", ("a.txt", 5)) == (gradio.skip(), gradio.skip(), None)
+    assert chosen("predictions", ("a.txt", 5)) == (gradio.skip(),) * 3
+    # A crafted event changes nothing.
+    for report in (None, "", "[]", "{}", '{"which": "x", "files": []}', '{"which": "predictions", "files": [1]}'):
+        assert page.chosen_files(report) == (gradio.skip(),) * 3, report
 
 
 def test_several_references_are_typed_with_bars(client, metric):
@@ -690,6 +716,38 @@ def test_two_clients_uploading_the_same_file_each_get_it(app_url):
     assert os.path.realpath(first) not in limits.HANDED_OUT
 
 
+def test_two_clients_uploading_the_same_reference_file_each_get_it(app_url):
+    # The same for the reference files: each load releases each of its files once, so the
+    # first client's load leaves the file for the second.
+    data = b"one reference\nfor two clients\n"
+    first = _upload(app_url, {"same-ref.txt": data}, "127.0.5.3").json()[0]
+    second = _upload(app_url, {"same-ref.txt": data}, "127.0.5.4").json()[0]
+    assert first == second
+    event = page_event_id(app_url, "upload", elem_id="reference-files")
+    for path in (first, second):
+        outputs = page_event(app_url, event, [[_file_data(path)]], None)
+        assert outputs[0] == "one reference\nfor two clients", outputs[3]
+    assert not Path(first).exists()
+    assert os.path.realpath(first) not in limits.HANDED_OUT
+
+
+def test_a_refused_reference_upload_releases_each_file_once(monkeypatch, tmp_path):
+    # Two clients' upload of one file (handed out twice): a refused load of it (here, too many
+    # lines) releases it once, leaving it for the other client.
+    monkeypatch.setattr(inputs, "upload_folder", tmp_path.resolve)
+    file = tmp_path / "digest" / "ref.txt"
+    file.parent.mkdir()
+    file.write_bytes(b"a\n" * (limits.MAX_SEGMENTS + 1))
+    key = os.path.realpath(file)
+    monkeypatch.setitem(limits.HANDED_OUT, key, 2)
+    with pytest.raises(inputs.InputError, match="too many segments: ref.txt has 20,001 lines"):
+        inputs.read_references([str(file)])
+    assert file.exists() and limits.HANDED_OUT[key] == 1
+    with pytest.raises(inputs.InputError):
+        inputs.read_references([str(file)])
+    assert not file.exists() and key not in limits.HANDED_OUT
+
+
 def test_an_upload_cut_off_is_the_parse_error_gradio_catches():
     # limits._cut_off stops an upload with Starlette's multipart parse error: the class gradio's
     # upload route and parser catch, deleting the files written so far and answering 413 when
@@ -863,12 +921,13 @@ def page_event_id(url, trigger, elem_id=None, label=None):
         or (label and c.get("props", {}).get("label") == label)
     )
     event = next(d for d in config["dependencies"] if [component, trigger] in d["targets"])
-    return event["id"], component
+    return event["id"], component, len(event["inputs"])
 
 
 def page_event(url, event, data, event_data, session=None):
     """Joins the queue with one event and returns its outputs (or gradio's error)."""
     session = session or uuid.uuid4().hex
+    data = [*data, *[None] * (event[2] - len(data))]  # a gr.State input: the browser sends null
     body = {"data": data, "event_data": event_data, "fn_index": event[0], "trigger_id": event[1], "session_hash": session}
     joined = httpx.post(url + "gradio_api/queue/join", json=body, timeout=60)
     assert joined.status_code == 200, joined.text[:500]

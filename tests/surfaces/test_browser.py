@@ -228,7 +228,7 @@ def test_a_refused_upload_says_why_under_the_upload_and_keeps_the_result(page, t
     note = page.locator("#loaded-predictions")
     note.get_by_text("Not loaded").wait_for()
     # The reason is right under the upload, on screen, in the message colour.
-    assert "Not loaded: sys.txt." in note.inner_text() and "sys.txt is not UTF-8 text" in note.inner_text()
+    assert note.inner_text().startswith("⚠️ Not loaded: sys.txt is not UTF-8 text") and note.inner_text().count("sys.txt") == 1
     below_upload = top(page, "#loaded-predictions") - page.locator("#prediction-file").evaluate(
         "e => e.getBoundingClientRect().bottom + window.scrollY"
     )
@@ -334,3 +334,127 @@ def test_the_signature_wraps_only_between_its_fields(page):
     if page.screen == "phone":  # too long for one line at 390 px: wrapped, at a |
         assert signature.evaluate("e => e.getClientRects().length") > 1
 
+
+
+# -- what a phone shows: the table and the chart whole; every refusal under its upload --------
+#: Each word of the visible cells that the page breaks across lines (found with a Range per word).
+_BROKEN_WORDS = """(selector) => {
+  const broken = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    if (!cell.offsetWidth) continue;
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.textContent.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+def test_the_segments_table_and_the_histogram_read_whole(page):
+    from google_bleu.space import render
+
+    page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
+    shown_score(page)
+    page.get_by_role("tab", name="Segments").click()
+    page.locator("#segments th").first.wait_for()
+    headers = page.locator("#segments th[title]").evaluate_all("cells => cells.map(c => c.getAttribute('title'))")
+    assert headers == ["#", f"GLEU ({render.SCALE})", "prediction", "chosen reference", "ref", "n_match", "n_all"]
+    # No header cell narrower than its longest word ("n_mat / ch", "G/L/E/U" a letter a line),
+    # no score or count broken ("3/4/./2/1"), at either width.
+    numbers = "#segments tbody td:nth-child(-n+2), #segments tbody td:nth-child(n+5)"
+    assert page.evaluate(_BROKEN_WORDS, "#segments th") == []
+    assert page.evaluate(_BROKEN_WORDS, numbers) == []
+    assert page.locator("#segments tbody td").nth(1).inner_text() == page.locator("#segments tbody td").nth(1).inner_text().strip()
+    shot(page, "space-segments")
+
+    page.get_by_role("tab", name="Histogram").click()
+    title = page.locator("#distribution svg .role-title-text text, #distribution svg text.role-title-text").first
+    title.wait_for()
+    # The title whole, inside the chart and the screen.
+    assert title.text_content() == f"Sentence scores ({render.SCALE})"
+    chart = page.locator("#distribution svg").first.bounding_box()
+    box = title.bounding_box()
+    assert chart["x"] - 1 <= box["x"] and box["x"] + box["width"] <= chart["x"] + chart["width"] + 1, (box, chart)
+    assert box["x"] + box["width"] <= page.viewport_size["width"]
+    # The ten bins' labels (slanted), none over another: two neighbours are parallel lines of
+    # text, as far apart across their direction as their height at least.
+    gaps = page.evaluate(_LABEL_GAPS)
+    assert len(gaps) == 9 and all(gap >= 0 for gap in gaps), gaps
+    shot(page, "space-histogram")
+
+
+#: For each two neighbouring bin labels of the histogram: the distance between them across the
+#: direction of their text, less the text's height (negative: they overlap).
+_LABEL_GAPS = """() => {
+  const labels = Array.from(document.querySelectorAll('#distribution svg text'))
+    .filter((t) => t.textContent.includes('\u2013') && t.closest('.role-axis-label'));
+  const lines = labels.map((t) => {
+    const m = t.getScreenCTM(), scale = Math.hypot(m.a, m.b);
+    return {x: m.e, y: m.f, u: [m.a / scale, m.b / scale], height: t.getBBox().height * scale};
+  });
+  return lines.slice(1).map((line, i) => {
+    const prev = lines[i], across = [-prev.u[1], prev.u[0]];
+    return Math.abs((line.x - prev.x) * across[0] + (line.y - prev.y) * across[1]) - Math.max(line.height, prev.height);
+  });
+}"""
+
+
+def _note(page, selector, starts):
+    page.wait_for_function(
+        "([selector, starts]) => { const e = document.querySelector(selector); return e && e.innerText.startsWith(starts); }",
+        arg=[selector, starts],
+    )
+    return page.inner_text(selector)
+
+
+def test_gradio_s_own_refusals_are_said_under_the_upload_and_no_note_is_stale(page, tmp_path):
+    # gradio refuses a file of another type or over max_file_size in the browser, before sending
+    # it, with a toast that passes: the note under the upload says why, in place of the last one.
+    from google_bleu.space import limits
+
+    (tmp_path / "hyp.txt").write_text("a b\nc d\n", encoding="utf-8")
+    (tmp_path / "notes.csv").write_text("a,b\n", encoding="utf-8")
+    (tmp_path / "big.txt").write_bytes(b"a b\n" * (limits.MAX_FILE_BYTES // 4 + 1))
+    _open_uploads(page)
+    upload = page.locator("input[type=file]")
+    upload.nth(0).set_input_files(str(tmp_path / "hyp.txt"))
+    _note(page, "#loaded-predictions", "Loaded hyp.txt into the predictions box: 2 lines.")
+    upload.nth(0).set_input_files(str(tmp_path / "notes.csv"))
+    note = _note(page, "#loaded-predictions", "⚠️ Not loaded: notes.csv is not a text file: upload .txt files")
+    assert "Loaded" not in note
+    page.locator("#prediction-file").scroll_into_view_if_needed()
+    shot(page, "space-refused-type")
+    upload.nth(0).set_input_files(str(tmp_path / "big.txt"))
+    size = limits.MAX_FILE_BYTES + 4
+    _note(page, "#loaded-predictions", f"⚠️ Not loaded: big.txt is too large: {size:,} bytes, at most {limits.MAX_FILE_BYTES:,}")
+    assert page.locator("#predictions textarea").input_value() == "a b\nc d"  # the boxes unchanged
+    shot(page, "space-refused-size")
+    # The references: gradio sends the .txt among them and leaves the .csv out; the note names both.
+    upload.nth(1).set_input_files([str(tmp_path / "hyp.txt"), str(tmp_path / "notes.csv")])
+    note = _note(page, "#loaded-references", "Loaded hyp.txt into the references box: 2 lines, 1 reference a line.")
+    assert note.endswith("⚠️ Not loaded: notes.csv is not a text file: upload .txt files, one segment a line"), note
+    # A good file again: its note replaces the refusal.
+    upload.nth(0).set_input_files(str(tmp_path / "hyp.txt"))
+    _note(page, "#loaded-predictions", "Loaded hyp.txt into the predictions box: 2 lines.")
+
+
+def test_the_tokenizer_leaves_nothing_drawn_open_after_tab(page):
+    options = page.locator("#tokenizer li")
+    page.locator("#tokenizer input").focus()  # as Tab reaches it: gradio opens its list
+    options.first.wait_for()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('#tokenizer') === null")
+    page.wait_for_timeout(300)
+    assert options.filter(visible=True).count() == 0  # no "✓ 13a" left over the settings
+    shot(page, "space-settings-after-tab")
+    # A click still opens the list and chooses from it.
+    page.locator("#tokenizer input").click()
+    page.locator("#tokenizer li").filter(has_text="intl").click()
+    assert page.locator("#tokenizer input").input_value() == "intl"
+    assert options.filter(visible=True).count() == 0

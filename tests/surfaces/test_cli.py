@@ -159,6 +159,24 @@ def test_make_run_command_prints_json():
     assert done.stderr == b""
 
 
+def test_python_m_without_the_dependencies_says_what_to_run():
+    # A clone's root with a Python that has none of the dependencies (-S: no site-packages):
+    # one line naming `make run` and the command it installs, not a traceback.
+    done = subprocess.run(
+        [sys.executable, "-S", "-E", "-m", "google_bleu", "-V"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (
+        f"google-bleu: numpy is not installed for {sys.executable}; in the clone, `make run` installs the package "
+        "into .venv (then: .venv/bin/google-bleu, or .venv/bin/python -m google_bleu)\n"
+    )
+    # An import, not the command, keeps Python's own error.
+    imported = subprocess.run(
+        [sys.executable, "-S", "-E", "-c", "import google_bleu"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert imported.returncode == 1 and imported.stderr.splitlines()[-1] == "ModuleNotFoundError: No module named 'numpy'"
+
+
 def test_the_editable_install_of_make_run_builds_without_a_warning(tmp_path):
     # What pip runs for `pip install -e .` (PEP 660), on a copy of the project: setuptools
     # warned about a flat layout ("BuildBackendWarning: Editable installation") until the
@@ -745,6 +763,6 @@ def test_options_are_one_frozen_value_with_the_scorer_in_it():
     assert options == parse(argv)
     assert (options.paired, options.paired_n, options.width, options.scale) == ("bs", 50, 1, 100)
     assert options.scorer == google_bleu.GLEU() and parse([*argv, "--scale", "1"]).width == 3
-    assert parse([*argv, "-l", "en-ja"]).scorer == google_bleu.GLEU("ja-mecab")
+    assert parse([*argv, "-l", "en-zh"]).scorer == google_bleu.GLEU("zh")
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.width = 2

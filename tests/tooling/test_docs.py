@@ -134,6 +134,18 @@ def test_python_block_for_a_special_runner_defines_its_names(block):
     assert undefined_names(block.source()) == set(), f"{block.where} uses names neither it nor its prelude defines"
 
 
+def test_a_block_for_a_framework_environment_says_what_to_install():
+    # A reader of the RL page runs these blocks where the framework is installed: the text just
+    # before each says what that takes (the suite runs them in tests/frameworks/<name>).
+    for name, runner in SPECIAL_RUNNERS.items():
+        page, _ = marked_blocks()[name]
+        if "make framework-" not in runner or page.name != "rl-rewards.md":
+            continue
+        text = page.read_text("utf-8")
+        before = text[: text.index(f"<!-- test: {name} -->")].rsplit("\n\n", 2)[-2:]
+        assert "pip install" in " ".join(before), f"{page.name}: nothing says what the block {name!r} needs installed"
+
+
 def test_a_block_that_needs_an_earlier_one_fails_alone(tmp_path):
     done = run_alone("scorer = GLEU()\n", tmp_path)
     assert done.returncode == 1 and "NameError: name 'GLEU' is not defined" in done.stderr
