@@ -17,6 +17,8 @@ _MESSAGES = {signal.SIGINT: b"google-bleu: interrupted\n", signal.SIGTERM: b"goo
 
 
 _PID = os.getpid()
+#: The base install's packages (pyproject.toml's dependencies), by import name.
+_NEEDED = ("numpy", "sacrebleu", "tqdm", "tabulate")
 
 
 def _stop(signum, frame):
@@ -39,6 +41,15 @@ def main():
     ignored = {signum for signum in _MESSAGES if signal.getsignal(signum) is signal.SIG_IGN}
     for signum in _MESSAGES.keys() - ignored:
         signal.signal(signum, _stop)
+    import importlib.util
+
+    missing = [name for name in _NEEDED if importlib.util.find_spec(name) is None]
+    if missing:  # e.g. `python -m google_bleu` at a clone's root, with a Python that lacks them
+        sys.stderr.write(
+            f"google-bleu: {missing[0]} is not installed for {sys.executable}; in the clone, `make run` installs the "
+            "package into .venv (then: .venv/bin/google-bleu, or .venv/bin/python -m google_bleu)\n"
+        )
+        return 1
     from google_bleu.cli.main import main as command
     from google_bleu.scale.pool import one_thread_by_default
 

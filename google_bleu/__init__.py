@@ -20,26 +20,16 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 from typing import TYPE_CHECKING, Any
 
-try:
-    from .gleu import corpus_gleu, gleu_stats, sentence_gleu
-    from .score import GleuScore
-    from .scorer import GLEU, text_stats
-    from .signature import signature
-    from .stats import GleuStats
-    from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
-    from .validation import MAX_ORDER, import_optional
-    from .version import __version__
-except ModuleNotFoundError as error:
-    if sys.argv[:1] != ["-m"]:  # set so only while `python -m google_bleu` imports the package
-        raise
-    # `python -m google_bleu` at a clone's root, with a Python that lacks the dependencies.
-    raise SystemExit(
-        f"google-bleu: {error.name} is not installed for {sys.executable}; in the clone, "
-        "`make run` installs the package into .venv (then: .venv/bin/google-bleu, or .venv/bin/python -m google_bleu)"
-    ) from None
+from .gleu import corpus_gleu, gleu_stats, sentence_gleu
+from .score import GleuScore
+from .scorer import GLEU, text_stats
+from .signature import signature
+from .stats import GleuStats
+from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
+from .validation import MAX_ORDER, import_optional
+from .version import __version__
 
 if TYPE_CHECKING:  # imported on first use (__getattr__ below): a short run never needs it
     from .analysis.explain import Explanation, explain

@@ -170,10 +170,9 @@ def test_python_m_without_the_dependencies_says_what_to_run():
         f"google-bleu: numpy is not installed for {sys.executable}; in the clone, `make run` installs the package "
         "into .venv (then: .venv/bin/google-bleu, or .venv/bin/python -m google_bleu)\n"
     )
-    # An import, not the command, keeps Python's own error.
-    imported = subprocess.run(
-        [sys.executable, "-S", "-E", "-c", "import google_bleu"], cwd=REPO, capture_output=True, text=True, timeout=60
-    )
+    # A library call, not the command, keeps Python's own error, when it first needs numpy.
+    code = "import google_bleu; google_bleu.GLEU().stats(['a b'] * 5000, ['a b'] * 5000)"
+    imported = subprocess.run([sys.executable, "-S", "-E", "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert imported.returncode == 1 and imported.stderr.splitlines()[-1] == "ModuleNotFoundError: No module named 'numpy'"
 
 
