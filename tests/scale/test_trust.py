@@ -151,27 +151,31 @@ def test_eight_threads_that_first_score_together_all_score():
 @linux
 @two_cores
 def test_one_pool_starts_every_worker_the_same_way():
-    # Before, the start method was asked before each worker: numpy's import between the first
-    # and the second started BLAS threads, so the first worker was forked and the rest spawned.
+    # Before, the start method was asked before each worker: the index of small files took
+    # one forked worker, then numpy's import here (the rows' arrays) started BLAS threads, and
+    # the second worker was spawned (a fresh interpreter, and a resource tracker beside it).
     done = script(
         """
         import os, sys
-        from google_bleu import GLEU
-        from google_bleu.scale.pool import WorkerPool
+        from pathlib import Path
+        from google_bleu.scale.parallel import SystemFiles
 
-        def started(scorer, _):
-            import numpy, time
-            time.sleep(0.2)
-            return getattr(sys.modules["__main__"], "FORKED", False)  # a spawned worker runs no guarded line
+        def children():
+            return {int(pid) for task in Path("/proc/self/task").glob("*/children") for pid in task.read_text().split()}
 
         if __name__ == "__main__":
-            FORKED = True
             os.environ["OPENBLAS_NUM_THREADS"] = "2"
-            with WorkerPool(GLEU(), jobs=2) as pool:
-                print(*pool.run(iter([(started, (i,)) for i in range(4)])))
-        """
+            mine = Path("/proc/self/cmdline").read_bytes()
+            with SystemFiles(sys.argv[1:3], sys.argv[3], jobs=2, chunk_lines=50) as files:
+                parts = list(files)
+                kinds = [Path(f"/proc/{pid}/cmdline").read_bytes() == mine for pid in children()]
+            print(len(parts), kinds)
+        """,
+        str(HYP),
+        str(OTHER),
+        str(REF),
     )
-    assert (done.returncode, done.stdout.split()) == (0, ["True"] * 4), done.stderr
+    assert (done.returncode, done.stdout.split("\n")[0]) == (0, "2 [True, True]"), (done.stdout, done.stderr)
 
 
 # -- 4. a daemonic caller ------------------------------------------------------------------
@@ -266,18 +270,25 @@ def _bytes_read() -> int:
 # -- 10. a process that is not dumpable ------------------------------------------------------
 @linux
 @two_cores
-def test_a_stream_with_workers_in_a_process_that_is_not_dumpable():
-    # Workers opened a copied stream as /proc/<parent>/fd/N, which the kernel refuses to read
-    # for a process that dropped privileges or set PR_SET_DUMPABLE 0.
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="drops its privileges: needs root")
+def test_a_stream_with_workers_in_a_process_that_dropped_its_privileges():
+    # Workers opened a copied stream as /proc/<parent>/fd/N, which the kernel refuses for a
+    # process that dropped privileges (not dumpable): "cannot read stream: Permission denied".
     done = script(
         """
-        import ctypes, sys
+        import os, sys
+        # Imported before the privileges go (this interpreter's files may be root's only), with
+        # one BLAS thread: a process that runs one thread forks its workers.
+        os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"
+        import multiprocessing.connection, multiprocessing.popen_fork, multiprocessing.popen_spawn_posix, numpy, sacrebleu
         from google_bleu.scale.parallel import file_stats
 
         if __name__ == "__main__":
-            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+            expected = file_stats(sys.argv[1], [sys.argv[2]]).total()
             with open(sys.argv[1], "rb") as hyp, open(sys.argv[2], "rb") as ref:
-                print(file_stats(hyp, [ref], jobs=2, chunk_lines=50).total() == file_stats(sys.argv[1], [sys.argv[2]]).total())
+                os.setgid(65534)
+                os.setuid(65534)  # as a daemon does once it has what it needs
+                print(file_stats(hyp, [ref], jobs=2, chunk_lines=50).total() == expected)
         """,
         str(HYP),
         str(REF),
@@ -286,18 +297,30 @@ def test_a_stream_with_workers_in_a_process_that_is_not_dumpable():
 
 
 # -- 11. the earliest bad line, whatever the worker count ----------------------------------
+def picky(text: str) -> list[str]:
+    """A tokenizer that takes its time and refuses one word (a module-level function: it pickles)."""
+    if "POISON" in text:
+        raise ValueError("a line this tokenizer refuses")
+    time.sleep(0.0005)
+    return text.split()
+
+
 @two_cores
-def test_jobs_name_the_earliest_bad_line(tmp_path):
-    lines = (HYP.read_bytes() * 10).split(b"\n")
-    lines[10] += b"\xff"  # in the first task, which has more to do before it
+def test_jobs_name_the_earliest_failing_task(tmp_path):
+    # Two bad lines in two tasks: the first task fails late (its tokenizer refuses line 1,900
+    # after a second of work), the second at once (line 2,001 is not UTF-8). Before, the
+    # error that arrived first was raised: the later line.
+    # Each line made unique, so the line store's cache spares the tokenizer no call.
+    lines = [line + b" %d" % number for number, line in enumerate((HYP.read_bytes() * 10).splitlines())]
+    lines[1_899] = b"POISON " + lines[1_899]
     lines[2_000] = b"\xff" + lines[2_000]
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\n".join(lines))
     ref = tmp_path / "ref.txt"
     ref.write_bytes(REF.read_bytes() * 10)
-    for _ in range(5):
-        with pytest.raises(ValueError, match=r"bad.txt: line 11 is not valid UTF-8"):
-            file_stats(str(bad), [str(ref)], jobs=2, chunk_lines=1_990)
+    for _ in range(3):
+        with pytest.raises(ValueError, match="a line this tokenizer refuses"):
+            file_stats(str(bad), [str(ref)], GLEU(picky), jobs=2, chunk_lines=1_990)
 
 
 def test_a_stream_is_read_through_its_copy_with_workers():
