@@ -1,7 +1,8 @@
-"""What the adapters share: a completion's text, a segment's reference ids, a reward's name
-and the exact mean of sentence scores (their scorer comes from
+"""What the adapters share: a completion's text, a segment's reference ids, a reward's name,
+the exact mean of sentence scores and checked statistics rows (lm-evaluation-harness and
+lighteval logs); their scorer comes from
 :func:`google_bleu.scorer.scorer_from_options`, their other input checks from
-:mod:`google_bleu.validation`)."""
+:mod:`google_bleu.validation`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..validation import describe
+import numpy as np
+
+from ..stats import COLUMNS
+from ..validation import describe, integer, is_sequence
 
 # Trainer objects TRL passes besides the dataset columns; left out of error messages.
 TRL_OBJECTS = ("trainer_state", "log_extra", "log_metric")
@@ -180,3 +184,41 @@ def mean_score(values: Sequence[Any], name: str) -> float:
             break
         parts.append(part)
     return float(sum(map(Fraction, parts)) / len(numbers))
+
+
+# -- statistics rows from a harness log ----------------------------------------------------
+
+
+def check_rows(items: Any, name: str = "items") -> np.ndarray:
+    """Per-sample statistics rows, checked, as an ``(n, 4)`` int64 array.
+
+    Args:
+        items: A sequence of rows ``(n_match, n_hyp, n_ref, n_all)`` of non-negative
+            integers (tuples, or lists after a JSON round trip).
+        name: The argument's name, for error messages.
+
+    Example:
+        >>> check_rows([(6, 18, 14, 18), [3, 3, 3, 3]]).tolist()
+        [[6, 18, 14, 18], [3, 3, 3, 3]]
+        >>> check_rows([(1, 2)])
+        Traceback (most recent call last):
+        ...
+        TypeError: items[0] must be a row of 4 integers (n_match, n_hyp, n_ref, n_all), got tuple (1, 2)
+    """
+    if isinstance(items, (str, bytes, Mapping)) or not is_sequence(items):
+        raise TypeError(f"{name} must be a list of statistics rows, got {describe(items)}")
+    rows = []
+    for i, item in enumerate(items):
+        if (
+            isinstance(item, (str, bytes))
+            or not is_sequence(item)
+            or len(item) != len(COLUMNS)
+            or any(integer(value) is None for value in item)
+        ):
+            raise TypeError(
+                f"{name}[{i}] must be a row of {len(COLUMNS)} integers ({', '.join(COLUMNS)}), got {describe(item)}"
+            )
+        rows.append([int(value) for value in item])
+    # Python ints, whatever their size: GleuStats checks the values (range, consistency,
+    # totals) on the one path every row from outside takes.
+    return np.asarray(rows, dtype=object).reshape(-1, len(COLUMNS))

@@ -26,8 +26,7 @@ from typing import Any
 from ..scorer import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import describe, import_optional, integer, is_sequence
-from ._text import mean_score
-from .lm_eval import check_rows
+from ._text import check_rows, mean_score
 
 
 def _lighteval(module: str) -> Any:

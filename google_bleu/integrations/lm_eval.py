@@ -27,49 +27,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from ..scorer import GLEU, scorer_from_options
-from ..stats import COLUMNS, GleuStats
-from ..validation import check_references, check_text, describe, integer, is_sequence
+from ..stats import GleuStats
+from ..validation import check_references, check_text, describe, is_sequence
+from ._text import check_rows
 
 #: The metric key ``process_results`` returns by default (the evaluate metric's key).
 METRIC_NAME = "google_bleu"
-
-
-def check_rows(items: Any, name: str = "items") -> np.ndarray:
-    """Per-sample statistics rows, checked, as an ``(n, 4)`` int64 array.
-
-    Args:
-        items: A sequence of rows ``(n_match, n_hyp, n_ref, n_all)`` of non-negative
-            integers (tuples, or lists after a JSON round trip).
-        name: The argument's name, for error messages.
-
-    Example:
-        >>> check_rows([(6, 18, 14, 18), [3, 3, 3, 3]]).tolist()
-        [[6, 18, 14, 18], [3, 3, 3, 3]]
-        >>> check_rows([(1, 2)])
-        Traceback (most recent call last):
-        ...
-        TypeError: items[0] must be a row of 4 integers (n_match, n_hyp, n_ref, n_all), got tuple (1, 2)
-    """
-    if isinstance(items, (str, bytes, Mapping)) or not is_sequence(items):
-        raise TypeError(f"{name} must be a list of statistics rows, got {describe(items)}")
-    rows = []
-    for i, item in enumerate(items):
-        if (
-            isinstance(item, (str, bytes))
-            or not is_sequence(item)
-            or len(item) != len(COLUMNS)
-            or any(integer(value) is None for value in item)
-        ):
-            raise TypeError(
-                f"{name}[{i}] must be a row of {len(COLUMNS)} integers ({', '.join(COLUMNS)}), got {describe(item)}"
-            )
-        rows.append([int(value) for value in item])
-    # Python ints, whatever their size: GleuStats checks the values (range, consistency,
-    # totals) on the one path every row from outside takes.
-    return np.asarray(rows, dtype=object).reshape(-1, len(COLUMNS))
 
 
 class LmEvalGleu:
