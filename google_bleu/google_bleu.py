@@ -34,28 +34,12 @@ from .significance import DEFAULT_SEED, check_bootstrap
 from .stats import GleuStats
 from .tokenizers import get_tokenizer
 from .validation import check_bool, check_texts, check_utf8
-from .version import __version__
+from .version import CITATION, __version__
 
 __all__ = [
     "GoogleBleu", "GLEU", "GleuScore", "GleuStats", "count_matches", "count_references", "get_tokenizer", "group_keys",
     "checked_text_stats", "tokenize_13a", "__version__",
 ]
-
-_CITATION = """\
-@misc{wu2016googles,
-      title={Google's Neural Machine Translation System: Bridging the Gap between Human and Machine Translation},
-      author={Yonghui Wu and Mike Schuster and Zhifeng Chen and Quoc V. Le and Mohammad Norouzi and Wolfgang Macherey
-              and Maxim Krikun and Yuan Cao and Qin Gao and Klaus Macherey and Jeff Klingner and Apurva Shah and Melvin
-              Johnson and Xiaobing Liu and Łukasz Kaiser and Stephan Gouws and Yoshikiyo Kato and Taku Kudo and Hideto
-              Kazawa and Keith Stevens and George Kurian and Nishant Patil and Wei Wang and Cliff Young and
-              Jason Smith and Jason Riesa and Alex Rudnick and Oriol Vinyals and Greg Corrado and Macduff Hughes
-              and Jeffrey Dean},
-      year={2016},
-      eprint={1609.08144},
-      archivePrefix={arXiv},
-      primaryClass={cs.CL}
-}
-"""
 
 _DESCRIPTION = """\
 Google-BLEU (GLEU) from the GNMT paper (Wu et al. 2016). For each segment, all n-grams of
@@ -193,7 +177,7 @@ class GoogleBleu(evaluate.Metric):
     def _info(self) -> evaluate.MetricInfo:
         text = datasets.Value("string", id="sequence")
         return evaluate.MetricInfo(
-            description=_DESCRIPTION, citation=_CITATION, inputs_description=_KWARGS_DESCRIPTION,
+            description=_DESCRIPTION, citation=CITATION, inputs_description=_KWARGS_DESCRIPTION,
             features=[  # references as lists, or one string per prediction
                 datasets.Features({"predictions": text, "references": datasets.Sequence(text, id="references")}),
                 datasets.Features({"predictions": text, "references": text}),

@@ -10,13 +10,11 @@ the default tokenizer (``zh``, ``ja-mecab``, ``ko-mecab``, else ``13a``).
 from __future__ import annotations
 
 import argparse
-import ast
 import codecs
 import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from ..score import SCALES, check_figures
@@ -24,7 +22,7 @@ from ..scorer import GLEU, scorer_from_options
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from ..validation import MAX_ORDER, MAX_SAMPLES, check_n_samples, check_seed
-from ..version import __version__
+from ..version import CITATION, __version__
 
 PROG = "google-bleu"
 STDIN = "-"
@@ -106,19 +104,7 @@ class _Citation(argparse.Action):
         super().__init__(option_strings, argparse.SUPPRESS, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
-        raise Done(citation())
-
-
-def citation() -> str:
-    """The BibTeX of the paper that defines GLEU (Wu et al. 2016), as the metric card gives it.
-
-    Read from the metric script's text, so that the command does not import evaluate.
-    """
-    script = Path(__file__).resolve().parent.parent / "google_bleu.py"
-    for node in ast.parse(script.read_text("utf-8")).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["_CITATION"]:
-            return ast.literal_eval(node.value)
-    raise RuntimeError(f"no _CITATION in {script}")  # a broken install, not a user error
+        raise Done(CITATION)
 
 
 def _encoding(text: str) -> str:
