@@ -701,33 +701,23 @@ def test_the_upload_folder_is_bounded_in_total(app_url):
     _delete(answer.json())
 
 
-def test_two_clients_uploading_the_same_file_each_get_it(app_url):
+@pytest.mark.parametrize(
+    ("box", "clients", "wrap"),
+    [({"label": "Predictions file"}, ("127.0.5.1", "127.0.5.2"), False), ({"elem_id": "reference-files"}, ("127.0.5.3", "127.0.5.4"), True)],
+    ids=["predictions", "references"],
+)
+def test_two_clients_uploading_the_same_file_each_get_it(app_url, box, clients, wrap):
     # gradio stores an upload by its content (<sha256>/<name>): the same file from two
-    # clients is one path, which the first read must not delete for the second.
-    data = b"the same file\nread by two\n"
-    first = _upload(app_url, {"same.txt": data}, "127.0.5.1").json()[0]
-    second = _upload(app_url, {"same.txt": data}, "127.0.5.2").json()[0]
+    # clients is one path, which the first load must not delete for the second (a reference
+    # load once released each of its files twice).
+    data = f"the same file\nread by two as {box}\n".encode()
+    first, second = (_upload(app_url, {"same.txt": data}, client).json()[0] for client in clients)
     assert first == second
-    event = page_event_id(app_url, "upload", label="Predictions file")
+    event = page_event_id(app_url, "upload", **box)
     for path in (first, second):
-        outputs = page_event(app_url, event, [_file_data(path)], None)
-        assert outputs[0] == "the same file\nread by two", outputs[3]
+        outputs = page_event(app_url, event, [[_file_data(path)] if wrap else _file_data(path)], None)
+        assert outputs[0] == data.decode().rstrip("\n"), outputs[3]
     assert not Path(first).exists()  # deleted once the last upload of it is read
-    assert os.path.realpath(first) not in limits.HANDED_OUT
-
-
-def test_two_clients_uploading_the_same_reference_file_each_get_it(app_url):
-    # The same for the reference files: each load releases each of its files once, so the
-    # first client's load leaves the file for the second.
-    data = b"one reference\nfor two clients\n"
-    first = _upload(app_url, {"same-ref.txt": data}, "127.0.5.3").json()[0]
-    second = _upload(app_url, {"same-ref.txt": data}, "127.0.5.4").json()[0]
-    assert first == second
-    event = page_event_id(app_url, "upload", elem_id="reference-files")
-    for path in (first, second):
-        outputs = page_event(app_url, event, [[_file_data(path)]], None)
-        assert outputs[0] == "one reference\nfor two clients", outputs[3]
-    assert not Path(first).exists()
     assert os.path.realpath(first) not in limits.HANDED_OUT
 
 
