@@ -25,12 +25,40 @@ def count_references(references: Sequence[Sequence[object]]) -> str:
     return "var" if counts else "0"
 
 
+class Signature(str):
+    """A signature: the long ``key:value|...`` string itself, which keeps its fields and formats
+    itself long or short (sacrebleu's ``--short`` names), as sacrebleu's ``Signature`` does.
+
+    Example:
+        >>> sig = signature("1", "13a", False, 1, 4, 1000, 12345)
+        >>> dict(sig.fields)["bs"], sig.formatted(short=True).rsplit("|", 1)[0]
+        ('1000', '#:1|c:mixed|tok:13a|n:1-4|bs:1000|rs:12345')
+    """
+
+    SHORT = {"nrefs": "#", "case": "c", "ngram": "n", "seed": "rs", "version": "v"}
+
+    def __new__(cls, fields: tuple[tuple[str, str], ...]) -> Signature:
+        self = super().__new__(cls, cls._join(fields, {}))
+        self.fields = fields
+        return self
+
+    def __getnewargs__(self) -> tuple[tuple[tuple[str, str], ...]]:  # unpickled from its fields
+        return (self.fields,)
+
+    def formatted(self, short: bool = False) -> str:
+        return self._join(self.fields, self.SHORT if short else {})
+
+    @staticmethod
+    def _join(fields: tuple[tuple[str, str], ...], names: dict[str, str]) -> str:
+        return "|".join(f"{names.get(name, name)}:{value}" for name, value in fields)
+
+
 @functools.lru_cache(maxsize=256)
 def signature(
     nrefs: str, tokenizer: str, lowercase: bool, min_len: int, max_len: int, n_bootstrap: int | None = None,
     seed: int | None = None, n_randomization: int | None = None,
-) -> str:
-    """The signature string for one setting.
+) -> Signature:
+    """The signature for one setting.
 
     Resampling adds sacrebleu's fields: ``bs:N`` (bootstrap resamples), ``ar:N``
     (approximate-randomization trials) and ``seed:S`` (``seed:none`` for fresh entropy).
@@ -43,18 +71,12 @@ def signature(
         >>> signature("1", "13a", False, 1, 4, 1000, 12345, n_randomization=10000).split("|")[4:-1]
         ['ar:10000', 'bs:1000', 'seed:12345']
     """
-    fields = [f"nrefs:{nrefs}", f"case:{'lc' if lowercase else 'mixed'}", f"tok:{tokenizer}", f"ngram:{min_len}-{max_len}"]
+    fields = [("nrefs", nrefs), ("case", "lc" if lowercase else "mixed"), ("tok", tokenizer), ("ngram", f"{min_len}-{max_len}")]
     if n_randomization is not None:
-        fields.append(f"ar:{n_randomization}")
+        fields.append(("ar", str(n_randomization)))
     if n_bootstrap is not None:
-        fields.append(f"bs:{n_bootstrap}")
+        fields.append(("bs", str(n_bootstrap)))
     if n_randomization is not None or n_bootstrap is not None:
-        fields.append(f"seed:{str(seed).lower()}")
-    fields.append(f"version:{__version__}")
-    return "|".join(fields)
-
-
-def short_signature(signature: str) -> str:
-    """sacrebleu's ``--short`` form of a signature (``#:1|c:mixed|tok:13a|n:1-4|bs:1000|rs:12345|v:...``)."""
-    short = {"nrefs": "#", "case": "c", "ngram": "n", "seed": "rs", "version": "v"}
-    return "|".join(f"{short.get(name, name)}:{value}" for name, value in (f.split(":", 1) for f in signature.split("|")))
+        fields.append(("seed", str(seed).lower()))
+    fields.append(("version", __version__))
+    return Signature(tuple(fields))

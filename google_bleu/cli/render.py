@@ -13,7 +13,6 @@ from functools import cache
 from typing import Any, TextIO
 
 from ..score import GleuScore, scale_name, scaled_text
-from ..signature import short_signature
 from ..stats import COLUMNS, GleuStats
 from .options import STDIN, Options
 
@@ -64,7 +63,7 @@ def corpus(scores: list[GleuScore], options: Options) -> str:
     width, scale, paired = options.width, options.scale, options.paired
     names = ["stdin" if path == STDIN else path for path in options.paths]
     if options.short and options.format != "json":  # as sacrebleu: JSON keeps the full signature
-        scores = [dataclasses.replace(score, signature=short_signature(score.signature)) for score in scores]
+        scores = [dataclasses.replace(score, signature=score.signature.formatted(short=True)) for score in scores]
     if options.score_only and len(scores) == 1:
         return scores[0].format(width, score_only=True, scale=scale) + "\n"
     if options.format == "json":

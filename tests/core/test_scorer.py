@@ -128,6 +128,24 @@ def test_settings_are_checked_once_in_the_constructor():
     assert stats == text_stats(["AB c"], ["ab c"], tokenizer="char", lowercase=True, min_len=2, max_len=3)
 
 
+def test_a_signature_keeps_its_fields_and_formats_itself_short_or_long():
+    import copy
+    import pickle
+
+    score = GLEU("char", lowercase=True, min_len=2, max_len=3).corpus_score(["a b"], ["a c"], n_bootstrap=50, seed=None)
+    fields = (("nrefs", "1"), ("case", "lc"), ("tok", "char"), ("ngram", "2-3"), ("bs", "50"), ("seed", "none"))
+    assert score.signature.fields == (*fields, ("version", google_bleu.__version__))
+    assert score.signature.formatted() == score.signature == "|".join(f"{name}:{value}" for name, value in score.signature.fields)
+    short = score.signature.formatted(short=True)
+    assert short == f"#:1|c:lc|tok:char|n:2-3|bs:50|rs:none|v:{google_bleu.__version__}"
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # a score sent to another process keeps them
+        same = pickle.loads(pickle.dumps(score, protocol))
+        assert same == score and same.signature.fields == score.signature.fields
+        assert same.signature.formatted(short=True) == short
+    assert copy.deepcopy(score).signature.formatted(short=True) == short
+    assert json.loads(json.dumps(score.to_dict()))["signature"] == score.signature
+
+
 def test_the_scorer_is_an_immutable_value():
     import pickle
 
