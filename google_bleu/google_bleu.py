@@ -238,5 +238,5 @@ class GoogleBleu(evaluate.Metric):
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
         scorer = options.scorer
         stats = checked_text_stats(predictions, references, scorer.tokenizer, scorer.min_len, scorer.max_len)
-        score = scorer.score_stats(stats, count_references(references), options.n_bootstrap, options.seed)
+        score = scorer.checked_score(stats, count_references(references), options.n_bootstrap, options.seed)
         return score.metric_dict(stats.sentence_scores().tolist() if options.return_sentence_scores else None)

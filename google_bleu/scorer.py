@@ -19,7 +19,7 @@ from typing import Any
 from .gleu import checked_text_stats, gleu_stats, order_text_stats
 from .score import GleuScore
 from .signature import count_references, signature
-from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, bootstrap_ci, check_bootstrap, paired_intervals
+from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, check_bootstrap, checked_bootstrap_ci, paired_intervals
 from .stats import GleuStats, check_stats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .validation import check_bool, check_orders, check_references, check_text, check_texts, check_type, describe
@@ -180,10 +180,14 @@ class GLEU:
         ``n_bootstrap`` and ``seed`` as in :meth:`corpus_score`."""
         check_stats(stats, "stats", (self.min_len, self.max_len))
         n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
-        return self._score(stats, nrefs, n_bootstrap, seed)
+        return self.checked_score(stats, nrefs, n_bootstrap, seed)
 
-    def _score(self, stats: GleuStats, nrefs: str | int, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED) -> GleuScore:
-        interval = None if n_bootstrap is None else bootstrap_ci(stats, n_bootstrap, seed)
+    def checked_score(
+        self, stats: GleuStats, nrefs: str | int, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED
+    ) -> GleuScore:
+        """:meth:`score_stats` of arguments already checked (statistics these settings counted,
+        ``n_bootstrap`` and ``seed`` as :func:`~google_bleu.significance.check_bootstrap` returns them)."""
+        interval = None if n_bootstrap is None else checked_bootstrap_ci(stats, n_bootstrap, seed)
         return GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
 
     def corpus_score(
@@ -217,7 +221,7 @@ class GLEU:
             raise ValueError(_orientation_hint(str(error), predictions, references)) from None
         stats = checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
         nrefs = count_references(references)
-        score = self._score(stats, nrefs, n_bootstrap, seed)
+        score = self.checked_score(stats, nrefs, n_bootstrap, seed)
         if by_order:
             score = dataclasses.replace(score, orders=self._order_scores(predictions, references, nrefs))
         return score
@@ -237,7 +241,7 @@ class GLEU:
 
     def _order_scores(self, predictions: list[str], references: list[list[str]], nrefs: int) -> tuple:
         stats = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
-        return tuple((one.min_len, self.replace(min_len=one.min_len, max_len=one.max_len)._score(one, nrefs)) for one in stats)
+        return tuple((one.min_len, self.replace(min_len=one.min_len, max_len=one.max_len).checked_score(one, nrefs)) for one in stats)
 
     def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:
         """GLEU of one hypothesis against its references, as sacrebleu's ``sentence_score``.
@@ -249,7 +253,7 @@ class GLEU:
         hypothesis = check_text(hypothesis, "hypothesis")
         references = check_references(references, "references")
         stats = checked_text_stats([hypothesis], [references], self.tokenizer, self.min_len, self.max_len)
-        return self._score(stats, len(references))
+        return self.checked_score(stats, len(references))
 
     def corpus_score_streams(
         self, predictions: Sequence[str], ref_streams: Sequence[Sequence[str]], n_bootstrap: int | None = None,

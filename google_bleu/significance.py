@@ -131,7 +131,13 @@ def bootstrap_ci(stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed:
         >>> bootstrap_ci(stats) == (stats.score(), stats.score())
         True
     """
-    return percentile_interval(bootstrap_scores(stats, check_n_samples(n_bootstrap, "n_bootstrap"), seed))
+    n_bootstrap = check_n_samples(n_bootstrap, "n_bootstrap")
+    return checked_bootstrap_ci(check_stats(stats, "stats"), n_bootstrap, check_seed(seed))
+
+
+def checked_bootstrap_ci(stats: GleuStats, n_bootstrap: int, seed: int | None) -> tuple[float, float]:
+    """:func:`bootstrap_ci` of arguments already checked (by :meth:`~google_bleu.GLEU.score_stats`, ...)."""
+    return percentile_interval(_scores(_resampled_totals(stats.rows, n_bootstrap, seed)))
 
 
 def _p_value(count: int, n_samples: int) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -297,6 +299,40 @@ def test_compute_adds_interval_only_when_asked(metric, sample_stats):
     seeded = metric.compute(predictions=predictions, references=REFS, n_bootstrap=200, seed=7)
     assert "|bs:200|seed:7|" in seeded["signature"]
     assert (seeded["ci_low"], seeded["ci_high"]) == bootstrap_ci(sample_stats["sys_online-B.0.txt"], 200, 7)
+
+
+def counted_checks(monkeypatch, package: str) -> list[str]:
+    """The names of the checks of resampling inputs that run, in order, in ``package`` (the
+    library, or evaluate's copy of the metric folder)."""
+    calls = []
+    for module, name in (("significance", "check_n_samples"), ("significance", "check_seed"),
+                         ("significance", "check_stats"), ("scorer", "check_stats")):
+        module = sys.modules[f"{package}.{module}"]
+        check = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *args, _check=check, _name=name, **kwargs: (
+            calls.append(_name), _check(*args, **kwargs))[1])
+    return calls
+
+
+def test_each_resampling_input_is_checked_once(monkeypatch, metric):
+    # n_bootstrap, seed and statistics are checked by the call that receives them; what it
+    # passes down (and the statistics the engine counts) is not checked again.
+    predictions = read_lines(SAMPLE / "sys_online-B.0.txt")[:30]
+    stats = text_stats(predictions, REFS[:30])
+    calls = counted_checks(monkeypatch, "google_bleu")
+    for call, checks in (
+        (lambda: GLEU().corpus_score(predictions, REFS[:30], n_bootstrap=50), ["check_n_samples", "check_seed"]),
+        (lambda: GLEU().score_stats(stats, 1, 50), ["check_stats", "check_n_samples", "check_seed"]),
+        (lambda: bootstrap_ci(stats, 50), ["check_n_samples", "check_stats", "check_seed"]),
+        (lambda: bootstrap_scores(stats, 50), ["check_stats", "check_n_samples", "check_seed"]),
+    ):
+        calls.clear()
+        call()
+        assert calls == checks
+    calls = counted_checks(monkeypatch, type(metric).__module__.rsplit(".", 1)[0])
+    result = metric.compute(predictions=predictions, references=REFS[:30], n_bootstrap=50)
+    assert calls == ["check_n_samples", "check_seed"]
+    assert (result["ci_low"], result["ci_high"]) == bootstrap_ci(stats, 50)
 
 
 @pytest.mark.parametrize(
