@@ -704,7 +704,7 @@ def test_sacrebleu_spellings_that_mean_something_here():
     assert in_process("-f", "text", "-ci").stdout.decode().split(" = ")[1] == text.split(" = ")[1]
     assert json.loads(in_process("--short").stdout) == json.loads(plain)
     assert "% GLEU|#:1|" in in_process(str(SAMPLE / "sys_uedin-nmt.4722.txt"), "-f", "latex", "-sh").stdout.decode()
-    # --citation prints the metric card's BibTeX (read from the metric script) and exits 0.
+    # --citation prints the BibTeX of the GLEU paper (version.CITATION, the metric card's too) and exits 0.
     done = run_cli("--citation")
     assert done.returncode == 0 and done.stderr == b""
     assert done.stdout.decode().startswith("@misc{wu2016googles,") and "eprint={1609.08144}" in done.stdout.decode()
