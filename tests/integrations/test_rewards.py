@@ -92,7 +92,7 @@ def test_bad_options_fail_at_construction():
         GleuReward(scorer="char")
     with pytest.raises(TypeError, match="scorer must be a google_bleu.GLEU"):
         GleuReward(scorer=GLEU)  # the class, not a scorer
-    with pytest.raises(TypeError, match="reference_key must be a str"):
+    with pytest.raises(TypeError, match="reference_key must be a non-empty str"):
         GleuReward(reference_key=["reference"])
     with pytest.raises(TypeError, match="log_metric must be callable"):
         GleuReward()(["a"], reference=["a"], log_metric="yes")

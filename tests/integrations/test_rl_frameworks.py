@@ -280,7 +280,7 @@ def test_trl_id_reward_bad_settings_fail_at_construction():
         GleuIdReward(pad_id="2")
     with pytest.raises(ValueError, match="max_len must be >= min_len"):
         GleuIdReward(min_len=3, max_len=2)
-    with pytest.raises(TypeError, match="reference_key must be a str"):
+    with pytest.raises(TypeError, match="reference_key must be a non-empty str"):
         GleuIdReward(reference_key=1)
 
 
