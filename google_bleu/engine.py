@@ -180,7 +180,7 @@ def _best(n_hyp_tokens: int, candidates: list, min_len: int, max_len: int) -> tu
 
 def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
     """:func:`segment_rows` in plain Python: nltk's ``corpus_gleu`` with set intersections."""
-    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    spans = order_spans(min_len, max_len, by_order)
     results: list = [([], []) for _ in spans]
     for hypothesis, references in zip(hypotheses, list_of_references):
         if type(hypothesis) not in (list, tuple):  # arrays, Series: slice and zip as lists
@@ -200,6 +200,12 @@ def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_le
             rows.append(row)
             chosen.append(index)
     return results if by_order else results[0]
+
+
+def order_spans(min_len: int, max_len: int, by_order: bool) -> list[tuple[int, int]]:
+    """The spans of orders one walk scores: ``min_len-max_len``, then with ``by_order`` each
+    order ``n-n`` alone (each keeping its own best reference)."""
+    return [(min_len, max_len)] + ([(n, n) for n in range(min_len, max_len + 1)] if by_order else [])
 
 
 # -- the vectorised core, written once over a small backend interface ------------------------
@@ -365,8 +371,8 @@ def choose_references(
 def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
     """``(rows, chosen)`` for validated token input: per segment its ``(n_match, n_hyp, n_ref,
     n_all)`` row and the index of the reference nltk keeps (-1: no candidate), as lists
-    (:func:`small_input`) or int64 arrays. With ``by_order``, one ``(rows, chosen)`` per order
-    ``n`` in ``min_len..max_len``, as orders ``n-n`` alone give them, from one walk."""
+    (:func:`small_input`) or int64 arrays. With ``by_order``, a list of ``(rows, chosen)``, one per
+    span of :func:`order_spans` (the whole span, then each order alone), from one walk."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
@@ -408,7 +414,7 @@ def rows_by_chunk(
     gives the order-1 groups of segments ``start:stop`` (references ``ref_start:ref_stop``),
     their hypotheses then their references."""
     n_segments = len(hyp_lengths)
-    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    spans = order_spans(min_len, max_len, by_order)
     rows = np.zeros((len(spans), n_segments, 4), np.int64)
     chosen = np.full((len(spans), n_segments), -1, np.int64)
     first_ref = np.cumsum(n_refs) - n_refs
@@ -427,8 +433,9 @@ def rows_by_chunk(
         one_ref = bool((chunk_refs == 1).all())
         matches = count_matches(NUMPY, group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len, by_order)
         chunk_first = first_ref[start:stop] - ref_start
-        for k, (low, high) in enumerate(spans):
-            order_matches = matches[k] if by_order else matches
+        # Orders' matches add up: the whole span's are their sum.
+        per_span = [matches.sum(axis=0), *matches] if by_order else [matches]
+        for k, ((low, high), order_matches) in enumerate(zip(spans, per_span)):
             rows[k, start:stop], chosen[k, start:stop] = choose_references(
                 NUMPY, order_matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, low, high
             )

@@ -10,7 +10,7 @@ from collections.abc import Hashable, Sequence
 from itertools import chain, islice, repeat
 from typing import Any
 
-from .engine import chunks, python_rows, segment_rows, small_input, stored_segment_rows
+from .engine import chunks, order_spans, python_rows, segment_rows, small_input, stored_segment_rows
 from .keys import LineStore
 from .stats import GleuStats
 from .tokenizers import Tokenizer
@@ -96,10 +96,10 @@ def order_text_stats(
     predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int,
     by_order: bool = True,
 ) -> list[GleuStats]:
-    """Per order ``n`` from ``min_len`` to ``max_len``, the statistics of orders ``n-n`` (each
-    segment keeping its best reference for that order), from one walk of the text's n-grams;
-    checked input as for :func:`checked_text_stats` (``by_order=False``: its one statistics)."""
-    spans = [(n, n) for n in range(min_len, max_len + 1)] if by_order else [(min_len, max_len)]
+    """The statistics of orders ``min_len-max_len``, then (``by_order``) of each order ``n-n``
+    alone (each segment keeping its best reference for that order), from one tokenization and
+    one walk of the text's n-grams; checked input as for :func:`checked_text_stats`."""
+    spans = order_spans(min_len, max_len, by_order)
     if not predictions:
         return [GleuStats.empty(low, high) for low, high in spans]
     if small_input(n_chars=sum(map(len, predictions)) + sum(map(len, chain.from_iterable(references)))):

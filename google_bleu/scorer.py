@@ -219,12 +219,11 @@ class GLEU:
             predictions, references = check_texts(predictions, references)
         except ValueError as error:
             raise ValueError(_orientation_hint(str(error), predictions, references)) from None
-        stats = checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
+        # One tokenization and one walk: the corpus statistics first, then each order's.
+        stats, *orders = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len, by_order)
         nrefs = count_references(references)
         score = self.checked_score(stats, nrefs, n_bootstrap, seed)
-        if by_order:
-            score = dataclasses.replace(score, orders=self._order_scores(predictions, references, nrefs))
-        return score
+        return dataclasses.replace(score, orders=self._order_scores(orders, nrefs)) if by_order else score
 
     def order_scores(
         self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]
@@ -237,10 +236,10 @@ class GLEU:
             [(1, 0.6666666666666666), (2, 0.5)]
         """
         predictions, references = check_texts(predictions, references)
-        return self._order_scores(predictions, references, count_references(references))
+        _, *orders = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len, True)
+        return self._order_scores(orders, count_references(references))
 
-    def _order_scores(self, predictions: list[str], references: list[list[str]], nrefs: int) -> tuple:
-        stats = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
+    def _order_scores(self, stats: list[GleuStats], nrefs: str | int) -> tuple:
         return tuple((one.min_len, self.replace(min_len=one.min_len, max_len=one.max_len).checked_score(one, nrefs)) for one in stats)
 
     def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:

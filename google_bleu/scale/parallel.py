@@ -129,8 +129,7 @@ def count_ranges(scorer: GLEU, task: Ranges) -> list[Part]:
         predictions += read_lines(where, first, count)
     every = references * len(task.systems)
     settings = (scorer.tokenizer, scorer.min_len, scorer.max_len)
-    stats = checked_text_stats(predictions, every, *settings)
-    orders = order_text_stats(predictions, every, *settings) if task.by_order else []
+    stats, *orders = order_text_stats(predictions, every, *settings, task.by_order)
     if len(task.systems) == 1:  # no slicing: a short input's rows stay the engine's lists
         return [(stats if task.rows else _total(stats), *map(_total, orders))]
     parts = []

@@ -263,9 +263,11 @@ def test_each_orders_figures_equal_rescoring_that_order_alone(seed):
     for how in ("python", "numpy"):
         with strategy(how):
             by_order = segment_rows(hyps, refs, min_len, max_len, by_order=True)
-            assert len(by_order) == max_len - min_len + 1
-            for n, (rows, chosen) in zip(range(min_len, max_len + 1), by_order):
-                alone = gleu_stats(hyps, refs, n, n)
+            assert len(by_order) == max_len - min_len + 2
+            spans = [(min_len, max_len), *((n, n) for n in range(min_len, max_len + 1))]
+            for (low, high), (rows, chosen) in zip(spans, by_order):
+                alone = gleu_stats(hyps, refs, low, high)
+                n = (low, high)
                 assert np.asarray(rows).tolist() == alone.rows.tolist(), (how, n)
                 assert np.asarray(chosen).tolist() == alone.reference_index.tolist(), (how, n)
 
@@ -276,12 +278,12 @@ def test_text_figures_by_order_equal_rescoring_across_chunks(monkeypatch):
     monkeypatch.setattr(gleu, "TEXT_CHUNK_CHARS", 2000)
     for how in ("python", "numpy"):
         with strategy(how):
-            orders = gleu.order_text_stats(SYSTEM, references, scorer.tokenizer, 1, 6)
-            for n, stats in zip(range(1, 7), orders):
-                assert (stats.min_len, stats.max_len) == (n, n)
-                alone = gleu.checked_text_stats(SYSTEM, references, scorer.tokenizer, n, n)
+            spans = gleu.order_text_stats(SYSTEM, references, scorer.tokenizer, 1, 6, True)
+            for (low, high), stats in zip([(1, 6), *((n, n) for n in range(1, 7))], spans, strict=True):
+                assert (stats.min_len, stats.max_len) == (low, high)
+                alone = gleu.checked_text_stats(SYSTEM, references, scorer.tokenizer, low, high)
                 assert stats == alone and stats.reference_index.tolist() == alone.reference_index.tolist()
-    assert gleu.order_text_stats([], [], scorer.tokenizer, 2, 3)[1].max_len == 3
+    assert [s.max_len for s in gleu.order_text_stats([], [], scorer.tokenizer, 2, 3, True)] == [3, 2, 3]
 
 
 # -- chunks ------------------------------------------------------------------------------------

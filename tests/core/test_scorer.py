@@ -281,3 +281,42 @@ def test_score_of_an_empty_corpus_is_zero():
     score = GLEU().corpus_score([], [], n_bootstrap=10)
     assert (score.score, score.n_all, score.ci_low, score.ci_high) == (0.0, 0, 0.0, 0.0)
     assert isinstance(score, GleuScore)
+
+
+def test_by_order_tokenizes_each_line_once_and_walks_once(monkeypatch):
+    # The corpus figures and every order's come from one tokenization and one walk, in the
+    # Python API and the command alike: each of the 300 hypotheses and 300 references once.
+    import io
+
+    from google_bleu import gleu
+    from google_bleu.cli.main import run
+    from tests.helpers.wmt17 import SAMPLE, wmt17_sample
+
+    sample = wmt17_sample()
+    system, reference = sample["systems"]["online-A.0"], sample["reference"]
+    tokenized, calls = [], []
+    real_tokenized, real_walk = gleu.tokenized, gleu.order_text_stats
+
+    def counting_tokenized(tokenize, lines, store=None):
+        tokenized.extend(lines)
+        return real_tokenized(tokenize, lines, store)
+
+    def counting_walk(*args):
+        calls.append(args[-1])
+        return real_walk(*args)
+
+    monkeypatch.setattr(gleu, "tokenized", counting_tokenized)
+    scorer = GLEU(max_len=3)
+    monkeypatch.setattr("google_bleu.scorer.order_text_stats", counting_walk)
+    score = scorer.corpus_score(system, reference, by_order=True)
+    assert len(tokenized) == 600 and calls == [True]
+    assert score.score == scorer.corpus_score(system, reference).score
+    for n, order in score.orders:
+        assert order.score == GLEU(min_len=n, max_len=n).corpus_score(system, reference).score
+
+    tokenized.clear()
+    out = io.StringIO()
+    run([str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-A.0.txt"), "--by-order", "--max-len", "3"], out)
+    assert len(tokenized) == 600
+    printed = json.loads(out.getvalue())
+    assert printed["score"] == round(100 * score.score, 1)
