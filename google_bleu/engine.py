@@ -1,6 +1,6 @@
 """The counting engine: per-segment GLEU statistics. Small inputs are counted in plain Python
 (:func:`python_rows`), larger ones by one vectorised algorithm (:func:`count_matches` over
-:func:`walk`, :func:`choose_references`) over the numpy backend, to the same rows
+:func:`walk`, :func:`choose_references`) with numpy, to the same rows
 (``docs/design.md``, "The counting engine")."""
 
 from __future__ import annotations
@@ -208,47 +208,21 @@ def order_spans(min_len: int, max_len: int, by_order: bool) -> list[tuple[int, i
     return [(min_len, max_len)] + ([(n, n) for n in range(min_len, max_len + 1)] if by_order else [])
 
 
-# -- the vectorised core, written once over a small backend interface ------------------------
+# -- the vectorised core ----------------------------------------------------------------------
 
 
-class NumpyBackend:
-    """CPU arrays with numpy: the verified hash grouping; each order keeps only its live
-    positions, so later orders see ever fewer (``docs/design.md``, "Backends")."""
-
-    xp = np
-    group = staticmethod(group_keys)  # per key, the index of a representative equal key
-
-    def found(self, counts: np.ndarray) -> np.ndarray:
-        return np.flatnonzero(counts)  # the labels that occur (others add nothing)
-
-    def take(self, values: np.ndarray, index: np.ndarray) -> np.ndarray:
-        return np.take(values, index)  # a gather (faster than fancy indexing)
-
-    def arange(self, n: int) -> np.ndarray:
-        return np.arange(n, dtype=np.int64)
-
-    def count(self, labels: np.ndarray, n: int) -> np.ndarray:
-        return np.bincount(labels, minlength=n)
-
-    def index_sum(self, index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-        # float64 sums of counts this small are exact
-        return np.bincount(index, weights=values.astype(np.float64), minlength=n).astype(np.int64)
-
-    def per_segment(self, reduce: str, values: np.ndarray, first: np.ndarray) -> np.ndarray:
-        # A segment's values are contiguous from ``first`` (at least one each).
-        return (np.maximum if reduce == "max" else np.minimum).reduceat(values, first)
+def _index_sum(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    # float64 sums of counts this small are exact
+    return np.bincount(index, weights=values.astype(np.float64), minlength=n).astype(np.int64)
 
 
-NUMPY = NumpyBackend()
-
-
-def pair_counts(backend: Any, group: Any, sentence: Any, n_sentences: int) -> tuple[Any, Any]:
+def pair_counts(group: np.ndarray, sentence: np.ndarray, n_sentences: int) -> tuple[Any, Any]:
     """Occurrences of each (n-gram, sentence) pair: per entry, a representative entry of its
     pair, and per entry how many entries it represents (0 unless it is a representative)."""
     key = group * n_sentences
     key += sentence
-    pair = backend.group(key)
-    return pair, backend.count(pair, int(pair.shape[0]))
+    pair = group_keys(key)
+    return pair, np.bincount(pair, minlength=int(pair.shape[0]))
 
 
 class Step:
@@ -259,20 +233,20 @@ class Step:
     __slots__ = ("order", "counted", "group", "position", "n", "n_first", "live")
 
 
-def walk(backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: int, n_first: int = 0) -> Iterator[Step]:
+def walk(group: np.ndarray, same_sentence: np.ndarray, min_len: int, max_len: int, n_first: int = 0) -> Iterator[Step]:
     """The one order loop of the n-gram walk (``docs/design.md``, "The walk"): from order-1
     labels ``group`` (``same_sentence``: whether positions p and p + 1 share a sentence), one
     :class:`Step` per order; then the live n-grams extend, until ``max_len`` or none is left.
 
     Example:
-        >>> for step in walk(NUMPY, np.array([0, 1, 0, 1, 4]), np.ones(4, bool), 1, 4):  # a b a b c
+        >>> for step in walk(np.array([0, 1, 0, 1, 4]), np.ones(4, bool), 1, 4):  # a b a b c
         ...     print(step.order, step.position.tolist())
         ...     step.live = np.bincount(step.group, minlength=step.n) > 1  # occurs twice: extends
         1 [0, 1, 2, 3, 4]
         2 [0, 1, 2]
     """
     step, n = Step(), int(group.shape[0])
-    step.group, step.position, step.n, step.n_first = group, backend.arange(n), n, n_first
+    step.group, step.position, step.n, step.n_first = group, np.arange(n, dtype=np.int64), n, n_first
     for order in range(1, max_len + 1 if n else 1):
         step.order, step.counted, step.live = order, order >= min_len, None
         yield step
@@ -280,26 +254,26 @@ def walk(backend: Any, group: Any, same_sentence: Any, min_len: int, max_len: in
             return
         # The (n+1)-gram at p: the live n-grams at p and p + 1, in one sentence (at order 1 as given;
         # later two live n-grams at adjacent positions overlap), keyed exactly by their two labels.
-        live_at = backend.take(step.live, step.group)
+        live_at = np.take(step.live, step.group)
         extends = live_at[:-1] & live_at[1:]
-        extends &= same_sentence if order == 1 else backend.xp.diff(step.position) == 1
-        kept = backend.found(extends)  # only the entries that extend are kept
-        key = backend.take(step.group, kept)
+        extends &= same_sentence if order == 1 else np.diff(step.position) == 1
+        kept = np.flatnonzero(extends)  # only the entries that extend are kept
+        key = np.take(step.group, kept)
         key *= step.n
-        key += backend.take(step.group[1:], kept)  # the label at kept + 1
-        step.group, step.position = backend.group(key), backend.take(step.position, kept)
+        key += np.take(step.group[1:], kept)  # the label at kept + 1
+        step.group, step.position = group_keys(key), np.take(step.position, kept)
         step.n, step.n_first = int(kept.shape[0]), int(np.searchsorted(kept, step.n_first))
         if step.n == 0:
             return
 
 
-def clip(xp: Any, hyp_count: Any, ref_count: Any) -> Any:
-    """``min(h, r)`` with the array module ``xp``: nltk's clip (:func:`_clipped` on lists)."""
-    return xp.minimum(hyp_count, ref_count)
+def clip(hyp_count: np.ndarray, ref_count: np.ndarray) -> np.ndarray:
+    """``min(h, r)``: nltk's clip (:func:`_clipped` on lists)."""
+    return np.minimum(hyp_count, ref_count)
 
 
 def count_matches(
-    backend: Any, group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int,
+    group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
     """Clipped n-gram matches of every reference sentence (0 for hypotheses), per order with
@@ -307,15 +281,14 @@ def count_matches(
     same segment (padding: a group of its own); ``sentence_of``: per position its sentence, the
     hypotheses' ``n_hyp_pos`` first; ``one_ref``: one reference per segment."""
     n_rows = max_len - min_len + 1 if by_order else 1
-    take, xp = backend.take, backend.xp
-    matches = xp.zeros(n_rows * n_sentences, xp.int64)
+    matches = np.zeros(n_rows * n_sentences, np.int64)
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
     same_sentence = sentence_of[1:] == sentence_of[:-1]
-    for step in walk(backend, group, same_sentence, min_len, max_len, n_hyp_pos):
+    for step in walk(group, same_sentence, min_len, max_len, n_hyp_pos):
         group, position, n, n_hyp = step.group, step.position, step.n, step.n_first
-        hyp_count = backend.count(group[:n_hyp], n)
+        hyp_count = np.bincount(group[:n_hyp], minlength=n)
         ref_group = group[n_hyp:]
-        ref_count = backend.count(ref_group, n)
+        ref_count = np.bincount(ref_group, minlength=n)
         step.live = live = (hyp_count > 0) & (ref_count > 0)
         if not step.counted:
             continue
@@ -323,45 +296,44 @@ def count_matches(
             # A group's reference occurrences all lie in its segment's one reference, the
             # sentence after the hypotheses' whose index is its segment's: only live groups
             # add min(h, r) > 0, each to the reference of its representative's segment.
-            found = backend.found(live)
-            ref_sentence = take(sentence_of, take(position, found))
-            ref_sentence = xp.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
-            clipped = clip(xp, take(hyp_count, found), take(ref_count, found))
+            found = np.flatnonzero(live)
+            ref_sentence = np.take(sentence_of, np.take(position, found))
+            ref_sentence = np.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
+            clipped = clip(np.take(hyp_count, found), np.take(ref_count, found))
         else:
             # Each (n-gram, reference) pair, over the reference occurrences of n-grams
             # the hypothesis holds (only they can add to a match).
-            hyp_at = take(hyp_count, ref_group)
-            found = backend.found(hyp_at > 0)
-            ref_sentence = take(sentence_of, take(position[n_hyp:], found))
-            pair, pair_count = pair_counts(backend, take(ref_group, found), ref_sentence, n_sentences)
-            clipped = clip(xp, take(hyp_at, found), pair_count)  # nonzero at one entry per pair
+            hyp_at = np.take(hyp_count, ref_group)
+            found = np.flatnonzero(hyp_at > 0)
+            ref_sentence = np.take(sentence_of, np.take(position[n_hyp:], found))
+            pair, pair_count = pair_counts(np.take(ref_group, found), ref_sentence, n_sentences)
+            clipped = clip(np.take(hyp_at, found), pair_count)  # nonzero at one entry per pair
         row = step.order - min_len if by_order else 0
-        matches[row * n_sentences : (row + 1) * n_sentences] += backend.index_sum(ref_sentence, clipped, n_sentences)
+        matches[row * n_sentences : (row + 1) * n_sentences] += _index_sum(ref_sentence, clipped, n_sentences)
     return matches.reshape(n_rows, n_sentences) if by_order else matches
 
 
 def choose_references(
-    backend: Any, matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
+    matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
     """Per segment the reference nltk keeps and its row (``docs/design.md``, "The reference
     rule"), from per sentence (hypotheses first) its ``matches`` and ``lengths``, per reference its
     segment (ascending) and whether it exists (``present``), per segment its first reference.
     Returns int64 rows (zeros without a candidate) and the chosen references (-1: none)."""
-    xp = backend.xp
     counts = ngram_counts(lengths, min_len, max_len)
     n_hyp, ref_count, ref_match = counts[:n_segments], counts[n_segments:], matches[n_segments:]
-    ref_all = xp.maximum(n_hyp[ref_segment], ref_count)
+    ref_all = np.maximum(n_hyp[ref_segment], ref_count)
     candidate = ref_all > 0 if present is None else (ref_all > 0) & present
-    ratios = xp.where(candidate, ratio(ref_match, ref_all), -1.0)  # below every ratio
-    best_ratio = backend.per_segment("max", ratios, first_ref)
+    ratios = np.where(candidate, ratio(ref_match, ref_all), -1.0)  # below every ratio
+    best_ratio = np.maximum.reduceat(ratios, first_ref)
     n_refs = int(ref_segment.shape[0])
-    first_best = xp.where(ratios == best_ratio[ref_segment], backend.arange(n_refs), n_refs)
-    best = backend.per_segment("min", first_best, first_ref)
+    first_best = np.where(ratios == best_ratio[ref_segment], np.arange(n_refs, dtype=np.int64), n_refs)
+    best = np.minimum.reduceat(first_best, first_ref)
     scored = best_ratio >= 0
-    rows = xp.stack((ref_match[best], n_hyp, ref_count[best], ref_all[best]), axis=1)
-    rows = xp.where(scored[:, None], rows, 0)
-    chosen = xp.where(scored, best - first_ref, -1)
+    rows = np.stack((ref_match[best], n_hyp, ref_count[best], ref_all[best]), axis=1)
+    rows = np.where(scored[:, None], rows, 0)
+    chosen = np.where(scored, best - first_ref, -1)
     return rows, chosen
 
 
@@ -431,12 +403,12 @@ def rows_by_chunk(
         group = groups(start, stop, ref_start, ref_stop, lengths, np.take(segment_of_sentence, sentence_of))
         n_hyp_pos = int(lengths[:n_chunk].sum())
         one_ref = bool((chunk_refs == 1).all())
-        matches = count_matches(NUMPY, group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len, by_order)
+        matches = count_matches(group, sentence_of, n_hyp_pos, n_sentences, one_ref, min_len, max_len, by_order)
         chunk_first = first_ref[start:stop] - ref_start
         # Orders' matches add up: the whole span's are their sum.
         per_span = [matches.sum(axis=0), *matches] if by_order else [matches]
         for k, ((low, high), order_matches) in enumerate(zip(spans, per_span)):
             rows[k, start:stop], chosen[k, start:stop] = choose_references(
-                NUMPY, order_matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, low, high
+                order_matches, lengths, n_chunk, segment_of_sentence[n_chunk:], chunk_first, low, high
             )
     return list(zip(rows, chosen)) if by_order else (rows[0], chosen[0])

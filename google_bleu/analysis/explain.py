@@ -23,7 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
-from ..engine import NUMPY, clip, walk
+from ..engine import clip, walk
 from ..gleu import gleu_stats
 from ..keys import token_ids
 from ..validation import check_tokens, integer, lazy_module
@@ -164,9 +164,9 @@ def _matched_occurrences(
     group = token_ids(chain(hypothesis, reference), n)
     same_side = np.arange(n - 1) != n_hyp_tokens - 1  # positions p and p + 1 on one side
     found = []
-    for step in walk(NUMPY, group, same_side, min_len, max_len, n_hyp_tokens):
+    for step in walk(group, same_side, min_len, max_len, n_hyp_tokens):
         group, position, n, n_hyp = step.group, step.position, step.n, step.n_first
-        counts = clip(np, np.bincount(group[:n_hyp], minlength=n), np.bincount(group[n_hyp:], minlength=n))
+        counts = clip(np.bincount(group[:n_hyp], minlength=n), np.bincount(group[n_hyp:], minlength=n))
         # The (n+1)-gram at p: the n-grams at p and p + 1 both found on both sides, on one side.
         step.live = counts > 0
         if not step.counted:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import NUMPY, chunks, pair_counts, walk
+from ..engine import chunks, pair_counts, walk
 from .checks import torch_module
 from .device_pairwise import add_products
 
@@ -81,10 +81,10 @@ def _shared_ngrams(
     sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
     entry_sentence, entry_feature, entry_count = [], [], []
     n_features = 0
-    for step in walk(NUMPY, group, sentence_of[1:] == sentence_of[:-1], min_len, max_len):
+    for step in walk(group, sentence_of[1:] == sentence_of[:-1], min_len, max_len):
         group, n = step.group, step.n
         sentence = np.take(sentence_of, step.position)
-        _, pair_count = pair_counts(NUMPY, group, sentence, n_sentences)
+        _, pair_count = pair_counts(group, sentence, n_sentences)
         found = np.flatnonzero(pair_count)  # one representative per (n-gram, sentence)
         found_group = np.take(group, found)
         found_sentence = np.take(sentence, found)

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..engine import NUMPY, ngram_counts, pair_counts, walk
+from ..engine import ngram_counts, pair_counts, walk
 from ..scorer import GLEU, scorer_from_options
 from ..stats import ratio
 from ..validation import check_bool, describe, is_tensor
@@ -123,7 +123,7 @@ def _aggregate_orders(
     count = weight_limbs.shape[0]
     capped_h = np.zeros(n_inputs)
     kept_sums = np.zeros((count, n_inputs))
-    for step in walk(NUMPY, group, sentence_of[1:] == sentence_of[:-1], min_len, max_len):
+    for step in walk(group, sentence_of[1:] == sentence_of[:-1], min_len, max_len):
         group, n = step.group, step.n
         sentence = np.take(sentence_of, step.position)
         # Weighted sum of the pseudo-references' counts of each n-gram (group), per limb.
@@ -137,7 +137,7 @@ def _aggregate_orders(
         on_hyp = np.flatnonzero(sentence < n_left)
         hyp_group = np.take(group, on_hyp)
         pair_sentence_all = np.take(sentence, on_hyp)
-        _, pair_count = pair_counts(NUMPY, hyp_group, pair_sentence_all, n_left)
+        _, pair_count = pair_counts(hyp_group, pair_sentence_all, n_left)
         found = np.flatnonzero(pair_count)
         pair_group = np.take(hyp_group, found)
         pair_sentence = np.take(pair_sentence_all, found)

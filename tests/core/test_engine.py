@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import google_bleu.engine as engine
 import google_bleu.gleu as gleu
 from google_bleu import GLEU, gleu_stats, text_stats
-from google_bleu.engine import NUMPY, SMALL_TOKENS, segment_rows, strategy, walk
+from google_bleu.engine import SMALL_TOKENS, segment_rows, strategy, walk
 from google_bleu.tokenizers import SACREBLEU_TOKENIZERS
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines
 
@@ -232,16 +232,16 @@ def test_counters_own_counting_loop_is_what_the_engine_reads():
 def test_the_walk_gates_extends_and_stops():
     group = np.array([0, 1, 0, 1, 4, 0, 1, 4])  # "a b a b c a b c": one sentence
     seen = []
-    for step in walk(NUMPY, group, np.ones(7, bool), 2, 5):
+    for step in walk(group, np.ones(7, bool), 2, 5):
         counts = np.bincount(step.group, minlength=step.n)
         seen.append((step.order, step.counted, step.position.tolist()))
         step.live = counts > 1  # n-grams that occur twice extend
     # Order 2: the seven bigrams; "ab" (3 times) and "bc" (2) extend. Order 3: "abc" at 2 and 5,
     # which are not adjacent, so no 4-gram: the walk stops before order 4.
     assert seen == [(1, False, list(range(8))), (2, True, list(range(7))), (3, True, [2, 5])]
-    stopped = list(walk(NUMPY, group, np.ones(7, bool), 1, 4))  # live never set: one order
+    stopped = list(walk(group, np.ones(7, bool), 1, 4))  # live never set: one order
     assert len(stopped) == 1
-    assert list(walk(NUMPY, np.zeros(0, np.int64), np.ones(0, bool), 1, 4)) == []
+    assert list(walk(np.zeros(0, np.int64), np.ones(0, bool), 1, 4)) == []
 
 
 def test_one_long_token_costs_linear_passes():
