@@ -1,31 +1,16 @@
-"""Many per-sample reward calls, one batched score.
+"""Many per-sample reward calls, one batched score: :class:`GleuGatherer`.
 
-RL frameworks call a reward once per sample, many at a time: veRL 0.9's reward loop starts
-one task per sample and awaits an async ``compute_score`` for each. Scoring one sentence
-at a time pays the per-call cost (checks, tokenizer set-up, array building) every time;
-:class:`GleuGatherer` collects the calls that arrive within a short window (``max_wait``
-seconds after the first, or until ``max_batch_size`` are waiting) and scores them with
-one :meth:`GLEU.stats <google_bleu.GLEU.stats>` call. Each caller gets the row of its
-own sentence, equal (``==``) to ``GLEU(...).sentence_score`` of that sentence alone.
-
-How it behaves:
-
-- Calls are gathered per event loop: a loop only ever waits on futures it created, and
-  the batch is scored on that loop, so one gatherer serves any number of loops and threads
-  (veRL's reward manager captures its own loop; each Ray actor or thread may run another).
-  Calls with different settings (``scorer``) are batched apart.
-- No task is created: a batch is scored by a timer callback of the loop, or at once by
-  the call that fills it. A cancelled caller is dropped from its batch; when every caller
-  of a batch is cancelled, its timer is cancelled too, so nothing outlives the callers.
-- A wrong input is refused in its own call (``TypeError`` naming the argument) before it
-  joins a batch. Should scoring a batch still fail (say, a custom tokenizer raising on one
-  text), each sentence of that batch is scored alone, so only the failing caller gets the
-  exception.
-- Scoring runs on the loop's thread: while a batch is scored (a millisecond or two for 64
-  WMT sentences), that loop does nothing else.
-
-veRL's async reward built on it is ``google_bleu.integrations.verl.compute_score_gathered``
-(also in ``google_bleu/verl_reward.py``).
+RL frameworks call a reward once per sample, many at a time (veRL 0.9's reward loop starts a
+task per sample). The gatherer collects the calls that arrive within ``max_wait`` seconds of
+the first (or until ``max_batch_size`` wait) and scores them with one
+:meth:`GLEU.stats <google_bleu.GLEU.stats>` call; each caller gets its own sentence's row,
+``==`` ``GLEU(...).sentence_score`` of it alone. Calls are gathered per event loop (one
+gatherer serves any number of loops and threads) and per scorer; no task is created (a
+timer callback of the loop, or the call that fills the batch, scores it); a cancelled caller
+leaves its batch, and a batch with no caller left cancels its timer; a wrong input is refused
+in its own call; a batch that still fails is scored sentence by sentence, so only the failing
+caller gets the exception. Scoring runs on the loop's thread. docs/rl-rewards.md, "Many
+concurrent calls, one batched score", shows it in veRL.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """LightEval (0.13): corpus Google-BLEU and the mean sentence GLEU, as one metric.
 
-:func:`make_lighteval_metric` returns a ``CorpusLevelMetricGrouping`` that LightEval runs as
-it runs its own grouped metrics: its sample-level step (:class:`GleuPreparator`, called with
-``doc=`` and ``model_response=``) returns one value per reported name for each sample, and at
-the end LightEval hands each name's list of values to that name's corpus-level function.
-Two names are reported:
-
-- ``google_bleu``: the sample's value is its GLEU statistics row ``(n_match, n_hyp, n_ref,
-  n_all)``; :class:`GleuCorpus` sums the rows and divides: the exact corpus GLEU, ``==``
-  :meth:`google_bleu.GLEU.corpus_score` of the same text. LightEval's bootstrap standard error
-  resamples these rows (in worker processes: the corpus function pickles).
-- ``google_bleu_sentence``: the sample's value is its sentence GLEU; :func:`mean_sentence_gleu`
-  averages them. This is the mean of sentence scores, which is *not* corpus GLEU (the corpus
-  weighs segments by their n-gram counts); it is reported beside it because a per-sample mean
-  is what LightEval's other sample metrics report.
-
-This module imports LightEval when it is imported (``pip install 'google-bleu[lighteval]'``);
-``google_bleu.integrations`` imports it only when it is first used.
+:func:`make_lighteval_metric` returns a ``CorpusLevelMetricGrouping`` with two names: under
+``google_bleu`` each sample gives its statistics row and :class:`GleuCorpus` sums them, the
+exact corpus GLEU (``==`` :meth:`google_bleu.GLEU.corpus_score`; LightEval's bootstrap
+resamples the rows); under ``google_bleu_sentence`` each gives its sentence GLEU and
+:func:`mean_sentence_gleu` averages them, which is *not* corpus GLEU (docs/metrics-harnesses.md,
+"LightEval"). Imports LightEval (``pip install 'google-bleu[lighteval]'``).
 """
 
 from __future__ import annotations
@@ -111,17 +100,8 @@ class GleuPreparator(Preparator):
         return self.scorer.stats([texts[0]], [list(golds)])
 
     def prepare(self, doc: Any, model_response: Any, **kwargs: Any) -> dict[str, Any]:
-        """One value per reported name: the sample's row and its sentence GLEU.
-
-        Args:
-            doc: LightEval's ``Doc``; its ``get_golds()`` are the references.
-            model_response: LightEval's ``ModelResponse``; ``final_text`` (the text after
-                LightEval's post-processing) must hold exactly one generation.
-
-        Raises:
-            ValueError: Not exactly one generated string, no reference string, or a
-                ``doc.gold_index`` that does not index ``doc.choices``.
-        """
+        """One value per reported name: the sample's row and its sentence GLEU, of its one
+        generation (``model_response.final_text``) against ``doc.get_golds()``."""
         stats = self.stats(doc, model_response)
         corpus, sentence = self.names
         return {corpus: stats.totals(), sentence: stats.sentence_scores().tolist()[0]}
@@ -158,15 +138,8 @@ class GleuCorpus(CorpusLevelComputation):
 
 
 def mean_sentence_gleu(scores: list[float]) -> float:
-    """The mean of the samples' sentence GLEU, exact and rounded once.
-
-    It does not depend on the samples' order (LightEval shuffles them). ``"mean"`` in the
-    name tells LightEval to give it the standard error of a mean rather than a bootstrap
-    one. No scores give 0.0.
-
-    Raises:
-        TypeError: ``scores`` is not a list of floats.
-        ValueError: A score that is no sentence GLEU (NaN, below 0 or above 1), naming it.
+    """The mean of the samples' sentence GLEU, exact and rounded once, whatever their order
+    (``"mean"`` in the name gives it LightEval's standard error of a mean); no scores give 0.0.
 
     Example:
         >>> mean_sentence_gleu([0.5, 0.25])
@@ -179,23 +152,10 @@ def mean_sentence_gleu(scores: list[float]) -> float:
 
 
 def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METRIC_NAME) -> CorpusLevelMetricGrouping:
-    """A LightEval metric for generative tasks: corpus GLEU and the mean sentence GLEU.
-
-    Args:
-        scorer: The settings (tokenizer, lowercase, orders) as a :class:`~google_bleu.GLEU`;
-            default ``GLEU()`` (13a, cased, orders 1-4).
-        metric_name: The name of the corpus score (default ``"google_bleu"``); the mean
-            sentence score is reported as this + ``"_sentence"``.
-
-    Returns:
-        ``CorpusLevelMetricGrouping`` with ``metric_name=[name, name + "_sentence"]``,
-        ``sample_level_fn=GleuPreparator(scorer, name)``, ``corpus_level_fn={name:
-        GleuCorpus(scorer), name + "_sentence": mean_sentence_gleu}``,
-        ``category=SamplingMethod.GENERATIVE``, higher is better for both: one entry of a
-        ``LightevalTaskConfig``'s ``metrics``.
-
-    Raises:
-        TypeError: ``scorer`` is not a ``GLEU``, or ``metric_name`` is not a non-empty str.
+    """A LightEval metric for generative tasks (one entry of a ``LightevalTaskConfig``'s
+    ``metrics``): corpus GLEU under ``metric_name`` (:class:`GleuCorpus`) and the mean
+    sentence GLEU under ``metric_name + "_sentence"`` (:func:`mean_sentence_gleu`), both
+    higher-is-better, from one :class:`GleuPreparator`.
 
     Example:
         >>> metric = make_lighteval_metric(GLEU(lowercase=True))

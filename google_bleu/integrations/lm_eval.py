@@ -1,25 +1,17 @@
 """Exact corpus Google-BLEU in lm-evaluation-harness tasks: :class:`LmEvalGleu`.
 
-lm-evaluation-harness calls a task's ``process_results(doc, results)`` once per document
-and an aggregation once per metric with the list of per-document values. Here the
-per-document value is the document's GLEU statistics row ``(n_match, n_hyp, n_ref,
-n_all)`` (tokenized once, small, JSON-ready in the logged samples), and the aggregation
-sums the rows and divides: the exact corpus score, as :meth:`google_bleu.GLEU.corpus_score`
-gives on the same text. (Averaging per-document scores, the harness's default ``mean``,
-would be a different number.) The harness is not imported here; ``process_results``
-works with the harness's own documents and results.
-
-A task's ``utils.py``::
+Each document's value is its statistics row ``(n_match, n_hyp, n_ref, n_all)``, and the
+aggregation sums the rows and divides: the exact corpus score (the harness's default
+``mean`` of per-document scores would be another number). A task's ``utils.py``::
 
     from google_bleu.integrations.lm_eval import LmEvalGleu
-
     gleu = LmEvalGleu(references="references")
     process_results = gleu.process_results
     google_bleu = gleu.aggregation
 
-and its YAML: ``process_results: !function utils.process_results`` and, under
-``metric_list``, ``metric: google_bleu`` with ``aggregation: !function utils.google_bleu``
-(``examples/lm_eval/`` holds a complete task).
+with ``process_results: !function utils.process_results`` and ``aggregation: !function
+utils.google_bleu`` in its YAML (docs/metrics-harnesses.md; ``examples/lm_eval/``). The
+harness is not imported here.
 """
 
 from __future__ import annotations

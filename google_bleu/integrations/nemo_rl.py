@@ -1,24 +1,10 @@
-"""NeMo-RL: an environment whose ``step`` scores the whole batch in one batched call.
+"""NeMo-RL: :class:`GleuEnvironment`, whose ``step`` scores the whole batch in one call.
 
-NeMo-RL (0.7) asks an environment for rewards once per batch:
-``EnvironmentInterface.step(message_log_batch, metadata)`` gets every sample's message
-log and its ``extra_env_info`` and returns an ``EnvironmentReturn`` whose ``rewards`` is a
-tensor of shape ``[B]``. :class:`GleuEnvironment` scores the last assistant message of each
-log against ``metadata[i][reference_key]`` (a string or a list of references) with one
-:meth:`google_bleu.GLEU.stats` call for the batch. Rewards are float32, as NeMo-RL's own
-environments return them (``torch.tensor`` of Python floats); each equals the scorer's
-sentence GLEU rounded to float32.
-
-Register it as NeMo-RL registers environments (a Ray actor class by its dotted name)::
-
-    from nemo_rl.environments.utils import register_env
-    register_env("gleu", "google_bleu.integrations.nemo_rl.GleuEnvironmentActor")
-
-and select it with ``data.env_name: gleu``; ``env.gleu`` in the config is the ``cfg`` the
-actor receives: ``reference_key`` (default ``"ground_truth"``) and the scorer's settings
-``tokenizer``, ``lowercase``, ``min_len``, ``max_len``, given once there.
-
-This module imports NeMo-RL (and torch) when it is imported.
+Register it as NeMo-RL registers environments, ``register_env("gleu",
+"google_bleu.integrations.nemo_rl.GleuEnvironmentActor")``, select it with
+``data.env_name: gleu``, and give ``env.gleu`` (``reference_key``, default
+``"ground_truth"``, and the scorer's settings) in the config (docs/rl-rewards.md,
+"NeMo-RL"). Imports NeMo-RL and torch.
 """
 
 from __future__ import annotations
@@ -42,19 +28,11 @@ _CONFIG_KEYS = ("reference_key", *SETTINGS)
 
 
 class GleuEnvironment(EnvironmentInterface):
-    """Sentence GLEU of each sample's last assistant message as its reward (single turn).
-
-    Args:
-        cfg: NeMo-RL's ``env.<name>`` mapping: ``reference_key`` (the ``extra_env_info``
-            field holding the reference or references, default ``"ground_truth"``) and
-            the scorer's settings (``tokenizer``, ``lowercase``, ``min_len``, ``max_len``).
-            Unknown keys are refused, naming them.
-
-    ``step`` returns ``observations`` of one environment message per sample
-    (``"Environment: GLEU 0.4286"``), the ``metadata`` as given, no stop strings,
-    ``rewards`` ``[B]`` float32, ``terminateds`` all true, and ``answers`` (the scored
-    text). ``global_post_process_and_metrics`` reports the batch's mean reward as
-    ``gleu_mean``.
+    """Sentence GLEU of each sample's last assistant message against
+    ``metadata[i][reference_key]``, as its reward (single turn): ``step`` returns one
+    environment message per sample (``"Environment: GLEU 0.4286"``), the metadata as given,
+    float32 ``rewards`` ``[B]`` (as NeMo-RL's own environments), all ``terminateds`` and the
+    scored ``answers``. ``cfg`` is NeMo-RL's ``env.<name>`` (unknown keys are refused).
     """
 
     def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:

@@ -1,17 +1,8 @@
-"""ROLL: a reward worker scoring a whole batch on token ids, ``GleuRewardWorker``.
+"""ROLL: :class:`GleuRewardWorker`, a reward worker that scores a whole batch on token ids.
 
-ROLL (0.3) sends each domain's samples to its reward workers' ``compute_rewards(data)``
-(``Dispatch.DP_MP_COMPUTE``: the batch is split across the workers, each gets a
-``DataProto``) and expects a ``DataProto`` with ``token_level_rewards``,
-``response_level_rewards`` and ``scores``, as its own reward workers return them.
-:class:`GleuRewardWorker` scores the response ids (``data.batch["responses"]`` under its
-``response_mask``, special tokens left out) against the ``ground_truth`` column tokenized by
-the worker's tokenizer, with one call of the batched id path
-(:func:`google_bleu.ids.batch_sentence_gleu`), no decoding. Name it in the pipeline's config,
-``rewards.<domain>.worker_cls: google_bleu.integrations.roll.GleuRewardWorker``; for other
-orders, subclass it and set :attr:`GleuRewardWorker.scorer`.
-
-This module imports ROLL (and torch) when it is imported.
+Name it in the pipeline's config, ``rewards.<domain>.worker_cls:
+google_bleu.integrations.roll.GleuRewardWorker``; for other orders, subclass it and set
+:attr:`GleuRewardWorker.scorer` (docs/rl-rewards.md, "ROLL"). Imports ROLL and torch.
 """
 
 from __future__ import annotations
@@ -43,17 +34,13 @@ _LEFT_OUT = -1
 class GleuRewardWorker(Worker):
     """A ROLL reward worker: sentence GLEU of each response's ids against its ground truth's ids.
 
-    Attributes:
-        scorer: The orders as a :class:`~google_bleu.GLEU` (default ``GLEU()``: orders 1-4);
-            a subclass may set another (``GLEU(max_len=2)``). Token ids are neither
-            tokenized nor lowercased: a scorer that sets either is refused.
-
-    ``compute_rewards(data)`` reads ``data.batch["responses"]`` (``[B, L]`` ids) with
-    ``data.batch["response_mask"]`` when present, and ``data.non_tensor_batch["ground_truth"]``
-    (per sample a string or a list of strings, tokenized without special tokens). It returns
-    ``scores`` and ``response_level_rewards`` (float32, ``[B]``, each nltk's
-    ``sentence_gleu`` on the same id lists rounded to float32) and ``token_level_rewards``
-    (zeros shaped like the responses), as ROLL's own reward workers do.
+    ``compute_rewards(data)`` reads ``data.batch["responses"]`` under ``response_mask`` (special
+    tokens left out) and ``data.non_tensor_batch["ground_truth"]`` (tokenized by the worker's
+    tokenizer without special tokens), scores them in one call of
+    :func:`google_bleu.ids.batch_sentence_gleu` and returns ``scores`` and
+    ``response_level_rewards`` (float32 ``[B]``, nltk's ``sentence_gleu`` on the id lists) and
+    zero ``token_level_rewards``, as ROLL's own reward workers do. :attr:`scorer` gives the
+    orders (ids are never tokenized nor lowercased).
     """
 
     scorer: GLEU = GLEU()

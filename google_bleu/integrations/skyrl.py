@@ -1,20 +1,8 @@
-"""SkyRL: a skyrl-gym text environment whose ``step`` rewards the response with GLEU.
-
-SkyRL's generator makes one environment per trajectory,
-``skyrl_gym.make(env_class, env_config=..., extras=row)``, where ``extras`` is the dataset
-row's ``env_extras`` (``{"reward_spec": {"method": "rule", "ground_truth": ...}, ...}``),
-calls ``init(prompt)`` and then ``step(response)``, in a thread pool. :class:`GleuEnv` is
-single-turn: ``step`` returns the sentence GLEU of the response against
-``reward_spec["ground_truth"]`` (a string, or a list of strings for several references)
-and ends the episode. Register it once, in the process that builds the generator::
-
-    import skyrl_gym
-    skyrl_gym.register(id="gleu", entry_point="google_bleu.integrations.skyrl:GleuEnv")
-
-and set ``env_class: gleu`` in the dataset. For other settings, register a creator that
-holds its scorer: ``entry_point=gleu_env(GLEU(lowercase=True))``.
-
-This module imports skyrl-gym when it is imported.
+"""SkyRL: :class:`GleuEnv`, a single-turn skyrl-gym text environment whose ``step`` rewards
+the response with sentence GLEU against ``extras["reward_spec"]["ground_truth"]``. Register it
+with ``skyrl_gym.register(id="gleu", entry_point="google_bleu.integrations.skyrl:GleuEnv")``
+(or ``entry_point=gleu_env(GLEU(lowercase=True))`` for other settings) and set
+``env_class: gleu`` in the dataset (docs/rl-rewards.md, "SkyRL"). Imports skyrl-gym.
 """
 
 from __future__ import annotations
@@ -33,23 +21,12 @@ __all__ = ["GleuEnv", "gleu_env"]
 
 
 class GleuEnv(BaseTextEnv):
-    """A single-turn skyrl-gym environment rewarding the response with sentence GLEU.
-
-    Args:
-        env_config: SkyRL's ``skyrl_gym_config.<env_class>`` (not used).
-        extras: The row's ``env_extras``; ``extras["reward_spec"]["ground_truth"]`` holds
-            the reference or references.
-        scorer: The settings as a :class:`~google_bleu.GLEU` (default ``GLEU()``).
-
-    ``step(action)`` returns ``BaseTextEnvStepOutput(observations=[], reward=gleu,
-    done=True, metadata={"gleu_precision": ..., "gleu_recall": ...})``; the reward equals
-    ``GLEU(...).sentence_score(action, references).score``. ``get_metrics`` gives the
-    episode's ``gleu``, ``gleu_precision`` and ``gleu_recall`` (SkyRL averages them).
-
-    Raises:
-        ValueError, TypeError: At construction, a row without ``reward_spec.ground_truth``
-            or a ground truth that is not text (naming what the row has); at ``step``, an
-            action that is not a str.
+    """A single-turn skyrl-gym environment: ``step(action)`` returns
+    ``BaseTextEnvStepOutput(observations=[], reward=gleu, done=True, metadata={"gleu_precision",
+    "gleu_recall"})``, the reward ``== GLEU(...).sentence_score(action, references).score``;
+    ``get_metrics`` gives the episode's ``gleu``, ``gleu_precision`` and ``gleu_recall``.
+    ``extras`` is the row's ``env_extras``; ``env_config`` is not used. A row without
+    ``reward_spec.ground_truth`` is refused at construction, naming what it has.
     """
 
     def __init__(self, env_config: Any = None, extras: Mapping[str, Any] | None = None, *, scorer: GLEU | None = None):
@@ -81,9 +58,6 @@ class GleuEnv(BaseTextEnv):
 
 
 def gleu_env(scorer: GLEU | None = None) -> functools.partial:
-    """An entry point for ``skyrl_gym.register`` that makes :class:`GleuEnv` with ``scorer``.
-
-    A ``functools.partial`` (picklable): skyrl-gym calls it with ``env_config`` and
-    ``extras`` for every trajectory, and the scorer, checked once here, is shared.
-    """
+    """An entry point for ``skyrl_gym.register``: :class:`GleuEnv` with ``scorer`` (checked
+    once here and shared), as a picklable ``functools.partial``."""
     return functools.partial(GleuEnv, scorer=scorer_from_options(scorer))

@@ -1,6 +1,6 @@
 """veRL's reward: :func:`compute_score`, loaded by ``reward.custom_reward_function.path`` /
-``.name`` from ``google_bleu/verl_reward.py``; :data:`compute_score_gathered` is its async
-form, which scores concurrent per-sample calls in one batch."""
+``.name`` from ``google_bleu/verl_reward.py``; :func:`compute_score_gathered` is its async
+form, which scores concurrent per-sample calls in one batch (docs/rl-rewards.md, "veRL")."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from ..scorer import GLEU, SETTINGS, scorer_from_options
 from ..stats import GleuStats
 from ..validation import check_list, check_references, check_text, check_type
 from .gather import GleuGatherer
-
-# -- veRL -----------------------------------------------------------------------------------
-
 
 #: Keywords veRL 0.9's reward managers add to each call when a reward model is enabled
 #: (``NaiveRewardManager.run_single`` and the others pass them whenever
@@ -58,37 +55,17 @@ def compute_score(
     extra_infos: Sequence[Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, float] | list[dict[str, float]]:
-    """veRL's custom reward: GLEU of one response, or of a batch (keyword form).
+    """veRL's custom reward: ``{"score", "precision", "recall"}`` of one response (veRL logs
+    the extra keys), or a list of them for a batch.
 
     veRL's per-sample reward managers call ``compute_score(data_source=, solution_str=,
-    ground_truth=, extra_info=)``; its ``batch`` reward manager calls
-    ``compute_score(data_sources=, solution_strs=, ground_truths=, extra_infos=)``. This
-    one function answers both (:func:`compute_score_batch` is the batch form alone).
-
-    Args:
-        data_source: The sample's data source (not used for scoring).
-        solution_str: The decoded response.
-        ground_truth: The reference: a string or a non-empty list of strings.
-        extra_info: The sample's extra info (not used).
-        data_sources: Batch form: one data source per response (length is checked).
-        solution_strs: Batch form: the decoded responses.
-        ground_truths: Batch form: per response a string or a list of strings.
-        extra_infos: Batch form: per response extra info (not used; length is checked).
-        **kwargs: Settings, e.g. from ``custom_reward_function.reward_kwargs``:
-            ``tokenizer`` (name, default ``"13a"``), ``lowercase``, ``min_len``,
-            ``max_len``. The keywords veRL adds when a reward model is enabled
-            (``reward_router_address``, ``reward_model_tokenizer``) are accepted and not
-            used; any other keyword is refused.
-
-    Returns:
-        ``{"score", "precision", "recall"}`` (sentence GLEU and the n-gram precision and
-        recall against the chosen reference; veRL logs the extra keys), or a list of
-        them for the batch form.
-
-    Raises:
-        TypeError: A response or reference of the wrong type, naming the argument, or an
-            unknown keyword (a misspelt ``reward_kwargs`` key), naming it.
-        ValueError: Batch lists of different lengths, or single and batch arguments mixed.
+    ground_truth=, extra_info=)`` and its ``batch`` manager ``compute_score(data_sources=,
+    solution_strs=, ground_truths=, extra_infos=)``; this one function answers both. A ground
+    truth is a string or a non-empty list of strings; ``data_source`` and ``extra_info`` are
+    not used (in a batch their lengths are checked). ``**kwargs`` are the settings
+    (``reward_kwargs``: ``tokenizer``, ``lowercase``, ``min_len``, ``max_len``) and the
+    keywords veRL adds when a reward model is enabled (accepted, not used); any other keyword
+    is refused, naming it.
 
     Example:
         >>> compute_score("wmt", "the cat sat on the mat", "the cat ate the mat")
@@ -118,10 +95,8 @@ def compute_score_batch(
     extra_infos: Sequence[Any] | None = None,
     **kwargs: Any,
 ) -> list[dict[str, float]]:
-    """veRL's batch reward: GLEU of each response (the ``batch`` reward manager's form).
-
-    Arguments and settings as :func:`compute_score`; ``data_sources`` and
-    ``extra_infos`` may be ``None`` but, when given, need one entry per response.
+    """:func:`compute_score`'s batch form alone (``data_sources`` and ``extra_infos`` may be
+    ``None``).
 
     Example:
         >>> compute_score_batch(None, ["a b c"], [["a b c"]])
@@ -153,18 +128,10 @@ async def compute_score_gathered(
     extra_info: Any = None,
     **kwargs: Any,
 ) -> dict[str, float]:
-    """veRL's async ``compute_score``: ``{"score", "precision", "recall"}`` of one response.
-
-    veRL awaits one call per sample; the calls arriving within 1 ms of the first (up to 64)
-    are scored in one batch by :data:`gathered`. Returns what :func:`compute_score` returns
-    for one sample, and takes the same ``reward_kwargs`` (calls with other settings are
-    batched apart). :func:`compute_score_with` makes the same reward on a gatherer of your own.
-
-    Raises:
-        TypeError: A response or reference of the wrong type, naming the argument, or an
-            unknown keyword, naming it.
-        ValueError: The batch reward manager's keywords (name ``compute_score`` there), or a
-            bad setting.
+    """veRL's async ``compute_score``: what :func:`compute_score` returns for one sample, the
+    calls arriving within 1 ms of the first (up to 64) scored in one batch by :data:`gathered`
+    (calls with other ``reward_kwargs`` are batched apart). The batch manager's keywords are
+    refused: name :func:`compute_score` there.
 
     Example:
         >>> import asyncio

@@ -409,7 +409,7 @@ def test_cli_internal_error_keeps_its_traceback(monkeypatch):
     def broken(*args):
         raise ValueError("an internal bug")
 
-    monkeypatch.setattr(google_bleu.scale.parallel, "checked_text_stats", broken)
+    monkeypatch.setattr(google_bleu.scale.parallel, "order_text_stats", broken)
     with pytest.raises(ValueError, match="an internal bug"):
         main([str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-B.0.txt")])
 
