@@ -57,6 +57,9 @@ def wmt_pairs(seed: int = 0) -> tuple[str, list[tuple[str, str]]]:
     reference = read_lines(folder / "ref0.txt")
     pairs = [(h, r) for path in sorted(folder.glob("sys_*.txt")) for h, r in zip(read_lines(path), reference)]
     random.Random(seed).shuffle(pairs)
+    # The bundled sample (1,200 pairs) is repeated up to the largest batch: every pass needs
+    # max(SIZES) pairs.
+    pairs *= -(-max(SIZES) // len(pairs))
     return str(folder.relative_to(REPO.parent)), pairs
 
 

@@ -29,10 +29,9 @@ class OpenRLHFReward(Reward):
     tensors of the scorer's exact sentence values. OpenRLHF logs an exception of
     ``reward_func`` at INFO and drops the sample's reward: call it once yourself to see it.
 
-    Args:
-        special_tokens: A Hugging Face tokenizer or a list of strings (``[]`` strips nothing);
-            ``COMMON_SPECIAL_TOKENS`` covers common chat templates.
-        scorer, name, **settings: As :class:`~google_bleu.integrations._reward.Reward`.
+    ``special_tokens`` is a Hugging Face tokenizer or a list of strings (``[]`` strips nothing;
+    ``COMMON_SPECIAL_TOKENS`` covers common chat templates); ``scorer``, ``name`` and the
+    settings are as :class:`~google_bleu.integrations._reward.Reward`'s.
 
     Example:
         >>> from google_bleu import GLEU

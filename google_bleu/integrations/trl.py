@@ -77,9 +77,10 @@ class GleuIdReward(Reward):
     example a list of ids, or a list of id lists), without decoding; each score equals nltk's
     ``sentence_gleu`` on the id lists, counted for the batch at once on ``device``.
 
+    ``reference_key``, ``scorer``, ``name`` and the settings are as :class:`GleuReward`'s (the
+    scorer gives the orders only: ids are never tokenized nor lowercased).
+
     Args:
-        reference_key, scorer, name, **settings: As :class:`GleuReward` (the scorer gives the
-            orders only: ids are never tokenized nor lowercased).
         pad_id: Id removed before counting, e.g. EOS (TRL's ``completion_ids`` end with it
             when the model stopped); ``None``: every id counts.
         device: Where the ids are counted (default CPU).
