@@ -230,7 +230,7 @@ _SPACED = {code: f" {chr(code)} " for code in range(128)}
 #: character alone, or a run of other characters, periods and commas between digits, and dashes not after a digit.
 _TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
 #: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line
-#: where a run of periods and commas touches a digit.
+#: line where a digit touches a period, comma or dash and a run of periods and commas occurs.
 _MTEVAL = tuple((re.compile(pattern), replacement) for pattern, replacement in (
     (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
     (r"([^0-9])([\.,])", r"\1 \2 "),

@@ -1,5 +1,6 @@
-"""Exact corpus GLEU over a ``torch.distributed`` process group: one ``all_reduce`` of the
-four totals; every rank gets the exact corpus statistics."""
+"""Exact corpus GLEU over a ``torch.distributed`` process group: one ``all_reduce`` (MAX)
+that checks every rank counted with the same orders, then one (SUM) of the four totals;
+every rank gets the exact corpus statistics."""
 
 from __future__ import annotations
 
