@@ -206,9 +206,14 @@ class GoogleBLEUScore(Metric):
         cannot be gathered with the other ranks' 2-d int64 rows.
         """
         rows = getattr(self, SENTENCE_STATE, None)
-        if isinstance(rows, list) and not rows:
+        empty = isinstance(rows, list) and not rows
+        if empty:
             rows.append(torch.zeros((0, len(COLUMNS)), dtype=torch.int64, device=self.device))
-        super().sync(*args, **kwargs)
+        try:
+            super().sync(*args, **kwargs)
+        finally:
+            if empty and getattr(self, SENTENCE_STATE) is rows:
+                rows.clear()  # not synced (one process): the state stays as it was
 
     def set_dtype(self, dst_type: Union[str, torch.dtype]) -> "GoogleBLEUScore":
         """Returns the metric unchanged: its states are exact int64 counts and stay so.
