@@ -9,16 +9,14 @@ statistics per sentence, as ``CHRFScore`` keeps its sentence scores.
 
 Counting is done by :class:`google_bleu.GLEU`; this module holds no scoring logic.
 It imports torch and torchmetrics (``pip install 'google-bleu[torchmetrics]'``);
-``import google_bleu`` does not import it. It uses torchmetrics' public API only (``add_state``,
-``update``, ``compute`` and the public methods it overrides: ``forward``, ``merge_state``,
-``sync``, ``set_dtype``), tested with torchmetrics 1.4.0 (``tests/frameworks/torchmetrics-oldest``)
-and the newest.
+``import google_bleu`` does not import it. It uses torchmetrics' public API only, so it
+works from torchmetrics 1.4.0 (``tests/frameworks/torchmetrics-oldest``) to the newest.
 """
 
 # No `from __future__ import annotations` here: torch.jit.script reads the state attributes'
 # annotations (n_match: Tensor, ...) at run time, as torchmetrics' own metrics are scripted.
 from collections.abc import Sequence
-from typing import Any, Optional, Union
+from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -59,13 +57,10 @@ def _as_text_batch(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]
     return preds, [check_references(refs, f"target[{i}]") for i, refs in enumerate(target)]
 
 
-class _Counted:
+class _Counted(NamedTuple):
     """A batch already counted, passed through torchmetrics' ``forward`` to ``update``."""
 
-    __slots__ = ("stats",)
-
-    def __init__(self, stats: GleuStats) -> None:
-        self.stats = stats
+    stats: GleuStats
 
 
 def _rows(rows: Any) -> Tensor:
@@ -155,10 +150,9 @@ class GoogleBLEUScore(Metric):
         """Adds another metric's states (or a state dict) to this one (torchmetrics' ``merge_state``).
 
         Everything is checked before anything is kept: the incoming totals must be 0-d int64
-        tensors and the merged totals possible GLEU statistics (``GleuStats``' checks), else
-        the metric is left exactly as it was. The incoming sentence rows come first, as
-        torchmetrics concatenates ``"cat"`` states. Written here, not inherited: torchmetrics
-        has ``merge_state`` from 1.6 on, and it keeps a value cached by an earlier ``compute()``.
+        tensors and the merged totals possible GLEU statistics, else nothing changes. Incoming
+        sentence rows come first, as torchmetrics concatenates ``"cat"`` states. Written here:
+        torchmetrics has ``merge_state`` from 1.6 on, and it keeps a cached ``compute()`` value.
 
         Raises:
             ValueError: If the other metric counts with other settings, a state is missing,
