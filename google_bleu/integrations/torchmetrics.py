@@ -9,14 +9,14 @@ statistics per sentence, as ``CHRFScore`` keeps its sentence scores.
 
 Counting is done by :class:`google_bleu.GLEU`; this module holds no scoring logic.
 It imports torch and torchmetrics (``pip install 'google-bleu[torchmetrics]'``);
-``import google_bleu`` does not import it.
+``import google_bleu`` does not import it. It uses torchmetrics' public API only, so it
+works from torchmetrics 1.4.0 (``tests/frameworks/torchmetrics-oldest``) to the newest.
 """
 
 # No `from __future__ import annotations` here: torch.jit.script reads the state attributes'
 # annotations (n_match: Tensor, ...) at run time, as torchmetrics' own metrics are scripted.
-import functools
-from collections.abc import Callable, Sequence
-from typing import Any, Optional, Union
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -55,6 +55,23 @@ def _as_text_batch(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]
     if len(preds) != len(target):
         raise ValueError(f"got {len(preds)} preds but {len(target)} targets; give one target per prediction")
     return preds, [check_references(refs, f"target[{i}]") for i, refs in enumerate(target)]
+
+
+class _Counted(NamedTuple):
+    """A batch already counted, passed through torchmetrics' ``forward`` to ``update``."""
+
+    stats: GleuStats
+
+
+def _rows(rows: Any) -> Tensor:
+    """The sentence state (a list of batches, or one tensor after a sync) as one int64 ``(n, 4)``."""
+    parts = [rows] if isinstance(rows, Tensor) else rows
+    width = len(COLUMNS)
+    if not isinstance(parts, list) or not all(
+        isinstance(r, Tensor) and r.dtype == torch.int64 and r.dim() == 2 and r.shape[1] == width for r in parts
+    ):
+        raise ValueError(f"sentence rows must be a list of int64 tensors of shape (n, {width}), got {describe(rows)}")
+    return torch.cat([r.cpu() for r in parts]) if parts else torch.zeros((0, width), dtype=torch.int64)
 
 
 class GoogleBLEUScore(Metric):
@@ -116,59 +133,26 @@ class GoogleBLEUScore(Metric):
         super().__init__(**kwargs)
         self.scorer = scorer
         self.return_sentence_scores = return_sentence_scores
+        self._state_names = (*COLUMNS, SENTENCE_STATE) if return_sentence_scores else COLUMNS
         for name in COLUMNS:
             self.add_state(name, default=torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
         if return_sentence_scores:
             self.add_state(SENTENCE_STATE, default=[], dist_reduce_fx="cat")
 
-    # torchmetrics counts an update before running it and, in forward, resets the states
-    # before the batch is counted; a rejected batch must leave everything as it was.
-    _RESTORED_ON_ERROR = ("_update_count", "_computed", "_to_sync", "_should_unsync", "compute_on_cpu", "_enable_grad")
-
-    def _snapshot(self) -> dict[str, Any]:
-        names = (*self._defaults, *self._RESTORED_ON_ERROR)
-        # List states are cleared in place by reset(): keep a copy of the list.
-        return {
-            name: list(value) if isinstance(value, list) else value
-            for name in names
-            if hasattr(self, name)
-            for value in (getattr(self, name),)
-        }
-
-    def _restore(self, snapshot: dict[str, Any]) -> None:
-        for name, value in snapshot.items():
-            setattr(self, name, value)
-
-    def _wrap_update(self, update: Callable) -> Callable:
-        wrapped = super()._wrap_update(update)
-
-        @functools.wraps(update)
-        def guarded(*args: Any, **kwargs: Any) -> None:
-            snapshot = self._snapshot()
-            try:
-                wrapped(*args, **kwargs)
-            except BaseException:  # Ctrl-C too: a batch is counted whole or not at all
-                self._restore(snapshot)
-                raise
-
-        return guarded
-
     @torch.jit.unused  # as torchmetrics' own Metric.forward: text metrics run in Python
-    def forward(self, *args: Any, **kwargs: Any) -> Any:
+    def forward(self, preds: Any, target: Any) -> Any:
         """Scores a batch and adds it to the states (torchmetrics' ``forward``)."""
-        snapshot = self._snapshot()
-        try:
-            return super().forward(*args, **kwargs)
-        except BaseException:  # Ctrl-C too
-            self._restore(snapshot)
-            raise
+        # Counted before torchmetrics' forward runs: it resets the states before it calls
+        # update, so a batch rejected there would take everything counted so far with it.
+        return super().forward(_Counted(self._count(preds, target)), None)
 
     def merge_state(self, incoming_state: Union[dict[str, Any], Metric]) -> None:
         """Adds another metric's states (or a state dict) to this one (torchmetrics' ``merge_state``).
 
-        Everything is checked before anything is kept: the merged totals must be int64
-        scalars forming possible GLEU statistics (``GleuStats``' checks), else the metric is
-        left exactly as it was. A value cached by an earlier ``compute()`` is dropped.
+        Everything is checked before anything is kept: the incoming totals must be 0-d int64
+        tensors and the merged totals possible GLEU statistics, else nothing changes. Incoming
+        sentence rows come first, as torchmetrics concatenates ``"cat"`` states. Written here:
+        torchmetrics has ``merge_state`` from 1.6 on, and it keeps a cached ``compute()`` value.
 
         Raises:
             ValueError: If the other metric counts with other settings, a state is missing,
@@ -176,48 +160,62 @@ class GoogleBLEUScore(Metric):
                 (nothing is merged then).
         """
         state = incoming_state
-        if isinstance(incoming_state, GoogleBLEUScore):
+        if isinstance(incoming_state, Metric):
+            if not isinstance(incoming_state, GoogleBLEUScore):
+                raise ValueError(f"cannot merge a {type(incoming_state).__name__} into a GoogleBLEUScore")
             if incoming_state.scorer != self.scorer:
                 raise ValueError(
                     f"cannot merge a metric counted with {incoming_state.scorer!r} into one counted with {self.scorer!r}"
                 )
-            state = incoming_state.metric_state
-        if isinstance(state, dict):
-            missing = [name for name in self._defaults if name not in state]
-            if missing:
-                raise ValueError(f"incoming_state has no {missing} state (keys: {sorted(state)})")
-            for name in COLUMNS:
-                value = state[name]
-                if not (isinstance(value, Tensor) and value.dim() == 0 and value.dtype == torch.int64):
-                    raise ValueError(f"incoming_state[{name!r}] must be a 0-d int64 tensor (a count), got {describe(value)}")
-        snapshot = self._snapshot()
-        try:
-            super().merge_state(incoming_state)
-            # The merged totals, checked as GLEU statistics (non-negative, possible, in int64).
-            GleuStats([[int(getattr(self, name)) for name in COLUMNS]], self.scorer.min_len, self.scorer.max_len)
-            if self.return_sentence_scores:
-                rows = getattr(self, SENTENCE_STATE)
-                if rows:
-                    GleuStats(torch.cat([torch.atleast_2d(row) for row in rows]).tolist(), self.scorer.min_len, self.scorer.max_len)
-        except BaseException:  # Ctrl-C too
-            self._restore(snapshot)
-            raise
-        self._computed = None
+            state = {name: getattr(incoming_state, name) for name in incoming_state._state_names}
+        if not isinstance(state, dict):
+            raise ValueError(f"incoming_state must be a GoogleBLEUScore or a dict of its states, got {describe(state)}")
+        missing = [name for name in self._state_names if name not in state]
+        if missing:
+            raise ValueError(f"incoming_state has no {missing} state (keys: {sorted(state)})")
+        for name in COLUMNS:
+            value = state[name]
+            if not (isinstance(value, Tensor) and value.dim() == 0 and value.dtype == torch.int64):
+                raise ValueError(f"incoming_state[{name!r}] must be a 0-d int64 tensor (a count), got {describe(value)}")
+        # The merged totals, checked as GLEU statistics (non-negative, possible, in int64).
+        totals = [int(getattr(self, name)) + int(state[name]) for name in COLUMNS]
+        GleuStats([totals], self.scorer.min_len, self.scorer.max_len)
+        if self.return_sentence_scores:
+            incoming = _rows(state[SENTENCE_STATE])
+            GleuStats(incoming.tolist(), self.scorer.min_len, self.scorer.max_len)
+        # Everything that can fail has run: only now are the states touched.
+        for name, total in zip(COLUMNS, totals):
+            setattr(self, name, torch.tensor(total, dtype=torch.int64, device=self.device))
+        if self.return_sentence_scores:
+            local = _rows(getattr(self, SENTENCE_STATE)).to(self.device)
+            setattr(self, SENTENCE_STATE, [incoming.to(self.device), local])
+        # An empty update drops a value cached by an earlier compute() (torchmetrics' update
+        # does) and counts the merge as an update (no "compute before update" warning).
+        self.update([], [])
 
-    def _apply(self, fn: Callable, exclude_state: Sequence[str] = "") -> Any:
-        if self._dtype_convert:
-            # set_dtype converts every state; these are exact integer counts and stay int64.
-            exclude_state = tuple(self._defaults)
-        return super()._apply(fn, exclude_state)
+    def sync(self, *args: Any, **kwargs: Any) -> None:
+        """torchmetrics' ``sync``, after giving a rank without sentences an empty int64 batch.
 
-    def _sync_dist(self, *args: Any, **kwargs: Any) -> None:
+        torchmetrics would give that rank a 1-d empty tensor of the metric's float dtype, which
+        cannot be gathered with the other ranks' 2-d int64 rows.
+        """
         rows = getattr(self, SENTENCE_STATE, None)
-        if isinstance(rows, list) and not rows:
-            # torchmetrics gives a rank without sentences an empty tensor of the metric's float
-            # dtype, and a gather of int64 rows from one rank and floats from another breaks.
-            empty = torch.zeros((0, len(COLUMNS)), dtype=torch.int64, device=self.n_match.device)
-            setattr(self, SENTENCE_STATE, [empty])
-        super()._sync_dist(*args, **kwargs)
+        empty = isinstance(rows, list) and not rows
+        if empty:
+            rows.append(torch.zeros((0, len(COLUMNS)), dtype=torch.int64, device=self.device))
+        try:
+            super().sync(*args, **kwargs)
+        finally:
+            if empty and getattr(self, SENTENCE_STATE) is rows:
+                rows.clear()  # not synced (one process): the state stays as it was
+
+    def set_dtype(self, dst_type: Union[str, torch.dtype]) -> "GoogleBLEUScore":
+        """Returns the metric unchanged: its states are exact int64 counts and stay so.
+
+        torchmetrics' ``set_dtype`` casts every state to ``dst_type`` (float16 holds integers
+        exactly only up to 2,048); the score is a float64 computed from the counts anyway.
+        """
+        return self
 
     def update(self, preds: Union[str, Sequence[str]], target: Sequence[Union[str, Sequence[str]]]) -> None:
         """Counts a batch.
@@ -227,14 +225,18 @@ class GoogleBLEUScore(Metric):
             target: Per prediction a list of references (or one reference string); see
                 the module's conventions (as ``BLEUScore``).
         """
-        predictions, references = _as_text_batch(preds, target)
-        stats = self.scorer.stats(predictions, references)
-        # Everything that can fail has run: only now are the states touched.
-        totals = torch.tensor(stats.totals(), dtype=torch.int64, device=self.n_match.device)
+        stats = preds.stats if isinstance(preds, _Counted) else self._count(preds, target)
+        # Everything that can fail has run: only now are the states touched (torchmetrics
+        # still counts a rejected call in ``update_count``, before it runs this method).
+        totals = torch.tensor(stats.totals(), dtype=torch.int64, device=self.device)
         for i, name in enumerate(COLUMNS):
             setattr(self, name, getattr(self, name) + totals[i])
         if self.return_sentence_scores:
-            getattr(self, SENTENCE_STATE).append(torch.from_numpy(np.array(stats.rows)).to(self.n_match.device))
+            rows = torch.tensor(np.asarray(stats.rows), dtype=torch.int64).reshape(-1, len(COLUMNS))
+            getattr(self, SENTENCE_STATE).append(rows.to(self.device))
+
+    def _count(self, preds: Any, target: Any) -> GleuStats:
+        return self.scorer.stats(*_as_text_batch(preds, target))
 
     def _stats(self) -> GleuStats:
         totals = [int(getattr(self, name).item()) for name in COLUMNS]
@@ -243,13 +245,6 @@ class GoogleBLEUScore(Metric):
     def totals(self) -> tuple[int, int, int, int]:
         """The current totals ``(n_match, n_hyp, n_ref, n_all)`` as Python ints (this process)."""
         return self._stats().totals()
-
-    def _sentence_rows(self) -> Tensor:
-        rows = getattr(self, SENTENCE_STATE)
-        if isinstance(rows, list):
-            rows = torch.cat(rows) if rows else torch.zeros((0, len(COLUMNS)), dtype=torch.int64)
-        # A synced rank without sentences contributes torchmetrics' empty 1-d placeholder.
-        return rows.reshape(-1, len(COLUMNS)).to(torch.int64)
 
     def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
         """Corpus GLEU, and the sentence scores when ``return_sentence_scores``.
@@ -260,6 +255,6 @@ class GoogleBLEUScore(Metric):
         score = torch.tensor(self._stats().score(), dtype=torch.float64)
         if not self.return_sentence_scores:
             return score
-        rows = self._sentence_rows().cpu().numpy()
+        rows = _rows(getattr(self, SENTENCE_STATE)).cpu().numpy()
         sentence = GleuStats(rows, self.scorer.min_len, self.scorer.max_len).sentence_scores()
         return score, torch.from_numpy(np.asarray(sentence, np.float64))
