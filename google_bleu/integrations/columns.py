@@ -189,7 +189,8 @@ def _references(values: Any, pa: Any) -> list[Any]:
     reference in every row becomes its flat strings: a list a row costs more than the scoring's
     reading and converting the text."""
     arrow = values.to_arrow() if hasattr(values, "to_arrow") else values
-    if isinstance(arrow, (pa.Array, pa.ChunkedArray)) and pa.types.is_list(arrow.type) and not arrow.null_count:
+    kind = getattr(arrow, "type", None)
+    if isinstance(arrow, (pa.Array, pa.ChunkedArray)) and (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and not arrow.null_count:
         compute = import_optional("pyarrow.compute", None, "GleuColumns.arrow")
         if compute.all(compute.equal(compute.list_value_length(arrow), 1)).as_py() in (True, None):
             return compute.list_flatten(arrow).to_pylist()
