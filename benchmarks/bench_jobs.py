@@ -157,12 +157,12 @@ from google_bleu.stats import COLUMNS
 parquet, cpus = sys.argv[1], int(sys.argv[2])
 STATS = DataType.struct({**{name: DataType.int64() for name in COLUMNS}, SCORE_COLUMN: DataType.float64()})
 
-@daft.cls(max_concurrency=cpus)
+@daft.cls(max_concurrency=cpus, use_process=True)
 class Gleu:
     def __init__(self, scorer):
         self.columns = GleuColumns(scorer=scorer)
 
-    @daft.method.batch(return_dtype=STATS, unnest=True)
+    @daft.method.batch(return_dtype=STATS, unnest=True, batch_size=25_000)
     def __call__(self, predictions, references):
         return self.columns.arrow(predictions, references)
 
@@ -372,7 +372,7 @@ def main(argv: list[str] | None = None) -> int:
             "local cluster; 'a read unit a CPU' reads with Ray's previous Parquet reader and "
             "`override_num_blocks=CPUs` (`DataContext.use_datasource_v2 = False`), 'default read units' with Ray's "
             "default reader, which packs up to 128 MiB into one read task (this input is one). Daft: `@daft.cls` "
-            "around `GleuColumns.arrow`, `max_concurrency=CPUs`, Daft's `sum`, native runner. Each script runs "
+            "around `GleuColumns.arrow`, `max_concurrency=CPUs`, `use_process=True`, batches of 25,000 rows, Daft's `sum`, native runner. Each script runs "
             "the pipeline twice: cold (the first, workers importing) and warm (the second, same cluster). "
             "`pipeline` is from the cluster being up (its workers answering) to the totals; `script` from the "
             "script's first line to the same totals (Ray's start and imports included, interpreter start not). "
