@@ -18,14 +18,21 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
+_HOMES: list[str] = []
+
 
 @contextlib.contextmanager
 def _offline() -> Iterator[None]:
     """Usage statistics off and a home directory with a local autoscaler config, for the Ray
     processes started inside (they inherit the environment)."""
-    home = tempfile.mkdtemp(prefix="google-bleu-ray-home-")
-    with open(os.path.join(home, "ray_bootstrap_config.yaml"), "w", encoding="utf-8") as config:
-        config.write("provider:\n  type: local\n")
+    # One home a process: Ray keeps the authentication token it made for the first cluster in
+    # the process and writes it to the home once (~/.ray/auth_token); a later cluster's
+    # processes must find it there.
+    if not _HOMES:
+        _HOMES.append(tempfile.mkdtemp(prefix="google-bleu-ray-home-"))
+        with open(os.path.join(_HOMES[0], "ray_bootstrap_config.yaml"), "w", encoding="utf-8") as config:
+            config.write("provider:\n  type: local\n")
+    home = _HOMES[0]
     saved = {name: os.environ.get(name) for name in ("HOME", "RAY_USAGE_STATS_ENABLED")}
     os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
     os.environ["HOME"] = home

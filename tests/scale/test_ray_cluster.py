@@ -64,7 +64,7 @@ def inputs(tmp_path_factory):
     return folder, rows, tuple(map(sum, zip(*totals)))
 
 
-def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, inputs):
+def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, inputs, tmp_path):
     folder, rows, command_totals = inputs
     nodes = {node["NodeID"] for node in ray.nodes() if node["Alive"]}
     assert len(nodes) == 3
@@ -82,10 +82,13 @@ def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, 
     assert [[row[name] for name in COLUMNS] for row in scored] == one.rows.tolist()
     assert len({row["node"] for row in scored}) > 1
 
+    built = tmp_path / "built"
+    built.mkdir()
+
     class Located(GleuColumns):  # an actor a CPU: two actors, on two of the three one-CPU nodes
-        def __call__(self, batch):
-            out = super().__call__(batch)
-            return out.append_column("node", [[ray.get_runtime_context().get_node_id()] * out.num_rows])
+        def __init__(self, **settings):
+            super().__init__(**settings)
+            (built / ray.get_runtime_context().get_node_id()).touch()
 
     actors = ray.data.read_json(str(folder)).map_batches(
         Located,
@@ -94,9 +97,8 @@ def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, 
         batch_format="pyarrow",
         batch_size=1000,
     )
-    actors = actors.materialize()
     assert GleuColumns().reduce(actors).totals() == command_totals
-    assert len({row["node"] for row in actors.select_columns(["node"]).take_all()}) == 2
+    assert len(list(built.iterdir())) == 2  # the pool's two actors were built on two nodes
 
 
 def test_a_node_removed_mid_run_is_retried_with_the_same_totals(cluster, inputs, tmp_path):
