@@ -33,6 +33,7 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -325,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         "title": "The command line with --jobs",
         "order": 44,
         "date": datetime.date.today().isoformat(),
-        "command": "python benchmarks/bench_jobs.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": shlex.join(["python", "benchmarks/bench_jobs.py", *(sys.argv[1:] if argv is None else argv)]),
         "machine": machine,
         "notes": [
             f"`python -m google_bleu REF -i SYS ... -f json --jobs N` in a fresh process on the real WMT17 "
@@ -368,14 +369,14 @@ def main(argv: list[str] | None = None) -> int:
         result["notes"].append(
             "Engines: the recipes of docs/scale.md on the large file written to Parquet (one row a segment), in a "
             "fresh process with every CPU of the machine. Ray Data: `map_batches(GleuColumns(...), "
-            "batch_format=\"pyarrow\", batch_size=None)` as tasks fused with the read, `GleuColumns.reduce`, on a "
+            "batch_format=\"pyarrow\", batch_size=None)`, `GleuColumns.reduce`, on a "
             "local cluster; 'a read unit a CPU' reads with Ray's previous Parquet reader and "
             "`override_num_blocks=CPUs` (`DataContext.use_datasource_v2 = False`), 'default read units' with Ray's "
             "default reader, which packs up to 128 MiB into one read task (this input is one). Daft: `@daft.cls` "
             "around `GleuColumns.arrow`, `max_concurrency=CPUs`, `use_process=True`, batches of 25,000 rows, Daft's `sum`, native runner. Each script runs "
             "the pipeline twice: cold (the first, workers importing) and warm (the second, same cluster). "
             "`pipeline` is from the cluster being up (its workers answering) to the totals; `script` from the "
-            "script's first line to the same totals (Ray's start and imports included, interpreter start not). "
+            "script's first line to the same totals (Ray's start and imports included, interpreter start not; the warm row's includes the cold run). With the previous reader and more read units than files, Ray reads the file in one task and splits its blocks, and the scoring runs as separate tasks (the text goes through the object store); with the default reader the scoring is fused with the read. "
             "Rows per second a CPU is segments / pipeline / CPUs (for `--jobs 1`: segments / whole command time, "
             "the first table's fastest run); the ratio is against `--jobs 1`'s. 'vs --jobs CPUs' is `--jobs N`'s time, N = "
             "the CPUs, over the pipeline's: the same CPUs, so a machine shared with other work weighs on both alike. "
