@@ -214,3 +214,17 @@ def test_pyarrow_batches_return_only_what_is_asked_and_read_json_lines(cluster, 
     )
     with pytest.raises(Exception, match=r"column 'id' not found"):
         single.map_batches(columns, batch_format="pyarrow").materialize()
+
+
+def test_the_package_and_the_command_import_no_ray():
+    # Ray's start-up stays out of --jobs: the command, the package and GleuColumns itself
+    # import neither Ray nor pyarrow until a Ray batch or dataset reaches them.
+    import subprocess
+    import sys
+
+    from tests.helpers.oracles import REPO
+
+    modules = "google_bleu, google_bleu.cli.main, google_bleu.scale.parallel, google_bleu.integrations.columns"
+    code = f"import sys, {modules}; print(sorted(m for m in ('ray', 'pyarrow', 'daft') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert done.stdout == "[]\n"
