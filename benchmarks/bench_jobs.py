@@ -33,6 +33,7 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -113,8 +114,11 @@ def run_cli(reference: Path, systems: list[Path], jobs: int, code: Path = REPO) 
 
 
 #: The Ray Data recipe of docs/scale.md in a fresh process, as a user's script runs it, on a
-#: local cluster of every CPU: Parquet in, ``GleuColumns`` on a pool of actors (one CPU left
-#: to the read tasks, as the docs advise), Ray's own sum of the four columns out.
+#: local cluster of every CPU: Parquet in, ``GleuColumns`` on pyarrow batches as tasks fused
+#: with the read, ``GleuColumns.reduce`` summing each block where it lies. ``units``: "cpus"
+#: reads with Ray's previous Parquet reader, one read unit a CPU (``override_num_blocks``);
+#: "default" with Ray's default reader (units of up to 128 MiB). The pipeline runs twice on
+#: the same cluster: cold (the workers' first imports) and warm.
 RAY_SCRIPT = """
 import json, sys, time
 start = time.perf_counter()
@@ -122,41 +126,100 @@ import ray
 from google_bleu import GLEU
 from google_bleu.integrations.columns import GleuColumns
 from tests.helpers import local_ray
-parquet, cpus = sys.argv[1], int(sys.argv[2])
+parquet, cpus, units = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 local_ray.start(num_cpus=cpus)
-ray.data.DataContext.get_current().enable_progress_bars = False
-began = time.perf_counter()
-settings = {"predictions": "prediction", "references": "references", "scorer": GLEU("13a")}
-scored = ray.data.read_parquet(parquet).map_batches(
-    GleuColumns, fn_constructor_kwargs=settings, compute=ray.data.ActorPoolStrategy(size=max(1, cpus - 1)),
-    batch_format="numpy", batch_size=10_000,
-)
-totals = GleuColumns(**settings).reduce(scored).totals()
-done = time.perf_counter()
+context = ray.data.DataContext.get_current()
+context.enable_progress_bars = False
+if units == "cpus":
+    context.use_datasource_v2 = False
+ray.get([ray.remote(lambda: None).remote() for _ in range(cpus)])  # the cluster is up: its workers run
+runs = []
+for _ in range(2):
+    began = time.perf_counter()
+    gleu = GleuColumns("prediction", "references", scorer=GLEU("13a"))
+    read = ray.data.read_parquet(parquet, override_num_blocks=cpus) if units == "cpus" else ray.data.read_parquet(parquet)
+    totals = gleu.reduce(read.map_batches(gleu, batch_format="pyarrow", batch_size=None)).totals()
+    runs.append({"pipeline_s": time.perf_counter() - began, "totals": [int(t) for t in totals]})
+    runs[-1]["script_s"] = time.perf_counter() - start
 ray.shutdown()
-print(json.dumps({"pipeline_s": done - began, "script_s": done - start, "totals": [int(t) for t in totals]}))
+print(json.dumps(runs))
+"""
+
+#: The Daft recipe of docs/scale.md (``@daft.cls`` around ``GleuColumns.arrow``, Daft's ``sum``)
+#: on the same Parquet file, in Daft's own environment, on its native runner; twice, as Ray.
+DAFT_SCRIPT = """
+import json, sys, time
+start = time.perf_counter()
+import daft
+from daft import DataType, col
+from google_bleu import GLEU
+from google_bleu.integrations.columns import SCORE_COLUMN, GleuColumns
+from google_bleu.stats import COLUMNS
+parquet, cpus = sys.argv[1], int(sys.argv[2])
+STATS = DataType.struct({**{name: DataType.int64() for name in COLUMNS}, SCORE_COLUMN: DataType.float64()})
+
+@daft.cls(max_concurrency=cpus, use_process=True)
+class Gleu:
+    def __init__(self, scorer):
+        self.columns = GleuColumns(scorer=scorer)
+
+    @daft.method.batch(return_dtype=STATS, unnest=True, batch_size=25_000)
+    def __call__(self, predictions, references):
+        return self.columns.arrow(predictions, references)
+
+runs = []
+for _ in range(2):
+    began = time.perf_counter()
+    gleu = Gleu(GLEU("13a"))
+    totals = daft.read_parquet(parquet).select(gleu(col("prediction"), col("references"))).sum(*COLUMNS).to_pydict()
+    runs.append({"pipeline_s": time.perf_counter() - began, "totals": [int(totals[name][0]) for name in COLUMNS]})
+    runs[-1]["script_s"] = time.perf_counter() - start
+print(json.dumps(runs))
 """
 
 
-def run_ray(reference: Path, system: Path, folder: Path, cpus: int) -> dict:
-    """The Ray Data recipe on one system file and its reference, with ``cpus`` CPUs: the
-    files written to Parquet first (not timed), then the script timed as a whole process."""
+def write_parquet(reference: Path, system: Path, parquet: Path) -> None:
+    """The pair of files as one Parquet file, a row a segment, with the command's line rules."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from google_bleu.scale.lines import lines_from_bytes
 
-    parquet = folder / "pairs.parquet"
     if not parquet.exists():
         predictions = lines_from_bytes(system.read_bytes(), str(system))
         references = [[line] for line in lines_from_bytes(reference.read_bytes(), str(reference))]
         pq.write_table(pa.table({"prediction": predictions, "references": references}), parquet)
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", RAY_SCRIPT, str(parquet), str(cpus)], capture_output=True, cwd=REPO, check=False)
-    seconds = time.perf_counter() - start
+
+
+def run_script(python: str, script: str, *argv: str) -> list[dict]:
+    """A recipe's script in a fresh process: its cold and warm runs."""
+    done = subprocess.run([python, "-c", script, *argv], capture_output=True, cwd=REPO, check=False)
     if done.returncode != 0:
-        raise SystemExit(f"the Ray Data recipe failed: {done.stderr.decode()[-2000:]}")
-    return {**json.loads(done.stdout.decode().strip().splitlines()[-1]), "seconds": seconds}
+        raise SystemExit(f"{argv} failed: {done.stderr.decode()[-2000:]}")
+    return json.loads(done.stdout.decode().strip().splitlines()[-1])
+
+
+def engine_rows(
+    name: str, lines: int, runs: list[list[dict]], cpus: int, base: float, same: float | None, totals: list[int]
+) -> list[dict]:
+    """Two rows of the engines' table, cold and warm, each the fastest of its runs: the rate a
+    CPU against ``--jobs 1``'s (``base`` seconds), and the time against ``--jobs CPUs``'s
+    (``same`` seconds, on the same CPUs, where it ran)."""
+    rows = []
+    for index, label in ((0, "cold"), (1, "warm")):
+        best = min((script[index] for script in runs), key=lambda run: run["pipeline_s"])
+        rate = lines / best["pipeline_s"] / cpus
+        rows.append({
+            "path": f"{name}, {label}",
+            "cpus": cpus,
+            "pipeline_s": round(best["pipeline_s"], 3),
+            "script_s": round(best["script_s"], 3),
+            "rows_per_cpu_s": round(rate),
+            "vs_jobs_1": round(rate / (lines / base), 2),
+            "vs_jobs_cpus": round(same / best["pipeline_s"], 2) if same else None,
+            "identical": all(script[index]["totals"] == totals for script in runs),
+        })
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--note", action="append", default=[], help="a sentence for the notes (the machine's state)")
     parser.add_argument("--code", type=Path, default=REPO, help="a checkout whose google_bleu runs (another version)")
     parser.add_argument("--ray", action="store_true", help="also the Ray Data recipe on the large file, every CPU")
+    parser.add_argument(
+        "--daft", nargs="?", const=str(REPO / ".venvs" / "daft" / "bin" / "python"), default=None, metavar="PYTHON",
+        help="also the Daft recipe on the large file, with this Python (default: .venvs/daft, make framework-daft)",
+    )
     args = parser.parse_args(argv)
     args.data, args.code = args.data.resolve(), args.code.resolve()  # the command runs in args.code
     if not args.data.is_dir():
@@ -217,25 +284,31 @@ def main(argv: list[str] | None = None) -> int:
                     f"(x{cpu / base_cpu:4.2f}, parent {usage['self'] / cpu:6.1%}), parent peak {usage['peak_mb']:.0f} MB",
                     flush=True,
                 )
-            if args.ray and len(systems) == 1 and name.startswith("1 file"):
+            if (args.ray or args.daft) and len(systems) == 1 and name.startswith("1 file"):
                 cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
                 totals = [json.loads(outputs[1])[key] for key in ("n_match", "n_hyp", "n_ref", "n_all")]
-                best_jobs = min(args.workers, key=lambda jobs: min(times[jobs]))
-                runs = [run_ray(reference, systems[0], Path(tmp), cpus) for _ in range(args.repeats)]
-                fastest = min(runs, key=lambda run: run["seconds"])
-                ray_rows.append({
-                    "input": name,
-                    "lines": lines,
-                    "cpus": cpus,
-                    "actors": max(1, cpus - 1),
-                    "seconds": round(fastest["seconds"], 3),
-                    "pipeline_s": round(fastest["pipeline_s"], 3),
-                    "vs_jobs_1": round(base / fastest["seconds"], 2),
-                    "best_jobs": best_jobs,
-                    "best_jobs_s": round(min(times[best_jobs]), 3),
-                    "identical": all(run["totals"] == totals for run in runs),
-                })
-                print(f"{name:>24} Ray Data, {cpus} CPUs: {fastest['seconds']:6.2f} s (pipeline {fastest['pipeline_s']:.2f} s)", flush=True)
+                base = min(times[1])
+                parquet = Path(tmp) / "pairs.parquet"
+                write_parquet(reference, systems[0], parquet)
+                engine_rows_ = [{
+                    "path": "--jobs 1", "cpus": 1, "pipeline_s": round(base, 3), "script_s": round(base, 3),
+                    "rows_per_cpu_s": round(lines / base), "vs_jobs_1": 1.0, "identical": True,
+                }]
+                same = min(times[cpus]) if cpus in times else None
+                scripts = []
+                if args.ray:
+                    scripts += [("Ray Data, a read unit a CPU", sys.executable, RAY_SCRIPT, "cpus")]
+                    scripts += [("Ray Data, default read units", sys.executable, RAY_SCRIPT, "default")]
+                if args.daft:
+                    scripts += [("Daft", args.daft, DAFT_SCRIPT)]
+                for label, python, script, *extra in scripts:
+                    runs = [run_script(python, script, str(parquet), str(cpus), *extra) for _ in range(args.repeats)]
+                    engine_rows_ += engine_rows(label, lines, runs, cpus, base, same, totals)
+                    for row in engine_rows_[-2:]:
+                        print(f"{row['path']:>36}: pipeline {row['pipeline_s']:6.2f} s, script {row['script_s']:6.2f} s, "
+                              f"{row['rows_per_cpu_s']:,} rows/s a CPU (x{row['vs_jobs_1']:.2f}, "
+                              f"vs --jobs {cpus} x{row['vs_jobs_cpus']}), same {row['identical']}", flush=True)
+                ray_rows = engine_rows_
     import google_bleu
 
     machine = {
@@ -253,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         "title": "The command line with --jobs",
         "order": 44,
         "date": datetime.date.today().isoformat(),
-        "command": "make bench-jobs",
+        "command": shlex.join(["python", "benchmarks/bench_jobs.py", *(sys.argv[1:] if argv is None else argv)]),
         "machine": machine,
         "notes": [
             f"`python -m google_bleu REF -i SYS ... -f json --jobs N` in a fresh process on the real WMT17 "
@@ -285,28 +358,42 @@ def main(argv: list[str] | None = None) -> int:
         ],
     }
     if ray_rows:
-        import ray
+        if args.ray:
+            import ray
 
-        machine["ray"] = ray.__version__
+            machine["ray"] = ray.__version__
+        if args.daft:
+            version = subprocess.run([args.daft, "-c", "import daft, pyarrow; print(daft.__version__, pyarrow.__version__)"],
+                                     capture_output=True, text=True, check=True).stdout.split()
+            machine["daft"], machine["pyarrow (Daft)"] = version
         result["notes"].append(
-            "Ray Data: the recipe of docs/scale.md (`read_parquet`, `map_batches(GleuColumns, "
-            "compute=ActorPoolStrategy(size=CPUs - 1))`, `GleuColumns.reduce`) on the same large file written to "
-            "Parquet, in a fresh process on a local cluster of every CPU; `time` is the whole script (Ray's start "
-            "included, as a user runs it), `pipeline` from the cluster being up to the totals. Its four totals "
-            "equal `--jobs 1`'s output."
+            "Engines: the recipes of docs/scale.md on the large file written to Parquet (one row a segment), in a "
+            "fresh process with every CPU of the machine. Ray Data: `map_batches(GleuColumns(...), "
+            "batch_format=\"pyarrow\", batch_size=None)`, `GleuColumns.reduce`, on a "
+            "local cluster; 'a read unit a CPU' reads with Ray's previous Parquet reader and "
+            "`override_num_blocks=CPUs` (`DataContext.use_datasource_v2 = False`), 'default read units' with Ray's "
+            "default reader, which packs up to 128 MiB into one read task (this input is one). Daft: `@daft.cls` "
+            "around `GleuColumns.arrow`, `max_concurrency=CPUs`, `use_process=True`, batches of 25,000 rows, Daft's `sum`, native runner. Each script runs "
+            "the pipeline twice: cold (the first, workers importing) and warm (the second, same cluster). "
+            "`pipeline` is from the cluster being up (its workers answering) to the totals; `script` from the "
+            "script's first line to the same totals (Ray's start and imports included, interpreter start not; the warm row's includes the cold run). With the previous reader and more read units than files, Ray reads the file in one task and splits its blocks, and the scoring runs as separate tasks (the text goes through the object store); with the default reader the scoring is fused with the read. "
+            "Rows per second a CPU is segments / pipeline / CPUs (for `--jobs 1`: segments / whole command time, "
+            "the first table's fastest run); the ratio is against `--jobs 1`'s. 'vs --jobs CPUs' is `--jobs N`'s time, N = "
+            "the CPUs, over the pipeline's: the same CPUs, so a machine shared with other work weighs on both alike. "
+            "Fastest of the repeats; "
+            "every run's four totals equal `--jobs 1`'s output."
         )
         result["tables"][0]["caption"] = "`--jobs`"
         result["tables"].append({
-            "caption": "Ray Data on the same input, every CPU",
+            "caption": f"Rows per second a CPU on the large file ({args.large_lines:,} segments): --jobs 1, Ray Data, Daft",
             "columns": [
-                {"key": "input", "label": "input"},
-                {"key": "lines", "label": "segments", "format": ","},
+                {"key": "path", "label": "path"},
                 {"key": "cpus", "label": "CPUs"},
-                {"key": "actors", "label": "actors"},
-                {"key": "seconds", "label": "time", "format": ".2f", "unit": " s"},
                 {"key": "pipeline_s", "label": "pipeline", "format": ".2f", "unit": " s"},
-                {"key": "vs_jobs_1", "label": "speed-up over --jobs 1", "format": ".2f", "unit": "x"},
-                {"key": "best_jobs_s", "label": "fastest --jobs", "format": ".2f", "unit": " s"},
+                {"key": "script_s", "label": "script", "format": ".2f", "unit": " s"},
+                {"key": "rows_per_cpu_s", "label": "rows/s a CPU", "format": ","},
+                {"key": "vs_jobs_1", "label": "a CPU vs --jobs 1", "format": ".2f", "unit": "x"},
+                {"key": "vs_jobs_cpus", "label": "vs --jobs CPUs", "format": ".2f", "unit": "x"},
                 {"key": "identical", "label": "same totals"},
             ],
             "rows": ray_rows,

@@ -1,26 +1,20 @@
 """Exact corpus GLEU over datasets, Ray Data and Daft columns.
 
-Corpus GLEU is ``sum(n_match) / sum(n_all)``, so any engine that can map segments to
-:class:`GleuStats` rows and sum them computes the exact corpus score.
-:class:`GleuColumns` is a function for ``datasets.Dataset.map(..., batched=True, num_proc=N)``
-  and for Ray Data's ``Dataset.map_batches`` (numpy or pandas batches) that adds the
-  per-row statistics and sentence score as columns, and its :meth:`GleuColumns.reduce`
-  from those columns back to the exact corpus statistics (on Ray, by Ray's own ``sum``);
-  :meth:`GleuColumns.arrow` gives the columns as one Arrow struct array, for a Daft batch UDF.
-
-datasets, ray, daft and pyarrow are imported only when used (never here).
+Corpus GLEU is ``sum(n_match) / sum(n_all)``: an engine that maps segments to
+:class:`GleuStats` rows (:class:`GleuColumns`) and sums them has the exact corpus score
+(:meth:`GleuColumns.reduce`). datasets, ray, daft and pyarrow are imported only when used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..scorer import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import describe, import_optional, integer
+from ..validation import describe, import_optional
 
 #: Column of the sentence score added by :class:`GleuColumns` (the metric's key).
 SCORE_COLUMN = "google_bleu"
@@ -37,21 +31,18 @@ class GleuColumns:
     the orders they were counted with. It pickles with its scorer,
     so ``num_proc=N`` and Ray workers work.
 
-    The batch decides the shape of the answer:
-
-    - a mapping of lists (``datasets.Dataset.map``): a dict of the new columns as lists
-      (``datasets`` merges them into the rows);
-    - a mapping of numpy arrays (Ray Data's ``batch_format="numpy"``): the batch's own
-      columns plus the new ones as numpy arrays (Ray keeps only what the function returns);
-    - a pandas DataFrame (``batch_format="pandas"``): a copy with the new columns.
-
-    :meth:`arrow` gives the same columns as one Arrow struct array, the return value of a
-    Daft batch method (``@daft.method.batch(return_dtype=..., unnest=True)``).
+    The batch decides the shape of the answer: a mapping of lists (``datasets``) gives the new
+    columns as lists; numpy batches (Ray's ``batch_format="numpy"``) the batch's columns and the
+    new ones; a pandas DataFrame a copy with the new columns; a ``pyarrow.Table`` (Ray's
+    ``batch_format="pyarrow"``, the fast one) only the new columns and those named in ``keep``,
+    so no text is converted to numpy nor sent back unless asked for. :meth:`arrow` gives the
+    columns as one Arrow struct, for a Daft batch method.
 
     Args:
         predictions: Name of the column of predictions (strings).
         references: Name of the column of references (a string or a list of strings per row).
         scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``).
+        keep: Columns of a pyarrow batch returned beside the new ones (an id, the text).
 
     Example:
         >>> columns = GleuColumns()
@@ -69,20 +60,26 @@ class GleuColumns:
         (['id', 'predictions', 'references', 'n_match', 'n_hyp', 'n_ref', 'n_all', 'google_bleu'], [3, 0], [1.0, 0.0])
     """
 
-    def __init__(self, predictions: str = "predictions", references: str = "references", scorer: GLEU | None = None) -> None:
+    def __init__(
+        self, predictions: str = "predictions", references: str = "references", scorer: GLEU | None = None, keep: Sequence[str] = ()
+    ) -> None:
         for name, value in (("predictions", predictions), ("references", references)):
             if not isinstance(value, str):
                 raise TypeError(f"{name} must be a column name (str), got {describe(value)}")
+        if isinstance(keep, str) or not all(isinstance(name, str) for name in keep):
+            raise TypeError(f"keep must be a sequence of column names (str), got {describe(keep)}")
         self.predictions = predictions
         self.references = references
+        self.keep = tuple(keep)
         self.scorer = scorer_from_options(scorer)  # a value: it pickles to every worker with its settings
 
     def __repr__(self) -> str:
-        return f"GleuColumns(predictions={self.predictions!r}, references={self.references!r}, scorer={self.scorer!r})"
+        keep = f", keep={self.keep!r}" if self.keep else ""
+        return f"GleuColumns(predictions={self.predictions!r}, references={self.references!r}, scorer={self.scorer!r}{keep})"
 
     def stats(self, batch: Any) -> GleuStats:
         """The :class:`GleuStats` of a batch of rows (a mapping of columns or a DataFrame)."""
-        columns = _column_names(batch)
+        columns = [str(name) for name in batch.columns] if _is_dataframe(batch) else list(batch)
         for name in (self.predictions, self.references):
             if name not in columns:
                 raise ValueError(f"column {name!r} not found; the batch has columns {sorted(columns)}")
@@ -99,8 +96,10 @@ class GleuColumns:
                 frame[name] = stats.rows[:, i]
             frame[SCORE_COLUMN] = stats.sentence_scores()
             return frame
+        if _is_arrow_table(batch):
+            return self._arrow_table(batch)
         if not isinstance(batch, Mapping):
-            raise TypeError(f"batch must be a mapping of columns or a pandas DataFrame, got {describe(batch)}")
+            raise TypeError(f"batch must be a mapping of columns, a pandas DataFrame or a pyarrow Table, got {describe(batch)}")
         single = isinstance(batch.get(self.predictions), str)
         if single:
             batch = {self.predictions: [batch[self.predictions]], self.references: [batch[self.references]]}
@@ -118,6 +117,18 @@ class GleuColumns:
             output = {name: values[0] for name, values in output.items()}
         return output
 
+    def _arrow_table(self, batch: Any) -> Any:
+        # Ray Data's batch_format="pyarrow": the text is read straight from Arrow and only the
+        # columns in keep and the five new ones are returned (no numpy object arrays, no text back).
+        for name in (self.predictions, self.references, *self.keep):
+            if name not in batch.column_names:
+                raise ValueError(f"column {name!r} not found; the batch has columns {sorted(batch.column_names)}")
+        pa = import_optional("pyarrow", None, "a pyarrow batch", "pip install pyarrow")
+        scored = pa.Table.from_struct_array(self.arrow(batch.column(self.predictions), batch.column(self.references)))
+        for i, name in enumerate(self.keep):
+            scored = scored.add_column(i, name, batch.column(name))
+        return scored
+
     def arrow(self, predictions: Any, references: Any) -> Any:
         """The new columns of a batch as one ``pyarrow.StructArray`` (fields ``n_match``,
         ``n_hyp``, ``n_ref``, ``n_all`` as int64 and ``google_bleu`` as float64).
@@ -133,22 +144,15 @@ class GleuColumns:
         """
         pa = import_optional("pyarrow", None, "GleuColumns.arrow", "pip install pyarrow (Ray Data, Daft and datasets bring it)")
 
-        stats = self.scorer.stats(_values(predictions), [_values(refs) for refs in _values(references)])
+        stats = self.scorer.stats(_values(predictions), _references(references, pa))
         arrays = [pa.array(stats.rows[:, i], pa.int64()) for i in range(len(COLUMNS))]
         arrays.append(pa.array(stats.sentence_scores(), pa.float64()))
         return pa.StructArray.from_arrays(arrays, names=[*COLUMNS, SCORE_COLUMN])
 
     def reduce(self, columns: Any) -> GleuStats:
-        """The exact corpus statistics from the columns :meth:`__call__` added.
-
-        Args:
-            columns: A Ray ``Dataset`` (summed by Ray's own aggregation: only four integers
-                reach this process), a ``datasets.Dataset`` (or a shard of one), or any
-                mapping of the four statistics columns to sequences of ints.
-
-        Returns:
-            A one-row :class:`GleuStats` with the corpus totals.
-        """
+        """The one-row corpus :class:`GleuStats` of the columns :meth:`__call__` added: in a Ray
+        ``Dataset`` (summed where its blocks lie, :func:`ray_stats`), a ``datasets.Dataset``, or
+        a mapping of the four statistics columns to sequences of ints."""
         if _is_ray_dataset(columns):
             return ray_stats(columns, self.scorer.min_len, self.scorer.max_len)
         return stats_from_columns(columns, self.scorer.min_len, self.scorer.max_len)
@@ -158,14 +162,12 @@ def _is_dataframe(batch: Any) -> bool:
     return type(batch).__name__ == "DataFrame" and hasattr(batch, "iloc") and hasattr(batch, "columns")
 
 
+def _is_arrow_table(batch: Any) -> bool:
+    return type(batch).__module__.startswith("pyarrow") and hasattr(batch, "column_names") and hasattr(batch, "schema")
+
+
 def _is_ray_dataset(value: Any) -> bool:
     return type(value).__module__.startswith("ray.data") and hasattr(value, "aggregate")
-
-
-def _column_names(batch: Any) -> list[str]:
-    if _is_dataframe(batch):
-        return [str(name) for name in batch.columns]
-    return list(batch)
 
 
 def _plain(values: Any) -> Any:
@@ -182,6 +184,19 @@ def _values(values: Any) -> Any:
     return _plain(values)
 
 
+def _references(values: Any, pa: Any) -> list[Any]:
+    """References per row as Python values. An Arrow (or Daft) list column with one
+    reference in every row becomes its flat strings: a list a row costs more than the scoring's
+    reading and converting the text."""
+    arrow = values.to_arrow() if hasattr(values, "to_arrow") else values
+    kind = getattr(arrow, "type", None)
+    if isinstance(arrow, (pa.Array, pa.ChunkedArray)) and (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and not arrow.null_count:
+        compute = import_optional("pyarrow.compute", None, "GleuColumns.arrow")
+        if compute.all(compute.equal(compute.list_value_length(arrow), 1)).as_py() in (True, None):
+            return compute.list_flatten(arrow).to_pylist()
+    return [_values(refs) for refs in _values(values)]
+
+
 def _arrow_friendly(references: np.ndarray) -> np.ndarray:
     # Ray gives ragged list columns as object arrays of arrays, which it cannot turn back
     # into Arrow; object arrays of lists it can.
@@ -194,46 +209,29 @@ def _arrow_friendly(references: np.ndarray) -> np.ndarray:
 
 
 def ray_stats(dataset: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
-    """The one-row corpus :class:`GleuStats` of a Ray ``Dataset`` with the statistics columns.
-
-    The four columns are summed by Ray (``Dataset.sum``, an int64 aggregation on the
-    cluster); only the four totals travel to this process.
-
-    Args:
-        dataset: A Ray ``Dataset`` with integer columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``.
-        min_len: The lowest order the columns were counted with.
-        max_len: The highest order the columns were counted with.
-    """
-    schema = dataset.schema()
-    names = list(schema.names) if schema is not None else []
-    missing = [name for name in COLUMNS if name not in names]
-    if missing:
-        raise ValueError(f"dataset has no columns {missing}; it has {names}")
-    for name, kind in zip(schema.names, schema.types):
-        if name in COLUMNS and not _is_integer_type(kind):
-            raise TypeError(f"column {name!r} must hold integers, got {kind}")
-    sums = dataset.sum(list(COLUMNS))
-    if sums is None:  # an empty dataset
-        return GleuStats(np.zeros((1, len(COLUMNS)), np.int64), min_len, max_len)
-    totals = []
-    for name in COLUMNS:
-        value = sums[f"sum({name})"]
-        if value is None:
-            value = 0
-        if integer(value) is None:
-            raise TypeError(f"Ray summed column {name!r} to a non-integer {describe(value)}")
-        totals.append(int(value))
+    """The one-row corpus :class:`GleuStats` of a Ray ``Dataset`` with the four integer
+    statistics columns, in one execution: each block is summed where it lies (Python
+    integers, exact), four integers a block reach this process."""
+    totals = [0] * len(COLUMNS)
+    for block in dataset.map_batches(_block_totals, batch_format="pyarrow", batch_size=None).take_all():
+        if block["error"]:  # found in a task, raised here as the caller's own ValueError or TypeError
+            kind, message = block["error"].split(": ", 1)
+            raise (ValueError if kind == "ValueError" else TypeError)(message)
+        totals = [total + int(block[name]) for total, name in zip(totals, COLUMNS)]
     return GleuStats(np.asarray([totals], np.int64), min_len, max_len)
 
 
-def _is_integer_type(kind: Any) -> bool:
-    try:
-        pa = import_optional("pyarrow", "ray", "an Arrow column type")
-        if isinstance(kind, pa.DataType):
-            return bool(pa.types.is_integer(kind))
-    except ImportError:  # pragma: no cover - Ray Data needs pyarrow; a numpy type is read below
-        pass
-    return bool(np.issubdtype(np.dtype(kind), np.integer))
+def _block_totals(table: Any) -> Any:
+    pa = import_optional("pyarrow", "ray", "a Ray block")
+    row, missing = {name: "0" for name in COLUMNS}, [name for name in COLUMNS if name not in table.column_names]
+    error = f"ValueError: dataset has no columns {missing}; it has {table.column_names}" if missing else ""
+    for name in [] if missing else COLUMNS:
+        kind = table.schema.field(name).type
+        if not (pa.types.is_integer(kind) or (pa.types.is_null(kind) and not table.num_rows)):
+            error = f"TypeError: column {name!r} must hold integers, got {kind}"
+            break
+        row[name] = str(sum(value for value in table.column(name).to_pylist() if value is not None))  # no wrap
+    return pa.table({**{name: [value] for name, value in row.items()}, "error": [error]})
 
 
 def stats_from_columns(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import warnings
 
@@ -180,13 +181,50 @@ def test_scale_guide_ray_recipe_runs(cluster, capsys):
     with no_deprecations() as deprecations:
         exec(compile(blocks["ray-recipe"], "docs/scale.md:ray-recipe", "exec"), namespace)
     assert deprecations == []
-    assert "ActorPoolStrategy(size=" in blocks["ray-recipe"] and "concurrency=" not in blocks["ray-recipe"]
-    expected = GLEU().corpus_score(namespace["predictions"], namespace["references"]).score
-    assert capsys.readouterr().out.split("\n")[:2] == [f"{expected:.4f}"] * 2
+    one = GLEU().stats(namespace["predictions"], namespace["references"])
+    assert namespace["corpus"] == one.total()
+    assert capsys.readouterr().out.split("\n")[:3] == [f"{one.score():.4f}"] * 2 + [f"{one.score():.4f} True"]
     import pyarrow.parquet as pq
 
-    written = pq.read_table(str(namespace["folder"] / "scored")).to_pydict()
-    order = np.argsort(written["id"])
-    scores = GLEU().sentence_scores(namespace["predictions"], namespace["references"])
-    assert np.asarray(written["google_bleu"])[order].tolist() == scores
-    assert np.asarray(written["prediction"], dtype=object)[order].tolist() == namespace["predictions"]
+    written = pq.read_table(str(namespace["folder"] / "scored")).sort_by("id").to_pydict()
+    assert list(written) == ["id", "prediction", "references", "n_match", "n_hyp", "n_ref", "n_all", "google_bleu"]
+    assert written["google_bleu"] == one.sentence_scores().tolist()
+    assert written["prediction"] == namespace["predictions"]
+    kept = sorted(namespace["kept"].take_all(), key=lambda row: row["id"])
+    assert [row["id"] for row in kept] == [i for i, score in enumerate(written["google_bleu"]) if score >= 0.3]
+
+
+def test_pyarrow_batches_return_only_what_is_asked_and_read_json_lines(cluster, tmp_path):
+    predictions, references = corpus(SAMPLES / "wmt17_en_de", systems=3)  # ragged, empty predictions
+    one = GLEU().stats(predictions, references)
+    path = tmp_path / "outputs.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        for i, (p, r) in enumerate(zip(predictions, references)):
+            out.write(json.dumps({"id": i, "hyp": p, "refs": r}) + "\n")
+    columns = GleuColumns("hyp", "refs", keep=["id"])
+    scored = ray.data.read_json(str(path), override_num_blocks=3).map_batches(columns, batch_format="pyarrow", batch_size=None)
+    assert columns.reduce(scored) == one.total()
+    rows = sorted(scored.take_all(), key=lambda row: row["id"])
+    assert list(rows[0]) == ["id", "n_match", "n_hyp", "n_ref", "n_all", "google_bleu"]
+    assert [[row[name] for name in ("n_match", "n_hyp", "n_ref", "n_all")] for row in rows] == one.rows.tolist()
+    # One reference a row takes Arrow's flat strings: the same rows.
+    single = ray.data.from_items([{"hyp": p, "refs": r[:1]} for p, r in zip(predictions, references)])
+    assert columns.reduce(single.map_batches(GleuColumns("hyp", "refs"), batch_format="pyarrow")) == (
+        GLEU().stats(predictions, [r[:1] for r in references]).total()
+    )
+    with pytest.raises(Exception, match=r"column 'id' not found"):
+        single.map_batches(columns, batch_format="pyarrow").materialize()
+
+
+def test_the_package_and_the_command_import_no_ray():
+    # Ray's start-up stays out of --jobs: the command, the package and GleuColumns itself
+    # import neither Ray nor pyarrow until a Ray batch or dataset reaches them.
+    import subprocess
+    import sys
+
+    from tests.helpers.oracles import REPO
+
+    modules = "google_bleu, google_bleu.cli.main, google_bleu.scale.parallel, google_bleu.integrations.columns"
+    code = f"import sys, {modules}; print(sorted(m for m in ('ray', 'pyarrow', 'daft') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert done.stdout == "[]\n"

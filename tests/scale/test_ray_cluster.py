@@ -1,0 +1,139 @@
+"""Ray Data on a cluster of several nodes on this machine (``ray.cluster_utils.Cluster``: a
+head and two worker nodes, each a raylet with its own CPU and object store, loopback only).
+
+The scale guide's recipe and an actor pool run on more than one node and give the totals of
+``google-bleu --jobs 1`` on the same files; a node removed mid-run is retried by Ray and
+gives the same totals and rows, never a different score.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from google_bleu import GLEU
+from google_bleu.integrations.columns import GleuColumns
+from google_bleu.scale.lines import lines_from_bytes
+from google_bleu.stats import COLUMNS
+from tests.helpers import local_ray
+from tests.helpers.oracles import REPO, SAMPLES
+
+ray = pytest.importorskip("ray", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
+pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
+
+# Three raylets on a small machine: seconds to start.
+pytestmark = pytest.mark.slow
+
+SAMPLE = SAMPLES / "wmt17_en_de"
+SYSTEMS = sorted(SAMPLE.glob("sys_*.txt"))
+PARTS = 8
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    made = local_ray.cluster(head_cpus=1, nodes=2)
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    try:
+        yield made
+    finally:
+        ray.shutdown()
+        made.shutdown()
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    """Every system of the bundled sample against its reference, as JSON Lines in PARTS files
+    (one read task each), and the command's totals for them with ``--jobs 1``."""
+    folder = tmp_path_factory.mktemp("cluster")
+    reference = lines_from_bytes((SAMPLE / "ref0.txt").read_bytes(), "ref0.txt")
+    rows = []
+    for system in SYSTEMS:
+        for line, ref in zip(lines_from_bytes(system.read_bytes(), system.name), reference):
+            rows.append({"id": len(rows), "prediction": line, "references": [ref]})
+    for part in range(PARTS):
+        with open(folder / f"part-{part}.jsonl", "w", encoding="utf-8") as out:
+            out.writelines(json.dumps(row) + "\n" for row in rows[part::PARTS])
+    command = [sys.executable, "-m", "google_bleu", str(SAMPLE / "ref0.txt"), "-i", *map(str, SYSTEMS)]
+    done = subprocess.run([*command, "-f", "json", "-q", "--jobs", "1"], capture_output=True, cwd=REPO, check=True)
+    totals = [tuple(system[name] for name in COLUMNS) for system in json.loads(done.stdout)]
+    return folder, rows, tuple(map(sum, zip(*totals)))
+
+
+def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, inputs, tmp_path):
+    folder, rows, command_totals = inputs
+    nodes = {node["NodeID"] for node in ray.nodes() if node["Alive"]}
+    assert len(nodes) == 3
+    one = GLEU().stats([row["prediction"] for row in rows], [row["references"] for row in rows])
+    assert one.totals() == command_totals
+
+    def where(batch):  # the recipe's object, and the node that ran it
+        out = GleuColumns("prediction", "references", keep=["id"])(batch)
+        return out.append_column("node", [[ray.get_runtime_context().get_node_id()] * out.num_rows])
+
+    tasks = ray.data.read_json(str(folder)).map_batches(where, batch_format="pyarrow", batch_size=None).materialize()
+    assert GleuColumns().reduce(tasks).totals() == command_totals
+    scored = sorted(tasks.take_all(), key=lambda row: row["id"])
+    assert [row["id"] for row in scored] == list(range(len(rows)))
+    assert [[row[name] for name in COLUMNS] for row in scored] == one.rows.tolist()
+    assert len({row["node"] for row in scored}) > 1
+
+    built = tmp_path / "built"
+    built.mkdir()
+
+    class Located(GleuColumns):  # an actor a CPU: two actors, on two of the three one-CPU nodes
+        def __init__(self, **settings):
+            super().__init__(**settings)
+            (built / ray.get_runtime_context().get_node_id()).touch()
+
+    actors = ray.data.read_json(str(folder)).map_batches(
+        Located,
+        fn_constructor_kwargs={"predictions": "prediction", "references": "references", "keep": ["id"]},
+        compute=ray.data.ActorPoolStrategy(size=2),
+        batch_format="pyarrow",
+        batch_size=1000,
+    )
+    assert GleuColumns().reduce(actors).totals() == command_totals
+    assert len(list(built.iterdir())) == 2  # the pool's two actors were built on two nodes
+
+
+def test_a_node_removed_mid_run_is_retried_with_the_same_totals(cluster, inputs, tmp_path):
+    folder, rows, command_totals = inputs
+    victim = next(iter(cluster.worker_nodes))
+    started = tmp_path / "started"
+    started.mkdir()
+
+    def slow(batch):  # marks the node it runs on, then takes its time: the node dies under it
+        node = ray.get_runtime_context().get_node_id()
+        (started / node).touch()
+        time.sleep(0.5)
+        return GleuColumns("prediction", "references", keep=["id"])(batch)
+
+    scored = ray.data.read_json(str(folder)).map_batches(slow, batch_format="pyarrow", batch_size=None)
+    outcome: dict = {}
+
+    def run():
+        try:
+            outcome["rows"] = scored.select_columns(["id", *COLUMNS]).take_all()
+        except Exception as error:  # noqa: BLE001 - a clear error is one of the allowed outcomes
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not (started / victim.node_id).exists() and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (started / victim.node_id).exists(), "no task ran on the node to remove"
+    cluster.remove_node(victim, allow_graceful=False)
+    thread.join(120)
+    assert not thread.is_alive()
+    if "error" in outcome:  # allowed: a failure that says a node died, never a different score
+        assert "node" in str(outcome["error"]).lower() or "worker" in str(outcome["error"]).lower(), outcome["error"]
+        return
+    got = sorted(outcome["rows"], key=lambda row: row["id"])
+    assert [row["id"] for row in got] == list(range(len(rows)))  # each row once: none lost, none twice
+    assert tuple(sum(row[name] for row in got) for name in COLUMNS) == command_totals
