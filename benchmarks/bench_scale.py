@@ -7,8 +7,8 @@ it (workers, Ray's raylet and its workers) every 0.1 s and keeps each one's peak
 
 - ``jobs``: ``google_bleu.scale.parallel.file_stats`` on a hypothesis and a reference file
   (the ``--jobs`` path of the command line), ``jobs`` = 1, 2, ...
-- ``ray``: ``read_parquet`` -> ``map_batches(GleuColumns, batch_format="numpy")`` ->
-  ``GleuColumns.reduce`` (Ray's ``Dataset.sum``), on a local cluster of ``num_cpus`` = 1, 2, ...
+- ``ray``: the recipe of ``docs/scale.md``: ``read_parquet`` -> ``map_batches(GleuColumns,
+  batch_format="pyarrow", batch_size=None)`` -> ``GleuColumns.reduce`` (each block summed where it lies), on a local cluster of ``num_cpus`` = 1, 2, ...
   Ray's start is not timed.
 
 Every configuration's corpus totals are checked equal (``==``) to the one-process totals.
@@ -99,7 +99,7 @@ ray.data.DataContext.get_current().enable_progress_bars = False
 columns = GleuColumns(predictions="prediction", references="references")
 ray.data.range(4).map_batches(lambda b: b).materialize()  # workers up before the clock
 start = time.perf_counter()
-mapped = ray.data.read_parquet(parquet).map_batches(columns, batch_format="numpy", batch_size=10_000)
+mapped = ray.data.read_parquet(parquet).map_batches(columns, batch_format="pyarrow", batch_size=None)
 stats = columns.reduce(mapped)
 seconds = time.perf_counter() - start
 print(json.dumps({"seconds": seconds, "segments": None, "totals": stats.totals()}))
