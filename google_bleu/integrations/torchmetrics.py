@@ -133,7 +133,6 @@ class GoogleBLEUScore(Metric):
         super().__init__(**kwargs)
         self.scorer = scorer
         self.return_sentence_scores = return_sentence_scores
-        self._state_names = (*COLUMNS, SENTENCE_STATE) if return_sentence_scores else COLUMNS
         for name in COLUMNS:
             self.add_state(name, default=torch.tensor(0, dtype=torch.int64), dist_reduce_fx="sum")
         if return_sentence_scores:
@@ -167,10 +166,10 @@ class GoogleBLEUScore(Metric):
                 raise ValueError(
                     f"cannot merge a metric counted with {incoming_state.scorer!r} into one counted with {self.scorer!r}"
                 )
-            state = {name: getattr(incoming_state, name) for name in incoming_state._state_names}
+            state = incoming_state.metric_state
         if not isinstance(state, dict):
             raise ValueError(f"incoming_state must be a GoogleBLEUScore or a dict of its states, got {describe(state)}")
-        missing = [name for name in self._state_names if name not in state]
+        missing = [name for name in self.metric_state if name not in state]
         if missing:
             raise ValueError(f"incoming_state has no {missing} state (keys: {sorted(state)})")
         for name in COLUMNS:
