@@ -27,13 +27,17 @@ __all__ = ["GleuIdReward", "GleuReward", "gleu_id_reward", "gleu_reward"]
 def _field(sample: Any, name: str, index: int) -> Any:
     if not hasattr(sample, name):
         raise TypeError(f"sample {index} must be a slime Sample (with .{name}), got {describe(sample)}")
-    value = getattr(sample, name)
-    if name == "label" and value is None:
+    return getattr(sample, name)
+
+
+def _label(sample: Any, index: int) -> Any:
+    label = _field(sample, "label", index)
+    if label is None:
         raise ValueError(
             f"sample {index} has no label: the GLEU reward scores against sample.label "
             "(the dataset column named by --label-key)"
         )
-    return value
+    return label
 
 
 class GleuReward(Reward):
@@ -62,7 +66,7 @@ class GleuReward(Reward):
     async def __call__(self, args: Any, sample: Any, **kwargs: Any) -> float | list[float]:
         samples = sample if isinstance(sample, (list, tuple)) else [sample]
         responses = [check_text(_field(item, "response", i), f"sample {i}: response") for i, item in enumerate(samples)]
-        labels = [_field(item, "label", i) for i, item in enumerate(samples)]
+        labels = [_label(item, i) for i, item in enumerate(samples)]
         if samples is sample:
             return self.scores(responses, labels, "sample {}: label")
         return await self._gatherer.score(responses[0], check_references(labels[0], "sample 0: label"))
@@ -116,7 +120,7 @@ class GleuIdReward(Reward):
 
         samples = sample if isinstance(sample, (list, tuple)) else [sample]
         hypotheses = [self.response_ids(item, i) for i, item in enumerate(samples)]
-        references = [reference_ids(_field(item, "label", i), f"sample {i}: label") for i, item in enumerate(samples)]
+        references = [reference_ids(_label(item, i), f"sample {i}: label") for i, item in enumerate(samples)]
         scores = batch_sentence_gleu(hypotheses, references, pad_id=self.pad_id, min_len=self.min_len, max_len=self.max_len)
         return scores.tolist() if samples is sample else scores.tolist()[0]
 
