@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import warnings
@@ -178,8 +179,17 @@ def test_scale_guide_ray_recipe_runs(cluster, capsys):
     blocks = scale_doc_blocks()
     namespace = {"__name__": "__main__"}
     exec(compile(blocks["python-jobs"], "docs/scale.md:python-jobs", "exec"), namespace)
-    with no_deprecations() as deprecations:
-        exec(compile(blocks["ray-recipe"], "docs/scale.md:ray-recipe", "exec"), namespace)
+    context = ray.data.DataContext.get_current()
+    saved = {name: getattr(context, name) for name in ("use_datasource_v2", "op_resource_reservation_enabled")}
+    try:
+        with no_deprecations() as deprecations:
+            exec(compile(blocks["ray-recipe"], "docs/scale.md:ray-recipe", "exec"), namespace)
+        # The two settings the recipe names exist in this Ray (a misspelt one would be a new attribute).
+        assert {name: getattr(context, name) for name in saved} == dict.fromkeys(saved, False)
+        assert set(saved) <= {field.name for field in dataclasses.fields(context)}
+    finally:
+        for name, value in saved.items():
+            setattr(context, name, value)
     assert deprecations == []
     one = GLEU().stats(namespace["predictions"], namespace["references"])
     assert namespace["corpus"] == one.total()

@@ -82,6 +82,28 @@ def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, 
     assert [[row[name] for name in COLUMNS] for row in scored] == one.rows.tolist()
     assert len({row["node"] for row in scored}) > 1
 
+    # The guide's Parquet settings across the nodes: a read task a CPU, every CPU from the start.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parquet = tmp_path / "parquet"
+    parquet.mkdir()
+    table = pa.Table.from_pylist(rows)
+    for part in range(PARTS):
+        begin, end = part * len(rows) // PARTS, (part + 1) * len(rows) // PARTS
+        pq.write_table(table.slice(begin, end - begin), parquet / f"part-{part}.parquet")
+    context = ray.data.DataContext.get_current()
+    saved = (context.use_datasource_v2, context.op_resource_reservation_enabled)
+    context.use_datasource_v2 = context.op_resource_reservation_enabled = False
+    try:
+        read = ray.data.read_parquet(str(parquet), override_num_blocks=int(ray.cluster_resources()["CPU"]))
+        recipe = read.map_batches(where, batch_format="pyarrow", batch_size=None).materialize()
+    finally:
+        context.use_datasource_v2, context.op_resource_reservation_enabled = saved
+    assert GleuColumns().reduce(recipe).totals() == command_totals
+    assert sorted(row["id"] for row in recipe.take_all()) == list(range(len(rows)))
+    assert len({row["node"] for row in recipe.take_all()}) > 1
+
     built = tmp_path / "built"
     built.mkdir()
 
