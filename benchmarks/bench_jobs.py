@@ -113,12 +113,29 @@ def run_cli(reference: Path, systems: list[Path], jobs: int, code: Path = REPO) 
     return seconds, done.stdout, usage
 
 
+#: ``GleuColumns``' place in the engines' pipelines with the scoring left out: zeros of the same
+#: columns, the text not read. The pipeline with it is what the engine costs alone. Defined in
+#: each script (``__main__``), so that Ray and Daft send it to their workers by value.
+ZEROS = """
+import numpy as np
+import pyarrow as pa
+from google_bleu.integrations.columns import SCORE_COLUMN, GleuColumns
+from google_bleu.stats import COLUMNS
+
+class Zeros(GleuColumns):
+    def arrow(self, predictions, references):
+        zeros = pa.array(np.zeros(len(predictions), np.int64))
+        return pa.StructArray.from_arrays([zeros] * len(COLUMNS) + [pa.array(np.zeros(len(predictions)))], names=[*COLUMNS, SCORE_COLUMN])
+"""
+
 #: The Ray Data recipe of docs/scale.md in a fresh process, as a user's script runs it, on a
-#: local cluster of every CPU: Parquet in, ``GleuColumns`` on pyarrow batches as tasks fused
-#: with the read, ``GleuColumns.reduce`` summing each block where it lies. ``units``: "cpus"
-#: reads with Ray's previous Parquet reader, one read unit a CPU (``override_num_blocks``);
-#: "default" with Ray's default reader (units of up to 128 MiB). The pipeline runs twice on
-#: the same cluster: cold (the workers' first imports) and warm.
+#: local cluster of every CPU: Parquet parts in, ``GleuColumns`` on pyarrow batches as tasks
+#: fused with the read, ``GleuColumns.reduce`` summing each block where it lies. ``settings``:
+#: "recipe" sets what the guide sets (Ray's previous Parquet reader with one read unit a CPU,
+#: ``override_num_blocks``; no per-operator reservation); "defaults" leaves Ray's defaults;
+#: "alone" is the recipe with ``Zeros`` for ``GleuColumns``: what the pipeline costs without
+#: the scoring. The pipeline runs twice on the same cluster: cold (the workers' first imports)
+#: and warm.
 RAY_SCRIPT = """
 import json, sys, time
 start = time.perf_counter()
@@ -126,27 +143,29 @@ import ray
 from google_bleu import GLEU
 from google_bleu.integrations.columns import GleuColumns
 from tests.helpers import local_ray
-parquet, cpus, units = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+parquet, cpus, settings = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 local_ray.start(num_cpus=cpus)
 context = ray.data.DataContext.get_current()
 context.enable_progress_bars = False
-if units == "cpus":
+if settings in ("recipe", "alone"):
     context.use_datasource_v2 = False
+    context.op_resource_reservation_enabled = False
 ray.get([ray.remote(lambda: None).remote() for _ in range(cpus)])  # the cluster is up: its workers run
 runs = []
 for _ in range(2):
     began = time.perf_counter()
-    gleu = GleuColumns("prediction", "references", scorer=GLEU("13a"))
-    read = ray.data.read_parquet(parquet, override_num_blocks=cpus) if units == "cpus" else ray.data.read_parquet(parquet)
+    gleu = (Zeros if settings == "alone" else GleuColumns)("prediction", "references", scorer=GLEU("13a"))
+    read = ray.data.read_parquet(parquet) if settings == "defaults" else ray.data.read_parquet(parquet, override_num_blocks=cpus)
     totals = gleu.reduce(read.map_batches(gleu, batch_format="pyarrow", batch_size=None)).totals()
     runs.append({"pipeline_s": time.perf_counter() - began, "totals": [int(t) for t in totals]})
     runs[-1]["script_s"] = time.perf_counter() - start
 ray.shutdown()
 print(json.dumps(runs))
-"""
+""".replace("\nruns = []", ZEROS + "runs = []", 1)
 
 #: The Daft recipe of docs/scale.md (``@daft.cls`` around ``GleuColumns.arrow``, Daft's ``sum``)
-#: on the same Parquet file, in Daft's own environment, on its native runner; twice, as Ray.
+#: on the same Parquet files, in Daft's own environment, on its native runner; twice, as Ray.
+#: "alone": ``Zeros`` for ``GleuColumns``, as Ray's.
 DAFT_SCRIPT = """
 import json, sys, time
 start = time.perf_counter()
@@ -155,13 +174,13 @@ from daft import DataType, col
 from google_bleu import GLEU
 from google_bleu.integrations.columns import SCORE_COLUMN, GleuColumns
 from google_bleu.stats import COLUMNS
-parquet, cpus = sys.argv[1], int(sys.argv[2])
+parquet, cpus, settings = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 STATS = DataType.struct({**{name: DataType.int64() for name in COLUMNS}, SCORE_COLUMN: DataType.float64()})
 
 @daft.cls(max_concurrency=cpus, use_process=True)
 class Gleu:
     def __init__(self, scorer):
-        self.columns = GleuColumns(scorer=scorer)
+        self.columns = (Zeros if settings == "alone" else GleuColumns)(scorer=scorer)
 
     @daft.method.batch(return_dtype=STATS, unnest=True, batch_size=25_000)
     def __call__(self, predictions, references):
@@ -171,24 +190,34 @@ runs = []
 for _ in range(2):
     began = time.perf_counter()
     gleu = Gleu(GLEU("13a"))
-    totals = daft.read_parquet(parquet).select(gleu(col("prediction"), col("references"))).sum(*COLUMNS).to_pydict()
+    totals = daft.read_parquet(parquet + "/*.parquet").select(gleu(col("prediction"), col("references"))).sum(*COLUMNS).to_pydict()
     runs.append({"pipeline_s": time.perf_counter() - began, "totals": [int(totals[name][0]) for name in COLUMNS]})
     runs[-1]["script_s"] = time.perf_counter() - start
 print(json.dumps(runs))
-"""
+""".replace("\nruns = []", ZEROS + "runs = []", 1)
 
 
-def write_parquet(reference: Path, system: Path, parquet: Path) -> None:
-    """The pair of files as one Parquet file, a row a segment, with the command's line rules."""
+#: Parquet files the large file is written to: a folder of parts, as a batch-inference job
+#: leaves its outputs, with as many parts as the largest machine measured has cores.
+PARTS = 16
+
+
+def write_parquet(reference: Path, system: Path, folder: Path) -> None:
+    """The pair of files as ``PARTS`` Parquet files in ``folder``, a row a segment, with the
+    command's line rules."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from google_bleu.scale.lines import lines_from_bytes
 
-    if not parquet.exists():
+    if not folder.exists():
+        folder.mkdir()
         predictions = lines_from_bytes(system.read_bytes(), str(system))
         references = [[line] for line in lines_from_bytes(reference.read_bytes(), str(reference))]
-        pq.write_table(pa.table({"prediction": predictions, "references": references}), parquet)
+        table = pa.table({"prediction": predictions, "references": references})
+        for part in range(PARTS):
+            begin, end = part * len(table) // PARTS, (part + 1) * len(table) // PARTS
+            pq.write_table(table.slice(begin, end - begin), folder / f"part-{part:02d}.parquet")
 
 
 def run_script(python: str, script: str, *argv: str) -> list[dict]:
@@ -200,7 +229,7 @@ def run_script(python: str, script: str, *argv: str) -> list[dict]:
 
 
 def engine_rows(
-    name: str, lines: int, runs: list[list[dict]], cpus: int, base: float, same: float | None, totals: list[int]
+    name: str, lines: int, runs: list[list[dict]], cpus: int, base: float, same: float | None, totals: list[int] | None
 ) -> list[dict]:
     """Two rows of the engines' table, cold and warm, each the fastest of its runs: the rate a
     CPU against ``--jobs 1``'s (``base`` seconds), and the time against ``--jobs CPUs``'s
@@ -217,7 +246,7 @@ def engine_rows(
             "rows_per_cpu_s": round(rate),
             "vs_jobs_1": round(rate / (lines / base), 2),
             "vs_jobs_cpus": round(same / best["pipeline_s"], 2) if same else None,
-            "identical": all(script[index]["totals"] == totals for script in runs),
+            "identical": None if totals is None else all(script[index]["totals"] == totals for script in runs),
         })
     return rows
 
@@ -288,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
                 cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
                 totals = [json.loads(outputs[1])[key] for key in ("n_match", "n_hyp", "n_ref", "n_all")]
                 base = min(times[1])
-                parquet = Path(tmp) / "pairs.parquet"
+                parquet = Path(tmp) / "pairs"
                 write_parquet(reference, systems[0], parquet)
                 engine_rows_ = [{
                     "path": "--jobs 1", "cpus": 1, "pipeline_s": round(base, 3), "script_s": round(base, 3),
@@ -297,13 +326,15 @@ def main(argv: list[str] | None = None) -> int:
                 same = min(times[cpus]) if cpus in times else None
                 scripts = []
                 if args.ray:
-                    scripts += [("Ray Data, a read unit a CPU", sys.executable, RAY_SCRIPT, "cpus")]
-                    scripts += [("Ray Data, default read units", sys.executable, RAY_SCRIPT, "default")]
+                    scripts += [("Ray Data, the guide's recipe", sys.executable, RAY_SCRIPT, "recipe")]
+                    scripts += [("Ray Data, Ray's defaults", sys.executable, RAY_SCRIPT, "defaults")]
+                    scripts += [("Ray Data, the pipeline alone", sys.executable, RAY_SCRIPT, "alone")]
                 if args.daft:
-                    scripts += [("Daft", args.daft, DAFT_SCRIPT)]
-                for label, python, script, *extra in scripts:
-                    runs = [run_script(python, script, str(parquet), str(cpus), *extra) for _ in range(args.repeats)]
-                    engine_rows_ += engine_rows(label, lines, runs, cpus, base, same, totals)
+                    scripts += [("Daft", args.daft, DAFT_SCRIPT, "recipe")]
+                    scripts += [("Daft, the pipeline alone", args.daft, DAFT_SCRIPT, "alone")]
+                for label, python, script, settings in scripts:
+                    runs = [run_script(python, script, str(parquet), str(cpus), settings) for _ in range(args.repeats)]
+                    engine_rows_ += engine_rows(label, lines, runs, cpus, base, same, None if settings == "alone" else totals)
                     for row in engine_rows_[-2:]:
                         print(f"{row['path']:>36}: pipeline {row['pipeline_s']:6.2f} s, script {row['script_s']:6.2f} s, "
                               f"{row['rows_per_cpu_s']:,} rows/s a CPU (x{row['vs_jobs_1']:.2f}, "
@@ -367,21 +398,28 @@ def main(argv: list[str] | None = None) -> int:
                                      capture_output=True, text=True, check=True).stdout.split()
             machine["daft"], machine["pyarrow (Daft)"] = version
         result["notes"].append(
-            "Engines: the recipes of docs/scale.md on the large file written to Parquet (one row a segment), in a "
-            "fresh process with every CPU of the machine. Ray Data: `map_batches(GleuColumns(...), "
-            "batch_format=\"pyarrow\", batch_size=None)`, `GleuColumns.reduce`, on a "
-            "local cluster; 'a read unit a CPU' reads with Ray's previous Parquet reader and "
-            "`override_num_blocks=CPUs` (`DataContext.use_datasource_v2 = False`), 'default read units' with Ray's "
-            "default reader, which packs up to 128 MiB into one read task (this input is one). Daft: `@daft.cls` "
-            "around `GleuColumns.arrow`, `max_concurrency=CPUs`, `use_process=True`, batches of 25,000 rows, Daft's `sum`, native runner. Each script runs "
-            "the pipeline twice: cold (the first, workers importing) and warm (the second, same cluster). "
-            "`pipeline` is from the cluster being up (its workers answering) to the totals; `script` from the "
-            "script's first line to the same totals (Ray's start and imports included, interpreter start not; the warm row's includes the cold run). With the previous reader and more read units than files, Ray reads the file in one task and splits its blocks, and the scoring runs as separate tasks (the text goes through the object store); with the default reader the scoring is fused with the read. "
+            f"Engines: the recipes of docs/scale.md on the large file written to Parquet (one row a segment, {PARTS} "
+            "files of equal rows, as a batch-inference job leaves its outputs), in a fresh process with every CPU of "
+            "the machine. Ray Data: `map_batches(GleuColumns(...), batch_format=\"pyarrow\", batch_size=None)`, "
+            "`GleuColumns.reduce`, on a local cluster, the scoring fused with the read. 'the guide's recipe' sets what "
+            "docs/scale.md sets: Ray's previous Parquet reader (`DataContext.use_datasource_v2 = False`) with "
+            "`override_num_blocks=CPUs`, a read task a CPU, and no per-operator reservation "
+            "(`op_resource_reservation_enabled = False`), so every CPU runs from the start. 'Ray's defaults' reads with "
+            "Ray's default reader (files packed into read tasks of up to 128 MiB: one here) and its reservation (a "
+            "task at a time until Ray Data's resource view first answers, about a second). 'the pipeline alone' is "
+            "the recipe with the scoring left out: a `GleuColumns` whose `arrow` returns zeros of the same columns "
+            "without reading the text, so its time is what the engine itself costs (reading, scheduling, moving "
+            "batches, summing), and the difference is the scoring. Daft: `@daft.cls` "
+            "around `GleuColumns.arrow`, `max_concurrency=CPUs`, `use_process=True`, batches of 25,000 rows, Daft's `sum`, "
+            "native runner. Each script runs the pipeline twice: cold (the first, workers importing) and warm (the "
+            "second, same cluster). `pipeline` is from the cluster being up (its workers answering) to the totals; "
+            "`script` from the script's first line to the same totals (Ray's start and imports included, interpreter "
+            "start not; the warm row's includes the cold run). "
             "Rows per second a CPU is segments / pipeline / CPUs (for `--jobs 1`: segments / whole command time, "
             "the first table's fastest run); the ratio is against `--jobs 1`'s. 'vs --jobs CPUs' is `--jobs N`'s time, N = "
             "the CPUs, over the pipeline's: the same CPUs, so a machine shared with other work weighs on both alike. "
             "Fastest of the repeats; "
-            "every run's four totals equal `--jobs 1`'s output."
+            "every run's four totals equal `--jobs 1`'s output ('the pipeline alone' sums zeros: '-')."
         )
         result["tables"][0]["caption"] = "`--jobs`"
         result["tables"].append({
