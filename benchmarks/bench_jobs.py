@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", "--output", dest="out", type=Path, default=RESULTS, help="the results file to write")
     parser.add_argument("--data", type=Path, default=WMT17, help="the folder of ref0.txt and sys_*.txt")
     parser.add_argument("--note", action="append", default=[], help="a sentence for the notes (the machine's state)")
-    parser.add_argument("--title", default="The command line with --jobs", help="the results' heading in the docs")
+    parser.add_argument("--title", help="the results' heading in the docs (default: what ran)")
     parser.add_argument("--code", type=Path, default=REPO, help="a checkout whose google_bleu runs (another version)")
     parser.add_argument("--ray", action="store_true", help="also the Ray Data recipe on the large file, every CPU")
     parser.add_argument(
@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     result = {
         "schema": 1,
-        "title": args.title,
+        "title": args.title or "The command line with --jobs" + (", Ray Data and Daft" if args.ray and args.daft else ", Ray Data" if args.ray else ", Daft" if args.daft else ""),
         "order": 44,
         "date": datetime.date.today().isoformat(),
         "command": shlex.join(["python", "benchmarks/bench_jobs.py", *(sys.argv[1:] if argv is None else argv)]),
