@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"the WMT17 data is not at {args.data} (../shared/data beside the clone, or --data)")
     args.workers = [1, *[w for w in dict.fromkeys(args.workers) if w != 1]]
     load_before = load_average()
-    rows, ray_rows = [], []
+    rows, engine_table = [], []
     with tempfile.TemporaryDirectory(prefix="bench_jobs_") as tmp:
         configurations = prepare(Path(tmp), args.large_lines, args.data)
         for name, (reference, systems) in configurations.items():
@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
                 base = min(times[1])
                 parquet = Path(tmp) / "pairs"
                 write_parquet(reference, systems[0], parquet)
-                engine_rows_ = [{
+                engine_table = [{
                     "path": "--jobs 1", "cpus": 1, "pipeline_s": round(base, 3), "script_s": round(base, 3),
                     "rows_per_cpu_s": round(lines / base), "vs_jobs_1": 1.0, "identical": True,
                 }]
@@ -335,12 +335,11 @@ def main(argv: list[str] | None = None) -> int:
                     scripts += [("Daft, the pipeline alone", args.daft, DAFT_SCRIPT, "alone")]
                 for label, python, script, settings in scripts:
                     runs = [run_script(python, script, str(parquet), str(cpus), settings) for _ in range(args.repeats)]
-                    engine_rows_ += engine_rows(label, lines, runs, cpus, base, same, None if settings == "alone" else totals)
-                    for row in engine_rows_[-2:]:
+                    engine_table += engine_rows(label, lines, runs, cpus, base, same, None if settings == "alone" else totals)
+                    for row in engine_table[-2:]:
                         print(f"{row['path']:>36}: pipeline {row['pipeline_s']:6.2f} s, script {row['script_s']:6.2f} s, "
                               f"{row['rows_per_cpu_s']:,} rows/s a CPU (x{row['vs_jobs_1']:.2f}, "
                               f"vs --jobs {cpus} x{row['vs_jobs_cpus']}), same {row['identical']}", flush=True)
-                ray_rows = engine_rows_
     import google_bleu
 
     machine = {
@@ -353,9 +352,10 @@ def main(argv: list[str] | None = None) -> int:
         "numpy": np.__version__,
         "google_bleu": google_bleu.__version__,
     }
+    engines = " and ".join(name for name, wanted in (("Ray Data", args.ray), ("Daft", args.daft)) if wanted)
     result = {
         "schema": 1,
-        "title": args.title or "The command line with --jobs" + (", Ray Data and Daft" if args.ray and args.daft else ", Ray Data" if args.ray else ", Daft" if args.daft else ""),
+        "title": args.title or "The command line with --jobs" + (f", {engines}" if engines else ""),
         "order": 44,
         "date": datetime.date.today().isoformat(),
         "command": shlex.join(["python", "benchmarks/bench_jobs.py", *(sys.argv[1:] if argv is None else argv)]),
@@ -389,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
             }
         ],
     }
-    if ray_rows:
+    if engine_table:
         if args.ray:
             import ray
 
@@ -435,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
                 {"key": "vs_jobs_cpus", "label": "vs --jobs CPUs", "format": ".2f", "unit": "x"},
                 {"key": "identical", "label": "same totals"},
             ],
-            "rows": ray_rows,
+            "rows": engine_table,
         })
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

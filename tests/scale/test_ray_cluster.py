@@ -101,8 +101,9 @@ def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, 
     finally:
         context.use_datasource_v2, context.op_resource_reservation_enabled = saved
     assert GleuColumns().reduce(recipe).totals() == command_totals
-    assert sorted(row["id"] for row in recipe.take_all()) == list(range(len(rows)))
-    assert len({row["node"] for row in recipe.take_all()}) > 1
+    recipe_rows = recipe.take_all()
+    assert sorted(row["id"] for row in recipe_rows) == list(range(len(rows)))
+    assert len({row["node"] for row in recipe_rows}) > 1
 
     built = tmp_path / "built"
     built.mkdir()
