@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from google_bleu.imports import import_optional
 from google_bleu.space import limits, page, render
 from google_bleu.space.content import ABOUT, CSS, INTRO, SHOW_RESULT, WATCH_UPLOADS, into_view
 from google_bleu.space.examples import examples
 from google_bleu.space.inputs import TOKENIZERS
-from google_bleu.validation import MAX_ORDER, import_optional
+from google_bleu.validation import MAX_ORDER
 
 gr = import_optional("gradio", "app", "the Space (app.py)")
 Middleware = import_optional("starlette.middleware", "app", "the Space (app.py)").Middleware

@@ -61,7 +61,7 @@ try:
     from google_bleu.scale.pool import one_thread_by_default
 except ImportError:  # an older version (--code), whose entry point set no thread count
     one_thread_by_default = lambda: None
-one_thread_by_default()  # as the command's entry point (_google_bleu_cli.py) does
+one_thread_by_default()  # as the command's entry point (google_bleu/__main__.py) does
 status = main(sys.argv[1:])
 own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 sys.stdout.flush()

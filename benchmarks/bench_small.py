@@ -162,7 +162,7 @@ def bench_ids(pairs, repeats: int, n_samples: int) -> list[dict]:
 def bench_crossover(pairs, repeats: int, n_samples: int) -> tuple[list[dict], int | None]:
     """Per-sample cost of each counting strategy, forced, on token batches of growing size; and
     the smallest batch (in tokens) where numpy is the cheaper."""
-    import google_bleu.engine as engine
+    import google_bleu.counting as engine
     from google_bleu import get_tokenizer, gleu_stats
 
     tokenize = get_tokenizer("13a")
@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     import numpy
     import sacrebleu
 
-    import google_bleu.engine as engine
+    import google_bleu.counting as engine
 
     data, pairs = wmt_pairs()
     load = load_average()

@@ -22,13 +22,14 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from .gleu import corpus_gleu, gleu_stats, sentence_gleu
-from .score import GleuScore
-from .scorer import GLEU, text_stats
+from .imports import import_optional
+from .result import GleuScore
+from .settings import GLEU, text_stats
 from .signature import signature
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
-from .validation import MAX_ORDER, import_optional
+from .tokens import corpus_gleu, gleu_stats, sentence_gleu
+from .validation import MAX_ORDER
 from .version import __version__
 
 if TYPE_CHECKING:  # imported on first use (__getattr__ below): a short run never needs it

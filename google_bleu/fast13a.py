@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from .validation import check_strings, lazy_module
+from .imports import lazy_module
+from .validation import check_strings
 
 np = lazy_module("numpy")
 

@@ -23,22 +23,24 @@ import evaluate
 # the modules those import: so the whole core is imported here, at least one name from each module, the
 # public ones re-exported in __all__ (tests/tooling/test_layout.py checks it with evaluate's own scanner). No comment may follow
 # an import line (evaluate reads it as a download URL).
-from .engine import count_matches
+from .counting import count_matches
 from .fast13a import tokenize_13a
-from .gleu import checked_text_stats
+from .imports import lazy_module
 from .keys import group_keys
-from .score import GleuScore
-from .scorer import GLEU, SETTINGS, scorer_from_options
+from .result import GleuScore
+from .settings import GLEU, SETTINGS, scorer_from_options
 from .signature import count_references
 from .significance import DEFAULT_SEED, check_bootstrap
 from .stats import GleuStats
+from .text import checked_text_stats
 from .tokenizers import get_tokenizer
+from .tokens import gleu_stats
 from .validation import check_bool, check_texts, check_utf8
 from .version import CITATION, __version__
 
 __all__ = [
     "GoogleBleu", "GLEU", "GleuScore", "GleuStats", "count_matches", "count_references", "get_tokenizer", "group_keys",
-    "checked_text_stats", "tokenize_13a", "__version__",
+    "checked_text_stats", "gleu_stats", "lazy_module", "tokenize_13a", "__version__",
 ]
 
 _DESCRIPTION = """\

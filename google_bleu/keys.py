@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from itertools import chain, compress, count
 from typing import Any
 
-from .validation import check_token_kinds, lazy_module
+from .imports import lazy_module
+from .validation import check_token_kinds
 
 np = lazy_module("numpy")
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .imports import lazy_module
 from .stats import GleuStats, check_stats, ratio
-from .validation import check_n_samples, check_seed, check_sequence, lazy_module
+from .validation import check_n_samples, check_seed, check_sequence
 
 np = lazy_module("numpy")
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .validation import check_orders, describe, lazy_module
+from .imports import lazy_module
+from .validation import check_orders, describe
 
 np = lazy_module("numpy")
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from .fast13a import TokenSpans, token_spans_13a, tokenize_13a
-from .validation import check_bool, check_strings, describe, lazy_module
+from .imports import lazy_module
+from .validation import check_bool, check_strings, describe
 
 np = lazy_module("numpy")
 

@@ -9,10 +9,7 @@ tables (select one column), sets, generators and iterators (make a list), 0-d ar
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import operator
-import sys
 from collections.abc import Mapping, Sequence
 from itertools import chain, islice
 from typing import Any
@@ -394,52 +391,3 @@ def is_tensor(value: Any) -> bool:
 
 def _tensor_type(kind: type) -> bool:
     return kind.__module__.startswith("torch") and hasattr(kind, "dim")
-
-
-def import_optional(module: str, extra: str | None, needed_by: str, how: str | None = None) -> Any:
-    """``module``, imported; when its package is not installed, an ``ImportError`` that
-    names what needs it and the extra that installs it (or ``how``, where no extra does).
-    Every import of a package outside the base install goes through here (the layout test
-    checks it).
-
-    Example:
-        >>> import_optional("not_a_package", "torch", "this example")
-        Traceback (most recent call last):
-        ...
-        ImportError: this example needs not_a_package: pip install 'google-bleu[torch]' (from a clone: pip install '.[torch]')
-    """
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as error:
-        package = module.split(".")[0]
-        if error.name is None or error.name.split(".")[0] != package:
-            raise  # the package is there but broken inside: its own message says why
-        install = how or f"pip install 'google-bleu[{extra}]' (from a clone: pip install '.[{extra}]')"
-        raise ImportError(f"{needed_by} needs {package}: {install}") from None
-
-
-class _Lazy:
-    """A module imported when one of its attributes is first read, by an ordinary import
-    statement (thread-safe: a second thread waits for the first one's import to finish);
-    ``sys.modules`` holds only the real module. The attributes are copied here then, so
-    later reads cost what a module's do."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attribute: str) -> Any:
-        module = importlib.import_module(self._name)
-        self.__dict__.update(vars(module))
-        return getattr(module, attribute)
-
-
-def lazy_module(name: str) -> Any:
-    """The module ``name``, imported when one of its attributes is first read (numpy costs
-    tens of milliseconds to import, and a short input never needs it), or the module itself
-    when it is imported already.
-
-    Example:
-        >>> lazy_module("json").dumps([1])
-        '[1]'
-    """
-    return sys.modules.get(name) or _Lazy(name)

@@ -105,7 +105,7 @@ settings.load_profile("google_bleu")
 
 @pytest.fixture(params=["python", "numpy"])
 def both_strategies(request):
-    from google_bleu.engine import strategy
+    from google_bleu.counting import strategy
 
     with strategy(request.param):
         yield request.param
@@ -113,7 +113,7 @@ def both_strategies(request):
 
 @pytest.fixture
 def numpy_strategy():
-    from google_bleu.engine import strategy
+    from google_bleu.counting import strategy
 
     with strategy("numpy"):
         yield

@@ -6,7 +6,7 @@ tie; references with ``n_all == 0`` are not candidates). This module then finds 
 n-gram occurrences of the hypothesis and of the chosen reference are the clipped
 matches, so a person can see them highlighted.
 
-It walks n-grams with the engine's own walk (:func:`google_bleu.engine.walk`), order
+It walks n-grams with the engine's own walk (:func:`google_bleu.counting.walk`), order
 by order, and never builds a Python object per n-gram: order 1 gives each token an exact
 id, and only n-grams found on both sides extend to the next order, so each order costs
 what is still alive (plus a sort of its matched occurrences); the matches are kept as
@@ -23,10 +23,11 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
-from ..engine import clip, walk
-from ..gleu import gleu_stats
+from ..counting import clip, walk
+from ..imports import lazy_module
 from ..keys import token_ids
-from ..validation import check_tokens, integer, lazy_module
+from ..tokens import gleu_stats
+from ..validation import check_tokens, integer
 
 np = lazy_module("numpy")
 

@@ -27,12 +27,12 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
+from ..result import GleuScore
 from ..scale.files import FileError
 from ..scale.lines import LineError
 from ..scale.parallel import SystemFiles
 from ..scale.pool import WorkerError
-from ..score import GleuScore
-from ..scorer import GLEU
+from ..settings import GLEU
 from ..stats import GleuStats
 from ..tokenizers import TokenizerError
 from .options import PROG, STDIN, Done, Options, UsageError, parse
@@ -236,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command: returns the exit status (0 ok, 2 usage or input error, 1 output not
     written, a worker process killed or memory exhausted, 130 Ctrl-C) and writes the one line
     of an error on standard error. The ``google-bleu`` command ends on SIGINT and SIGTERM
-    itself, killing its workers first (``_google_bleu_cli.py``); called here, Ctrl-C is
+    itself, killing its workers first (``google_bleu/__main__.py``); called here, Ctrl-C is
     Python's ``KeyboardInterrupt``."""
     _stderr_or_null()
     status, message = 0, None

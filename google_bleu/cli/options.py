@@ -2,7 +2,7 @@
 options that mean nothing here refused with what to do instead), and :func:`parse`, which
 checks them all and returns one frozen :class:`Options` for the run.
 
-Figures (``--width``, ``--scale``) follow the scorer's own rule (:func:`~google_bleu.score.check_figures`).
+Figures (``--width``, ``--scale``) follow the scorer's own rule (:func:`~google_bleu.result.check_figures`).
 ``-l SRC-TRG`` means what it means in sacrebleu without a test set: the target language chooses
 the default tokenizer (``zh``, ``ja-mecab``, ``ko-mecab``, else ``13a``).
 """
@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..score import SCALES, check_figures
-from ..scorer import GLEU, scorer_from_options
+from ..result import SCALES, check_figures
+from ..settings import GLEU, scorer_from_options
 from ..significance import DEFAULT_N_BOOTSTRAP, DEFAULT_N_RANDOMIZATION, DEFAULT_SEED
 from ..tokenizers import DEFAULT_TOKENIZER, SACREBLEU_TOKENIZERS
 from ..validation import MAX_ORDER, MAX_SAMPLES, check_n_samples, check_seed

@@ -1,7 +1,7 @@
 """What the command prints: JSON (the default), a text line or table, LaTeX, bare scores.
 
 Every figure comes from :class:`~google_bleu.GleuScore` (``figures``, ``format``,
-``json_object``) or, for sentence scores, from :func:`~google_bleu.score.scaled_text`;
+``json_object``) or, for sentence scores, from :func:`~google_bleu.result.scaled_text`;
 tabulate draws the tables and is imported only when one is drawn.
 """
 
@@ -12,7 +12,7 @@ import json
 from functools import cache
 from typing import Any, TextIO
 
-from ..score import GleuScore, scale_name, scaled_text
+from ..result import GleuScore, scale_name, scaled_text
 from ..stats import COLUMNS, GleuStats
 from .options import STDIN, Options
 

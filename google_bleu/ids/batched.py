@@ -5,8 +5,8 @@ GNMT). This module scores a whole batch of token-id sequences at once, each scor
 to nltk's ``sentence_gleu`` on the same id lists:
 
 - CPU tensors and id lists are read as numpy arrays (zero-copy for CPU tensors) and
-  counted by the engine (:func:`google_bleu.engine.python_rows` for a small batch, else
-  :func:`~google_bleu.engine.rows_by_chunk`), the same path as token lists: no torch
+  counted by the engine (:func:`google_bleu.counting.python_rows` for a small batch, else
+  :func:`~google_bleu.counting.rows_by_chunk`), the same path as token lists: no torch
   operation runs, so torch's thread settings do not matter.
 - Tensors on another device are counted there by :func:`google_bleu.ids.fixed.fixed_shape_rows`,
   whose every size is fixed by the input's shape: no value is read back to the host, so
@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..engine import python_rows, rows_by_chunk, small_input
+from ..counting import python_rows, rows_by_chunk, small_input
 from ..keys import group_in_segments
-from ..scorer import GLEU, scorer_from_options
+from ..settings import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats, ratio
 from ..validation import check_bool, describe, integer, is_tensor
 from .checks import check_pad_id, token_orders, torch_module
@@ -53,7 +53,7 @@ def id_rows(
     min_len: int,
     max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~google_bleu.engine.segment_rows` for integer token ids laid out flat, with numpy.
+    """:func:`~google_bleu.counting.segment_rows` for integer token ids laid out flat, with numpy.
 
     Args:
         hyp_ids: ``int64`` ids of every hypothesis, one after the other.
@@ -82,7 +82,7 @@ def id_rows(
 
 def _cpu_rows(hyp: Padded | Ragged, ref: Padded | Ragged, pad_id: int | None, min_len: int, max_len: int) -> tuple[Any, Any]:
     """Rows and chosen references of a batch on the CPU: plain Python for a small batch,
-    else flat numpy arrays through the engine (:func:`~google_bleu.engine.small_input`, in tokens)."""
+    else flat numpy arrays through the engine (:func:`~google_bleu.counting.small_input`, in tokens)."""
     rows = n_rows(hyp)
     if isinstance(hyp, Padded):
         hyp_ids, hyp_lengths = flat_ids(hyp.ids, hyp.lengths, pad_id)

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..imports import import_optional
 from ..tokenizers import DEFAULT_TOKENIZER, get_tokenizer
-from ..validation import check_sequence, describe, import_optional, integer, is_sequence, is_tensor
+from ..validation import check_sequence, describe, integer, is_sequence, is_tensor
 
 if TYPE_CHECKING:
-    from ..scorer import GLEU
+    from ..settings import GLEU
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _DEFAULT_TOKENIZER = get_tokenizer(DEFAULT_TOKENIZER)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import chunks, pair_counts, walk
+from ..counting import chunks, pair_counts, walk
 from .checks import torch_module
 from .device_pairwise import add_products
 
@@ -76,7 +76,7 @@ def _shared_ngrams(
 ) -> tuple[list, list, list, int]:
     """Per order, the (sentence, n-gram) pairs of n-grams both sides share, with their counts:
     lists of the entries' sentences, n-gram ids (numbered across orders) and counts, and the
-    number of n-gram ids: the per-order action of the walk (:func:`~google_bleu.engine.walk`)."""
+    number of n-gram ids: the per-order action of the walk (:func:`~google_bleu.counting.walk`)."""
     n_sentences = lengths.size
     sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
     entry_sentence, entry_feature, entry_count = [], [], []

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..engine import ngram_counts, pair_counts, walk
-from ..scorer import GLEU, scorer_from_options
+from ..counting import ngram_counts, pair_counts, walk
+from ..settings import GLEU, scorer_from_options
 from ..stats import ratio
 from ..validation import check_bool, describe, is_tensor
 from .means import carry, integer_weights, limb_value, to_limbs, weighted_means
@@ -118,7 +118,7 @@ def _aggregate_orders(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per candidate input, the sum of its capped counts ``h`` and (in limbs) of its weighted
     pseudo-reference counts where those are below ``h``: the per-order action of the walk
-    (:func:`~google_bleu.engine.walk`) of :func:`aggregate_scores`."""
+    (:func:`~google_bleu.counting.walk`) of :func:`aggregate_scores`."""
     n_inputs = by_sentence.size
     count = weight_limbs.shape[0]
     capped_h = np.zeros(n_inputs)

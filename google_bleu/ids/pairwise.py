@@ -16,7 +16,7 @@ How it works (exact integer counts, then one matrix product):
    they extend to the next order.
 3. Clipped matches ``sum_g min(h_g, r_g)`` of all pairs at once, as a product of 0/1
    matrices (:mod:`google_bleu.ids.matrix`).
-4. ``n_all = max(n_hyp_i, n_ref_j)`` follows from lengths (:func:`~google_bleu.engine.ngram_counts`);
+4. ``n_all = max(n_hyp_i, n_ref_j)`` follows from lengths (:func:`~google_bleu.counting.ngram_counts`);
    a score is ``n_match / n_all`` (:func:`~google_bleu.stats.ratio`), 0.0 where ``n_all == 0``.
 
 Id tensors on a GPU are scored there from start to end (:mod:`google_bleu.ids.device_pairwise`).
@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ..engine import ngram_counts
-from ..gleu import tokenized
+from ..counting import ngram_counts
 from ..keys import LineStore, first_positions, group_in_segments, token_groups
-from ..scorer import GLEU, scorer_from_options
+from ..settings import GLEU, scorer_from_options
 from ..stats import ratio
+from ..text import tokenized
 from ..tokenizers import Tokenizer
 from ..validation import check_sequence, describe, is_sequence, is_tensor
 from .checks import check_id_tensor, check_lengths, check_pad_id, id_array, token_orders, torch_module
@@ -113,7 +113,7 @@ def _distinct(keys: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _text_sides(sides: list[list[str]], tokenize: Tokenizer) -> tuple[list[Side], LineStore | None]:
-    """Each side's distinct texts, tokenized through :func:`google_bleu.gleu.tokenized` (as lines
+    """Each side's distinct texts, tokenized through :func:`google_bleu.text.tokenized` (as lines
     of a :class:`~google_bleu.keys.LineStore` where the tokenizer gives byte spans)."""
     distinct = [_distinct(side) for side in sides]
     texts = [[side[i] for i in first.tolist()] for side, (first, _) in zip(sides, distinct)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..scorer import GLEU, scorer_from_options
+from ..settings import GLEU, scorer_from_options
 from ..validation import check_references, check_text, describe
 from ._text import check_name, special_token_strings
 

@@ -1,7 +1,7 @@
 """What the adapters share: a completion's text, a segment's reference ids, a reward's name,
 the exact mean of sentence scores and checked statistics rows (lm-evaluation-harness and
 lighteval logs); their scorer comes from
-:func:`google_bleu.scorer.scorer_from_options`, their other input checks from
+:func:`google_bleu.settings.scorer_from_options`, their other input checks from
 :mod:`google_bleu.validation`."""
 
 from __future__ import annotations

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..scorer import GLEU, scorer_from_options
+from ..imports import import_optional
+from ..settings import GLEU, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import describe, import_optional
+from ..validation import describe
 
 #: Column of the sentence score added by :class:`GleuColumns` (the metric's key).
 SCORE_COLUMN = "google_bleu"
@@ -27,7 +28,7 @@ class GleuColumns:
     Called on a batch (``batched=True``) or a single row, it returns the columns
     ``n_match``, ``n_hyp``, ``n_ref``, ``n_all`` (:data:`~google_bleu.stats.COLUMNS`) and
     ``google_bleu`` (the sentence score). The settings live in the object (a
-    :class:`~google_bleu.scorer.GLEU`), so the same object reduces the columns again with
+    :class:`~google_bleu.settings.GLEU`), so the same object reduces the columns again with
     the orders they were counted with. It pickles with its scorer,
     so ``num_proc=N`` and Ray workers work.
 

@@ -20,7 +20,7 @@ import math
 import threading
 from collections.abc import Sequence
 
-from ..scorer import GLEU, scorer_from_options
+from ..settings import GLEU, scorer_from_options
 from ..validation import check_references, check_text, describe, integer
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scorer import GLEU, scorer_from_options
+from ..imports import import_optional
+from ..settings import GLEU, scorer_from_options
 from ..stats import GleuStats
-from ..validation import describe, import_optional, integer, is_sequence
+from ..validation import describe, integer, is_sequence
 from ._text import check_rows, mean_score
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..scorer import GLEU, scorer_from_options
+from ..settings import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import check_references, check_text, describe, is_sequence
 from ._text import check_rows

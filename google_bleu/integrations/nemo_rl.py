@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..scorer import SETTINGS, scorer_from_options
-from ..validation import check_references, check_type, describe, import_optional
+from ..imports import import_optional
+from ..settings import SETTINGS, scorer_from_options
+from ..validation import check_references, check_type, describe
 from ._text import completion_text
 
 #: NeMo-RL is not on PyPI: no extra installs it.

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..scorer import GLEU
-from ..validation import check_list, check_text, import_optional
+from ..imports import import_optional
+from ..settings import GLEU
+from ..validation import check_list, check_text
 from ._reward import Reward
 from ._text import COMMON_SPECIAL_TOKENS
 

@@ -11,8 +11,9 @@ from typing import Any
 
 from ..ids.batched import batch_sentence_gleu
 from ..ids.checks import token_orders
-from ..scorer import GLEU, scorer_from_options
-from ..validation import check_references, import_optional
+from ..imports import import_optional
+from ..settings import GLEU, scorer_from_options
+from ..validation import check_references
 
 #: ROLL is not on PyPI (the roll name there is another project): no extra installs it.
 _ROLL = "install ROLL 0.3 from a checkout of alibaba/ROLL v0.3.0 (the roll package on PyPI is another project)"

@@ -11,8 +11,9 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
-from ..scorer import GLEU, scorer_from_options
-from ..validation import check_references, check_text, describe, import_optional
+from ..imports import import_optional
+from ..settings import GLEU, scorer_from_options
+from ..validation import check_references, check_text, describe
 
 _base = import_optional("skyrl_gym.envs.base_text_env", None, "google_bleu.integrations.skyrl", "pip install skyrl-gym")
 BaseTextEnv, BaseTextEnvStepOutput = _base.BaseTextEnv, _base.BaseTextEnvStepOutput

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..imports import import_optional
 from ..stats import GleuStats
-from ..validation import import_optional
 
 
 def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) -> GleuStats:

@@ -20,9 +20,10 @@ from typing import Any, NamedTuple, Optional, Union
 
 import numpy as np
 
-from ..scorer import GLEU, SETTINGS, scorer_from_options
+from ..imports import import_optional
+from ..settings import GLEU, SETTINGS, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import check_bool, check_references, check_text, describe, import_optional, is_sequence
+from ..validation import check_bool, check_references, check_text, describe, is_sequence
 
 torch = import_optional("torch", "torchmetrics", "google_bleu.integrations.torchmetrics")
 Tensor = torch.Tensor

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..scorer import GLEU, scorer_from_options
+from ..settings import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import describe, integer
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..scorer import GLEU
+from ..settings import GLEU
 from ..validation import check_list, describe
 from ._reward import Reward
 from ._text import TRL_OBJECTS, completion_text, mean_score, reference_ids

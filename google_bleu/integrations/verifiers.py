@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..scorer import GLEU
+from ..settings import GLEU
 from ..validation import check_text, describe
 from ._reward import Reward
 

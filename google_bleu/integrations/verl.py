@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..scorer import GLEU, SETTINGS, scorer_from_options
+from ..settings import GLEU, SETTINGS, scorer_from_options
 from ..stats import GleuStats
 from ..validation import check_list, check_references, check_text, check_type
 from .gather import GleuGatherer

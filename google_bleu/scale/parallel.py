@@ -23,10 +23,11 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 from typing import Any, NamedTuple
 
-from ..gleu import checked_text_stats, order_text_stats
-from ..scorer import GLEU
+from ..imports import lazy_module
+from ..settings import GLEU
 from ..stats import GleuStats
-from ..validation import check_bool, check_texts, describe, integer, lazy_module
+from ..text import checked_text_stats, order_text_stats
+from ..validation import check_bool, check_texts, describe, integer
 from .files import (
     BLOCK,
     FileError,
@@ -352,7 +353,7 @@ def files_stats(
     Args:
         hypotheses: Paths, or binary streams such as ``sys.stdin.buffer`` (copied once).
         references: A path or a list of paths / binary streams (several = several references).
-        scorer: The :class:`~google_bleu.scorer.GLEU` (default: ``GLEU()``).
+        scorer: The :class:`~google_bleu.settings.GLEU` (default: ``GLEU()``).
         jobs: At most this many worker processes (``0``: every core), fewer where the input
             does not pay for them (:func:`~google_bleu.scale.pool.workers_for`).
         warn: Called with the warning for a file that starts with a byte-order mark (default:

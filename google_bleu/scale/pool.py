@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..scorer import scorer_from_options
+from ..settings import scorer_from_options
 from ..validation import describe, integer
 
 #: Seconds of CPU for a worker to start and take its first task, by start method: a fork

@@ -20,7 +20,7 @@ from typing import Any
 
 from google_bleu import GLEU, GleuScore, GleuStats, get_tokenizer
 from google_bleu.scale.lines import split_lines
-from google_bleu.scorer import scorer_from_options
+from google_bleu.settings import scorer_from_options
 from google_bleu.signature import count_references
 
 from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, release, upload_folder

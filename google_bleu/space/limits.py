@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from google_bleu.validation import import_optional
+from google_bleu.imports import import_optional
 
 #: Largest input accepted, predictions and references together, in characters.
 MAX_INPUT_CHARS = 2_000_000

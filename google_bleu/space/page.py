@@ -15,8 +15,8 @@ import math
 import os
 from typing import Any
 
+from google_bleu.imports import import_optional
 from google_bleu.scale.lines import split_lines
-from google_bleu.validation import import_optional
 
 from . import limits, render
 from .inputs import (

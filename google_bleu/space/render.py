@@ -14,8 +14,8 @@ import numpy as np
 
 from google_bleu import GLEU, GleuScore, GleuStats
 from google_bleu.analysis import explain
-from google_bleu.score import scaled_text
-from google_bleu.validation import import_optional
+from google_bleu.imports import import_optional
+from google_bleu.result import scaled_text
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import google_bleu
 from google_bleu import GleuStats, corpus_gleu, gleu_stats, sentence_gleu, text_stats
-from google_bleu.engine import ngram_counts
+from google_bleu.counting import ngram_counts
 from google_bleu.validation import check_tokens
 from tests.helpers.oracles import nltk_corpus, nltk_sentence
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import google_bleu.gleu as gleu
 import google_bleu.keys as keys
+import google_bleu.text as gleu
 from google_bleu import corpus_gleu, get_tokenizer, gleu_stats, text_stats
 from tests.helpers.oracles import nltk_corpus, nltk_sentence
 

@@ -306,7 +306,7 @@ def counted_checks(monkeypatch, package: str) -> list[str]:
     library, or evaluate's copy of the metric folder)."""
     calls = []
     for module, name in (("significance", "check_n_samples"), ("significance", "check_seed"),
-                         ("significance", "check_stats"), ("scorer", "check_stats")):
+                         ("significance", "check_stats"), ("settings", "check_stats")):
         module = sys.modules[f"{package}.{module}"]
         check = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *args, _check=check, _name=name, **kwargs: (

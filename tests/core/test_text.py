@@ -4,7 +4,7 @@ per-item path each short-cuts."""
 
 import pytest
 
-import google_bleu.gleu as gleu
+import google_bleu.text as gleu
 from google_bleu import get_tokenizer, gleu_stats, text_stats
 from google_bleu.validation import check_texts, check_utf8
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a

@@ -21,7 +21,7 @@ import google_bleu.scale.parallel
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from google_bleu.cli.main import main
 from google_bleu.integrations.transformers import ComputeMetrics
-from google_bleu.scorer import scorer_from_options
+from google_bleu.settings import scorer_from_options
 from google_bleu.significance import bootstrap_ci
 from tests.helpers.bad_inputs import (
     RESAMPLING_CASES,

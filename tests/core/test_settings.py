@@ -288,7 +288,7 @@ def test_by_order_tokenizes_each_line_once_and_walks_once(monkeypatch):
     # Python API and the command alike: each of the 300 hypotheses and 300 references once.
     import io
 
-    from google_bleu import gleu
+    from google_bleu import text as gleu
     from google_bleu.cli.main import run
     from tests.helpers.wmt17 import SAMPLE, wmt17_sample
 
@@ -307,7 +307,7 @@ def test_by_order_tokenizes_each_line_once_and_walks_once(monkeypatch):
 
     monkeypatch.setattr(gleu, "tokenized", counting_tokenized)
     scorer = GLEU(max_len=3)
-    monkeypatch.setattr("google_bleu.scorer.order_text_stats", counting_walk)
+    monkeypatch.setattr("google_bleu.settings.order_text_stats", counting_walk)
     score = scorer.corpus_score(system, reference, by_order=True)
     assert len(tokenized) == 600 and calls == [True]
     assert score.score == scorer.corpus_score(system, reference).score

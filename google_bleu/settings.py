@@ -1,5 +1,5 @@
 """The scorer every surface builds or takes: :class:`GLEU`, the frozen settings, which returns a
-:class:`~google_bleu.score.GleuScore`; :func:`scorer_from_options`, the one way an adapter gets it.
+:class:`~google_bleu.result.GleuScore`; :func:`scorer_from_options`, the one way an adapter gets it.
 
 Example:
     >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
@@ -16,12 +16,13 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .gleu import checked_text_stats, gleu_stats, order_text_stats
-from .score import GleuScore
+from .result import GleuScore
 from .signature import count_references, signature
 from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, check_bootstrap, checked_bootstrap_ci, paired_intervals
 from .stats import GleuStats, check_stats
+from .text import checked_text_stats, order_text_stats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from .tokens import gleu_stats
 from .validation import check_bool, check_orders, check_references, check_text, check_texts, check_type, describe
 
 #: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.

@@ -18,9 +18,10 @@ from itertools import chain, count, repeat
 from operator import add, and_, eq
 from typing import Any
 
+from .imports import lazy_module
 from .keys import group_keys, token_groups
 from .stats import ratio
-from .validation import check_token_kinds, lazy_module
+from .validation import check_token_kinds
 
 np = lazy_module("numpy")
 

@@ -1,6 +1,6 @@
 """The counting engine: its two strategies (plain Python for small inputs, numpy above) give
-``==`` rows, switched with :func:`google_bleu.engine.strategy`; the size rule that chooses
-(:func:`~google_bleu.engine.small_input`); the walk over orders (:func:`~google_bleu.engine.walk`),
+``==`` rows, switched with :func:`google_bleu.counting.strategy`; the size rule that chooses
+(:func:`~google_bleu.counting.small_input`); the walk over orders (:func:`~google_bleu.counting.walk`),
 per-order figures from one walk, and chunks. nltk is the third party where the arithmetic is its own.
 """
 
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import google_bleu.engine as engine
-import google_bleu.gleu as gleu
+import google_bleu.counting as engine
+import google_bleu.text as gleu
 from google_bleu import GLEU, gleu_stats, text_stats
-from google_bleu.engine import SMALL_TOKENS, segment_rows, strategy, walk
+from google_bleu.counting import SMALL_TOKENS, segment_rows, strategy, walk
 from google_bleu.tokenizers import SACREBLEU_TOKENIZERS
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines
 
