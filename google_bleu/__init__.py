@@ -29,7 +29,7 @@ from .signature import signature
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
 from .tokens import corpus_gleu, gleu_stats, sentence_gleu
-from .validation import MAX_ORDER
+from .validation import MAX_ORDER, ReferenceLayoutWarning
 from .version import __version__
 
 if TYPE_CHECKING:  # imported on first use (__getattr__ below): a short run never needs it
@@ -46,6 +46,7 @@ __all__ = [
     "Explanation",
     "MAX_ORDER",
     "METRIC_PATH",
+    "ReferenceLayoutWarning",
     "SACREBLEU_TOKENIZERS",
     "Tokenizer",
     "__version__",

@@ -29,22 +29,6 @@ from .validation import check_bool, check_orders, check_references, check_text, 
 SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
 
 
-def _orientation_hint(message: str, predictions: Any, references: Any) -> str:
-    """A count mismatch that looks like sacrebleu's streams gets a pointer to the streams door."""
-    try:
-        streams = isinstance(references, Sequence) and len(references) != len(predictions)
-        streams = streams and all(not isinstance(refs, str) and len(refs) == len(predictions) for refs in references)
-    except TypeError:
-        streams = False
-    if not streams:
-        return message
-    return (
-        f"{message}; references are per segment ([[refs of segment 1], [refs of segment 2], ...]), "
-        "these look like sacrebleu's reference streams ([[ref1 of every segment], ...]): "
-        "use GLEU.corpus_score_streams(predictions, ref_streams)"
-    )
-
-
 class GLEU:
     """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders.
 
@@ -213,13 +197,15 @@ class GLEU:
             >>> score.format().split(" (P")[0].split(" = ")[1]
             '33.3 1-4: 66.7/40.0/0.0/0.0'
         """
+        return self._corpus_score(predictions, references, n_bootstrap, seed, by_order, per_segment=False)
+
+    def _corpus_score(
+        self, predictions: Any, references: Any, n_bootstrap: Any, seed: Any, by_order: Any, per_segment: bool
+    ) -> GleuScore:
         # Every argument is checked before the text is tokenized.
         n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
         check_bool(by_order, "by_order")
-        try:
-            predictions, references = check_texts(predictions, references)
-        except ValueError as error:
-            raise ValueError(_orientation_hint(str(error), predictions, references)) from None
+        predictions, references = check_texts(predictions, references, per_segment=per_segment)
         # One tokenization and one walk: the corpus statistics first, then each order's.
         stats, *orders = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len, by_order)
         nrefs = count_references(references)
@@ -265,10 +251,10 @@ class GLEU:
 
         Example:
             >>> scorer = GLEU()
-            >>> predictions = ["the cat sat on the mat", "a b c"]
-            >>> streams = [["the cat ate the mat", "a b c"], ["a cat sat", "a b"]]
+            >>> predictions = ["the cat sat on the mat", "a b c", "x"]
+            >>> streams = [["the cat ate the mat", "a b c", "x"], ["a cat sat", "a b", "y"]]
             >>> scorer.corpus_score_streams(predictions, streams) == scorer.corpus_score(
-            ...     predictions, [["the cat ate the mat", "a cat sat"], ["a b c", "a b"]])
+            ...     predictions, [["the cat ate the mat", "a cat sat"], ["a b c", "a b"], ["x", "y"]])
             True
         """
         if isinstance(ref_streams, str) or not isinstance(ref_streams, Sequence) or not ref_streams:
@@ -282,7 +268,8 @@ class GLEU:
                         f"ref_streams[{index}] has {len(stream)} lines but there are {len(predictions)} predictions: "
                         "a stream holds one reference of every segment"
                     )
-        return self.corpus_score(predictions, [list(refs) for refs in zip(*ref_streams)], n_bootstrap, seed)
+        references = [list(refs) for refs in zip(*ref_streams)]
+        return self._corpus_score(predictions, references, n_bootstrap, seed, False, per_segment=True)
 
     def sentence_scores(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> list[float]:
         """Sentence GLEU of each prediction (``== nltk.sentence_gleu`` on the same tokens)."""

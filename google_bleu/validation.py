@@ -10,6 +10,9 @@ tables (select one column), sets, generators and iterators (make a list), 0-d ar
 from __future__ import annotations
 
 import operator
+import os
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from itertools import chain, islice
 from typing import Any
@@ -281,9 +284,9 @@ def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
 
     Example:
         >>> unhashable_token([["a"], ["b", ["c"]]], [[["a"]], [["b"]]])
-        "hypothesis 1, token 1 is a list ['c']"
+        "hypotheses[1], token 1 is a list ['c']"
     """
-    for name, tokens in _named(hypotheses, list_of_references, "hypothesis", "segment"):
+    for name, tokens in _named(hypotheses, list_of_references, ("hypotheses", "list_of_references")):
         for k, token in enumerate(tokens):
             try:
                 hash(token)
@@ -292,10 +295,10 @@ def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
     return None
 
 
-def _named(hypotheses: list, references: list, hypothesis: str, segment: str) -> Any:
-    # Each sentence of checked input with its name: "<hypothesis> i", then "reference j of <segment> i".
-    yield from ((f"{hypothesis} {i}", sentence) for i, sentence in enumerate(hypotheses))
-    yield from ((f"reference {j} of {segment} {i}", ref) for i, refs in enumerate(references) for j, ref in enumerate(refs))
+def _named(hypotheses: list, references: list, names: tuple[str, str]) -> Any:
+    # Each sentence of checked input with its name: "<first>[i]", then "<second>[i][j]".
+    yield from ((f"{names[0]}[{i}]", sentence) for i, sentence in enumerate(hypotheses))
+    yield from ((f"{names[1]}[{i}][{j}]", ref) for i, refs in enumerate(references) for j, ref in enumerate(refs))
 
 
 def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
@@ -318,9 +321,25 @@ def _text(value: Any) -> str:
     return value if type(value) is str else str.__str__(value)
 
 
-def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
+#: How :func:`check_texts` names its two lists in messages (an adapter passes its framework's fields).
+TEXTS = ("predictions", "references")
+
+
+class ReferenceLayoutWarning(UserWarning):
+    """References whose layout reads two ways: as many per segment as there are segments, which
+    is also the shape of sacrebleu's reference streams (docs/porting.md, "From sacrebleu")."""
+
+
+def check_texts(
+    predictions: Any, references: Any, names: tuple[str, str] = TEXTS, *, per_segment: bool = False
+) -> tuple[list[str], list[list[str]]]:
     """Untokenized input: one string per segment and per segment a string or a non-empty sequence
     of strings; as plain ``str`` (``numpy.str_`` converted), references as one list per prediction.
+    Messages name the lists by ``names`` and entries by index (``references[3][1]``).
+
+    References that read two ways (more than one segment, each with exactly as many references
+    as there are segments, the two readings differing) raise a :class:`ReferenceLayoutWarning`,
+    unless ``per_segment`` says the caller built them per segment (from streams, or one a call).
 
     Example:
         >>> check_texts(["a b"], ["a c"])
@@ -328,33 +347,72 @@ def check_texts(predictions: Any, references: Any) -> tuple[list[str], list[list
         >>> check_texts(["a b", "c"], [["a"]])
         Traceback (most recent call last):
         ...
-        ValueError: Mismatch in the number of predictions and references: got 2 predictions but 1 reference lists
+        ValueError: Mismatch in the number of predictions and references: predictions has 2, references has 1
+        >>> check_texts(["a"], [["x", 3]], ("completions", "reference"))
+        Traceback (most recent call last):
+        ...
+        TypeError: reference[0][1] must be a str, got int 3
     """
-    check_sequence(predictions, "predictions")
-    check_sequence(references, "references")
+    first, second = names
+    check_sequence(predictions, first)
+    check_sequence(references, second)
     if len(predictions) != len(references):
-        # evaluate's own metric tests look for "Mismatch in the number" (its wording for this).
-        counts = f"got {len(predictions)} predictions but {len(references)} reference lists"
-        raise ValueError(f"Mismatch in the number of predictions and references: {counts}")
+        message = f"Mismatch in the number of {first} and {second}: {first} has {len(predictions)}, {second} has {len(references)}"
+        raise ValueError(message + _streams_hint(predictions, references))
     predictions = list(predictions)
-    fast = _plain_text_references(predictions, references)
-    if fast is not None:
-        return predictions, fast
-    predictions = [check_text(prediction, f"prediction {i}") for i, prediction in enumerate(predictions)]
-    normalized: list[list[str]] = []
-    for i, refs in enumerate(references):
-        if isinstance(refs, str):
-            normalized.append([_text(refs)])
-            continue
-        _check_item(refs, "references of prediction {} must be a str or a list of str", i)
-        refs = list(refs)
-        if not refs:
-            raise ValueError(f"prediction {i} has no reference; every prediction needs at least one")
-        normalized.append([check_text(ref, f"reference {j} of prediction {i}") for j, ref in enumerate(refs)])
+    normalized = _plain_text_references(predictions, references)
+    if normalized is None:
+        predictions = [check_text(prediction, f"{first}[{i}]") for i, prediction in enumerate(predictions)]
+        normalized = [check_references(refs, f"{second}[{i}]") for i, refs in enumerate(references)]
+    if not per_segment:
+        _check_layout(normalized, second)
     return predictions, normalized
 
 
-def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
+def _streams_hint(predictions: Sequence, references: Sequence) -> str:
+    # Counts that differ and look like sacrebleu's streams get a pointer to the streams door.
+    try:
+        if not all(not isinstance(refs, str) and len(refs) == len(predictions) for refs in references):
+            return ""
+    except TypeError:
+        return ""
+    return (
+        "; references are per segment ([[refs of segment 1], [refs of segment 2], ...]), these look like "
+        "sacrebleu's reference streams ([[ref1 of every segment], ...]): use GLEU.corpus_score_streams(predictions, ref_streams)"
+    )
+
+
+def _check_layout(references: list[list[str]], name: str) -> None:
+    """Warns when ``references`` (per segment) could be sacrebleu's streams: n > 1 segments, each
+    with n references, unless the two readings agree (a symmetric layout) or every segment has the
+    same references (n copies of one stream is no stream layout: a group of samples of one prompt)."""
+    n = len(references)
+    if n < 2 or any(len(refs) != n for refs in references):
+        return
+    if all(refs == references[0] for refs in references):
+        return
+    if all(references[i][j] == references[j][i] for i in range(n) for j in range(i)):
+        return
+    warnings.warn(
+        f"{name} holds {n} references for each of the {n} segments: read as references per segment, but also "
+        f"the shape of {n} sacrebleu reference streams (a list per reference, a line per segment), which "
+        "GLEU.corpus_score_streams(predictions, ref_streams) scores; "
+        "warnings.simplefilter('ignore', google_bleu.ReferenceLayoutWarning) silences this",
+        ReferenceLayoutWarning,
+        stacklevel=_outside(),
+    )
+
+
+def _outside() -> int:
+    """The stack level of the first caller outside this package, so that a warning points at it."""
+    here, level = os.path.dirname(os.path.abspath(__file__)), 1
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(here + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def check_utf8(predictions: list[str], references: list[list[str]], names: tuple[str, str] = TEXTS) -> None:
     """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``,
     from ``surrogateescape`` decoding or JSON): the scoring core handles it, but what stores
     text as UTF-8 (evaluate's Arrow cache) cannot. The message names the segment.
@@ -363,7 +421,7 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
         >>> check_utf8(["fine", "bad \\ud800"], [["a"], ["b"]])
         Traceback (most recent call last):
         ...
-        ValueError: prediction 1 holds a lone surrogate U+D800 at character 4, which UTF-8 cannot encode: ...
+        ValueError: predictions[1] holds a lone surrogate U+D800 at character 4, which UTF-8 cannot encode: ...
     """
     texts = chain(predictions, chain.from_iterable(references))
     try:
@@ -374,7 +432,7 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
         return
     except UnicodeEncodeError:
         pass
-    for name, text in _named(predictions, references, "prediction", "prediction"):
+    for name, text in _named(predictions, references, names):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Sequence
 
 from ..settings import GLEU, scorer_from_options
+from ..text import checked_text_stats
 from ..validation import check_references, check_text, describe, integer
 
 
@@ -178,14 +179,15 @@ class GleuGatherer:
             return
         hypotheses = [batch.hypotheses[i] for i in waiting]
         references = [batch.references[i] for i in waiting]
+        settings = (scorer.tokenizer, scorer.min_len, scorer.max_len)
         try:
-            try:
-                rows = scorer.stats(hypotheses, references).segment_scores()
+            try:  # each call's text was checked when it was made
+                rows = checked_text_stats(hypotheses, references, *settings).segment_scores()
             except Exception:
                 # One sentence the scorer cannot take must not fail the others: each alone.
                 for i in waiting:
                     try:
-                        row = scorer.stats([batch.hypotheses[i]], [batch.references[i]]).segment_scores()[0]
+                        row = checked_text_stats([batch.hypotheses[i]], [batch.references[i]], *settings).segment_scores()[0]
                     except Exception as error:
                         batch.futures[i].set_exception(error)
                     else:

@@ -96,13 +96,13 @@ TEXT_CASES = [
         ("references", "DataFrame"),
         references=pd.DataFrame({"reference": ["the cat sat on the mat"]}),
     ),
-    Case("count-mismatch", ValueError, ("1 predictions", "2 reference lists"), references=(("a",), ("b",))),
-    Case("prediction-int", TypeError, ("prediction 0", "int"), predictions=(3,), item=True),
-    Case("prediction-bytes", TypeError, ("prediction 0", "bytes"), predictions=(b"the cat",), item=True),
-    Case("reference-entry-dict", TypeError, ("references of prediction 0", "dict"), references=({"a": 1},), item=True),
-    Case("reference-entry-set", TypeError, ("references of prediction 0", "set"), references=({"a"},), item=True),
-    Case("reference-empty", ValueError, ("prediction 0 has no reference",), references=((),), item=True),
-    Case("reference-int", TypeError, ("reference 0 of prediction 0", "int"), references=((7,),), item=True),
+    Case("count-mismatch", ValueError, ("predictions has 1", "references has 2"), references=(("a",), ("b",))),
+    Case("prediction-int", TypeError, ("predictions[0]", "int"), predictions=(3,), item=True),
+    Case("prediction-bytes", TypeError, ("predictions[0]", "bytes"), predictions=(b"the cat",), item=True),
+    Case("reference-entry-dict", TypeError, ("references[0]", "dict"), references=({"a": 1},), item=True),
+    Case("reference-entry-set", TypeError, ("references[0]", "set"), references=({"a"},), item=True),
+    Case("reference-empty", ValueError, ("references[0] has no reference",), references=((),), item=True),
+    Case("reference-int", TypeError, ("references[0][0]", "int"), references=((7,),), item=True),
 ]
 
 #: Token sequences (core gleu_stats, corpus_gleu, GLEU.token_stats).

@@ -464,7 +464,7 @@ def test_evaluate_common_metric_wording_for_a_length_mismatch():
     import google_bleu
 
     metric = google_bleu.load()
-    with pytest.raises(ValueError, match="^Mismatch in the number of predictions and references: got 2"):
+    with pytest.raises(ValueError, match="^Mismatch in the number of predictions and references: predictions has 2"):
         metric.compute(predictions=["a", "b"], references=[["a"]])
-    with pytest.raises(TypeError, match="prediction 0 must be a str, got int 1"):
+    with pytest.raises(TypeError, match="predictions\\[0\\] must be a str, got int 1"):
         metric.compute(predictions=[1, 2], references=[["a"], ["b"]])

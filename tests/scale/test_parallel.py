@@ -86,7 +86,7 @@ def test_chunks_inside_multi_reference_groups_and_empty_lines(chunk_size):
 def test_empty_corpus_and_python_option_validation():
     scorer = GLEU()
     assert parallel_stats(scorer, [], [], jobs=2) == GleuStats.empty()
-    with pytest.raises(ValueError, match=r"got 2 predictions but 1 reference lists"):
+    with pytest.raises(ValueError, match=r"predictions has 2, references has 1"):
         parallel_stats(scorer, ["a", "b"], [["a"]], jobs=2)
     with pytest.raises(ValueError, match=r"jobs must be 0 \(all cores\) or a positive integer, got -1"):
         parallel_stats(scorer, ["a"], [["a"]], jobs=-1)

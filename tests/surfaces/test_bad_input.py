@@ -298,8 +298,8 @@ def test_tokenizer_returning_str_subclasses_works(metric):
 @pytest.mark.parametrize(
     ("predictions", "references", "names"),
     [
-        (["fine", "bad \ud800"], ["a", "b"], ("prediction 1", "U+D800", "character 4")),
-        (["fine"], [["ok", "x\udfff"]], ("reference 1 of prediction 0", "U+DFFF")),
+        (["fine", "bad \ud800"], ["a", "b"], ("predictions[1]", "U+D800", "character 4")),
+        (["fine"], [["ok", "x\udfff"]], ("references[0][1]", "U+DFFF")),
     ],
 )
 def test_lone_surrogate_names_the_segment(metric, predictions, references, names):

@@ -127,10 +127,10 @@ def test_tokenizer_options(metric):
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
-        ({"predictions": ["a", "b"], "references": [["a"]]}, ValueError, "got 2 predictions but 1 reference lists"),
-        ({"predictions": [1], "references": [["a"]]}, TypeError, "prediction 0 must be a str"),
-        ({"predictions": ["a"], "references": [[]]}, ValueError, "prediction 0 has no reference"),
-        ({"predictions": ["a"], "references": [[3]]}, TypeError, "reference 0 of prediction 0 must be a str"),
+        ({"predictions": ["a", "b"], "references": [["a"]]}, ValueError, "predictions has 2, references has 1"),
+        ({"predictions": [1], "references": [["a"]]}, TypeError, "predictions\\[0\\] must be a str"),
+        ({"predictions": ["a"], "references": [[]]}, ValueError, "references\\[0\\] has no reference"),
+        ({"predictions": ["a"], "references": [[3]]}, TypeError, "references\\[0\\]\\[0\\] must be a str"),
         ({"predictions": ["a"], "references": ["a"], "min_len": 0}, ValueError, "min_len must be >= 1"),
         ({"predictions": ["a"], "references": ["a"], "max_len": 10**6}, ValueError, "max_len must be <="),
         ({"predictions": ["a"], "references": ["a"], "min_len": 2.5}, TypeError, "min_len must be an integer"),

@@ -68,7 +68,7 @@ def test_daft_sums_int64_exactly():
 
 def test_a_null_prediction_is_refused_not_skipped():
     df = daft.from_pydict({"hyp": ["a b", None], "refs": [["a b"], ["x"]]})
-    with pytest.raises(Exception, match=r"prediction 1 must be a str, got NoneType"):
+    with pytest.raises(Exception, match=r"predictions\[1\] must be a str, got NoneType"):
         df.select(Gleu(GLEU())(col("hyp"), col("refs"))).collect()
 
 
