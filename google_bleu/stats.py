@@ -162,7 +162,29 @@ class GleuStats:
 
     def total(self) -> GleuStats:
         """The corpus reduced to one row of sums."""
-        return GleuStats.trusted(np.asarray([self.totals()], np.int64), self.min_len, self.max_len)
+        return GleuStats.summed([self])
+
+    @classmethod
+    def summed(cls, parts: Iterable[GleuStats]) -> GleuStats:
+        """The corpus of all ``parts`` (statistics of the same orders) reduced to one row: the
+        exact column sums, as Python ints checked to fit int64. Every path that adds statistics
+        (workers, batches, ranks, blocks, metric states) adds them here.
+
+        Example:
+            >>> GleuStats.summed([GleuStats([[1, 2, 3, 3]]), GleuStats([[2, 2, 2, 2]])]).rows.tolist()
+            [[3, 4, 5, 5]]
+        """
+        parts = list(parts)
+        if not parts:
+            raise ValueError("summed needs at least one GleuStats")
+        orders = (parts[0].min_len, parts[0].max_len)
+        sums = [0] * len(COLUMNS)
+        for i, part in enumerate(parts):
+            check_stats(part, f"parts[{i}]", orders)
+            sums = [total + value for total, value in zip(sums, part.totals())]
+        if max(sums) > _INT64_MAX:
+            raise ValueError(f"the statistics' totals {sums} do not fit in int64")
+        return cls.trusted(np.asarray([sums], np.int64), *orders)
 
     def score(self) -> float:
         """Corpus GLEU: ``sum(n_match) / sum(n_all)``; 0.0 when nothing was counted."""

@@ -211,65 +211,98 @@ def _arrow_friendly(references: np.ndarray) -> np.ndarray:
 
 def ray_stats(dataset: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
     """The one-row corpus :class:`GleuStats` of a Ray ``Dataset`` with the four integer
-    statistics columns, in one execution: each block is summed where it lies (Python
-    integers, exact), four integers a block reach this process."""
-    totals = [0] * len(COLUMNS)
+    statistics columns, in one execution: each block is checked and summed where it lies
+    (:func:`statistics`), four integers a block reach this process."""
+    parts = [GleuStats.empty(min_len, max_len)]
     for block in dataset.map_batches(_block_totals, batch_format="pyarrow", batch_size=None).take_all():
         if block["error"]:  # found in a task, raised here as the caller's own ValueError or TypeError
             kind, message = block["error"].split(": ", 1)
             raise (ValueError if kind == "ValueError" else TypeError)(message)
-        totals = [total + int(block[name]) for total, name in zip(totals, COLUMNS)]
-    return GleuStats(np.asarray([totals], np.int64), min_len, max_len)
+        parts.append(GleuStats([[int(block[name]) for name in COLUMNS]], min_len, max_len))
+    return GleuStats.summed(parts)
 
 
 def _block_totals(table: Any) -> Any:
     pa = import_optional("pyarrow", "ray", "a Ray block")
-    row, missing = {name: "0" for name in COLUMNS}, [name for name in COLUMNS if name not in table.column_names]
-    error = f"ValueError: dataset has no columns {missing}; it has {table.column_names}" if missing else ""
-    for name in [] if missing else COLUMNS:
-        kind = table.schema.field(name).type
-        if not (pa.types.is_integer(kind) or (pa.types.is_null(kind) and not table.num_rows)):
-            error = f"TypeError: column {name!r} must hold integers, got {kind}"
-            break
-        row[name] = str(sum(value for value in table.column(name).to_pylist() if value is not None))  # no wrap
-    return pa.table({**{name: [value] for name, value in row.items()}, "error": [error]})
+    totals, error = (0,) * len(COLUMNS), ""
+    try:
+        totals = statistics(table).totals()
+    except (ValueError, TypeError) as caught:
+        error = f"{type(caught).__name__}: {caught}"
+    return pa.table({**{name: [str(value)] for name, value in zip(COLUMNS, totals)}, "error": [error]})
+
+
+def statistics(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
+    """The per-row :class:`GleuStats` of the columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``
+    of a mapping (lists, numpy arrays), a ``pyarrow.Table`` or a ``datasets.Dataset``; every path
+    refuses the same way a missing column, a null (``None``, an Arrow null, NaN), a value that is
+    not an integer, and a row no segment can have."""
+    if hasattr(columns, "with_format") and hasattr(columns, "column_names"):  # a datasets.Dataset
+        _check_columns(columns.column_names)
+        columns = columns.select_columns(list(COLUMNS)).with_format("arrow")[:]
+    if _is_arrow_table(columns):
+        _check_columns(columns.column_names)
+        data = {name: _arrow_integers(columns.column(name), name) for name in COLUMNS}
+    elif isinstance(columns, Mapping):
+        _check_columns(list(columns))
+        data = {name: _integers(np.asarray(columns[name]), name) for name in COLUMNS}
+    else:
+        raise TypeError(f"columns must be a datasets.Dataset, a pyarrow Table or a mapping of columns, got {describe(columns)}")
+    lengths = {name: len(values) for name, values in data.items()}
+    if len(set(lengths.values())) > 1:
+        raise ValueError(f"statistics columns must have one value per row each, got lengths {lengths}")
+    # GleuStats checks every value (uint64 above int64, negatives, impossible rows) and that the
+    # totals fit, where a sum in int64 would wrap silently.
+    if all(values.dtype.kind == "i" for values in data.values()):
+        rows = np.stack([data[name].astype(np.int64, copy=False) for name in COLUMNS], axis=1)
+    else:  # unsigned columns: their values as Python ints, so none wraps on the way
+        rows = np.empty((lengths["n_match"], len(COLUMNS)), dtype=object)
+        for j, name in enumerate(COLUMNS):
+            rows[:, j] = data[name].tolist()
+    return GleuStats(rows, min_len, max_len)
+
+
+def _check_columns(names: Any) -> None:
+    missing = [name for name in COLUMNS if name not in names]
+    if missing:
+        raise ValueError(f"missing statistics columns {missing}; got {sorted(map(str, names))}")
+
+
+def _nulls(name: str, count: int) -> TypeError:
+    return TypeError(f"column {name!r} holds {count} null value{'s' * (count != 1)}: a statistic is an integer count, never missing")
+
+
+def _arrow_integers(values: Any, name: str) -> np.ndarray:
+    pa = import_optional("pyarrow", None, "a pyarrow batch", "pip install pyarrow")
+    if values.null_count:
+        raise _nulls(name, values.null_count)
+    if not len(values):
+        return np.zeros(0, np.int64)
+    if not pa.types.is_integer(values.type):
+        raise TypeError(f"column {name!r} must hold integers, got {values.type}")
+    return values.to_numpy()
+
+
+def _integers(values: np.ndarray, name: str) -> np.ndarray:
+    if values.dtype == object:
+        count = sum(value is None for value in values.ravel().tolist())
+        if count:
+            raise _nulls(name, count)
+    elif values.dtype.kind == "f" and np.isnan(values).any():
+        raise _nulls(name, int(np.isnan(values).sum()))
+    if not values.size:
+        return np.zeros(0, np.int64)
+    if values.ndim != 1 or not np.issubdtype(values.dtype, np.integer):
+        raise TypeError(f"column {name!r} must hold integers, got dtype {values.dtype} and shape {values.shape}")
+    return values
 
 
 def stats_from_columns(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
-    """The one-row corpus :class:`GleuStats` of the columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``.
-
-    Args:
-        columns: A ``datasets.Dataset`` or a mapping of column name to sequence of ints.
-        min_len: The lowest order the columns were counted with.
-        max_len: The highest order the columns were counted with.
+    """The one-row corpus :class:`GleuStats` of the columns ``n_match``, ``n_hyp``, ``n_ref``,
+    ``n_all`` (as :func:`statistics` reads them).
 
     Example:
         >>> stats_from_columns({"n_match": [6, 3], "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}).totals()
         (9, 21, 17, 21)
     """
-    if hasattr(columns, "with_format") and hasattr(columns, "column_names"):
-        missing = [name for name in COLUMNS if name not in columns.column_names]
-        if missing:
-            raise ValueError(f"dataset has no columns {missing}; it has {columns.column_names}")
-        columns = columns.select_columns(list(COLUMNS)).with_format("numpy")[:]
-    elif not isinstance(columns, Mapping):
-        raise TypeError(f"columns must be a datasets.Dataset or a mapping of columns, got {type(columns).__name__}")
-    data = {name: np.asarray(columns[name]) if name in columns else None for name in COLUMNS}
-    missing = [name for name, values in data.items() if values is None]
-    if missing:
-        raise ValueError(f"missing statistics columns {missing}; got {sorted(columns)}")
-    lengths = {name: len(values) for name, values in data.items()}
-    if len(set(lengths.values())) > 1:
-        raise ValueError(f"statistics columns must have one value per row each, got lengths {lengths}")
-    for name, values in data.items():
-        if values.size and not np.issubdtype(values.dtype, np.integer):
-            raise TypeError(f"column {name!r} must hold integers, got dtype {values.dtype}")
-    # Rows, then sums: GleuStats checks every value (uint64 above int64, negatives,
-    # impossible rows) and that the totals fit, where a sum in int64 would wrap silently.
-    if all(values.dtype.kind == "i" or not values.size for values in data.values()):
-        rows = np.stack([data[name].astype(np.int64) for name in COLUMNS], axis=1)
-    else:  # unsigned columns: their values as Python ints, so none wraps on the way
-        rows = np.empty((lengths["n_match"], len(COLUMNS)), dtype=object)
-        for j, name in enumerate(COLUMNS):
-            rows[:, j] = data[name].tolist()
-    return GleuStats(rows, min_len, max_len).total()
+    return statistics(columns, min_len, max_len).total()

@@ -3,6 +3,7 @@ characters 13a keeps inside tokens; compared with nltk on sacrebleu's tokens or 
 per-item path each short-cuts."""
 
 import re
+
 import pytest
 
 import google_bleu.text as gleu

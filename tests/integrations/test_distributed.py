@@ -187,13 +187,13 @@ def test_gleu_columns_bad_input(dataset):
     columns = GleuColumns(predictions="prediction")
     with pytest.raises(ValueError, match=r"column 'prediction' not found"):
         columns({"hyp": ["a"], "refs": [["a"]]})
-    with pytest.raises(ValueError, match=r"dataset has no columns \['n_match', 'n_hyp', 'n_ref', 'n_all'\]"):
+    with pytest.raises(ValueError, match=r"missing statistics columns \['n_match', 'n_hyp', 'n_ref', 'n_all'\]"):
         columns.reduce(dataset)
     with pytest.raises(ValueError, match=r"missing statistics columns \['n_all'\]"):
         stats_from_columns({"n_match": [1], "n_hyp": [1], "n_ref": [1]})
     with pytest.raises(TypeError, match="must hold integers"):
         stats_from_columns({"n_match": [0.5], "n_hyp": [1], "n_ref": [1], "n_all": [1]})
-    with pytest.raises(TypeError, match="mapping of columns"):
+    with pytest.raises(TypeError, match="a mapping of columns"):
         stats_from_columns([1, 2, 3, 4])
     with pytest.raises(ValueError, match="predictions"):
         GleuColumns(predictions="hyp", references="refs")({"hyp": ["a", "b"], "refs": [["a"]]})
@@ -205,3 +205,33 @@ def test_evaluate_distributed_process_without_data_fails_at_once(tmp_path):
         metric.compute()
     with pytest.raises(ValueError, match=r"process 1 of 2 added no prediction"):
         metric.compute(predictions=[], references=[])
+
+
+#: A row of statistics with a null, and the message every path refuses it with.
+NULL_ROWS = [{"n_match": 6, "n_hyp": 18, "n_ref": 14, "n_all": 18}, {"n_match": None, "n_hyp": 3, "n_ref": 3, "n_all": 3}]
+NULL_MESSAGE = r"^column 'n_match' holds 1 null value: a statistic is an integer count, never missing$"
+
+
+def null_containers(rows: list[dict]) -> dict:
+    """The same rows as a mapping of lists, of numpy arrays, a pyarrow Table and a datasets.Dataset."""
+    import datasets
+    import pyarrow as pa
+
+    lists = {name: [row[name] for row in rows] for name in rows[0]}
+    return {
+        "lists": lists,
+        "numpy": {name: np.asarray(values) for name, values in lists.items()},
+        "pyarrow": pa.Table.from_pylist(rows),
+        "datasets": datasets.Dataset.from_list(rows),
+    }
+
+
+@pytest.mark.parametrize("kind", ["lists", "numpy", "pyarrow", "datasets"])
+@pytest.mark.parametrize("rows", [NULL_ROWS, [{**NULL_ROWS[1]}]], ids=["one-null", "all-null"])
+def test_a_null_statistic_is_refused_the_same_way_everywhere(kind, rows):
+    # Before, Ray's reduce summed the other three columns of the row and skipped the null.
+    with pytest.raises(TypeError, match=NULL_MESSAGE):
+        GleuColumns().reduce(null_containers(rows)[kind])
+    nan = {"n_match": np.array([6.0, np.nan]), "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}
+    with pytest.raises(TypeError, match=NULL_MESSAGE):
+        stats_from_columns(nan)  # pandas and numpy say "missing" with NaN

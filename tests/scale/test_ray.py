@@ -16,6 +16,7 @@ from google_bleu import GLEU, GleuStats
 from google_bleu.integrations.columns import GleuColumns
 from tests.helpers import local_ray
 from tests.helpers.oracles import SAMPLES, SHARED_DATA, hf_google_bleu, read_lines
+from tests.integrations.test_distributed import NULL_MESSAGE, NULL_ROWS
 
 ray = pytest.importorskip("ray", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
 pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
@@ -100,18 +101,27 @@ def test_reduce_is_exact_int64_and_handles_empty_and_bad_datasets(cluster):
 
     empty = ray.data.from_items(items).filter(expr=col("n_ref") < 0)
     assert GleuColumns().reduce(empty) == GleuStats.empty().total()
-    with pytest.raises(ValueError, match=r"dataset has no columns \['n_all'\]"):
+    with pytest.raises(ValueError, match=r"missing statistics columns \['n_all'\]"):
         GleuColumns().reduce(ray.data.from_items([{k: v for k, v in items[0].items() if k != "n_all"}]))
     floats = [{"n_match": 1.5, "n_hyp": 2, "n_ref": 2, "n_all": 2}]
     with pytest.raises(TypeError, match=r"column 'n_match' must hold integers"):
         GleuColumns().reduce(ray.data.from_items(floats))
 
 
+@pytest.mark.parametrize("rows", [NULL_ROWS, [{**NULL_ROWS[1]}]], ids=["one-null", "all-null"])
+def test_a_null_statistic_in_a_ray_dataset_is_refused_as_locally(cluster, rows):
+    # Before, the row's other three columns were summed and the null skipped: (6, 21, 17, 21).
+    with pytest.raises(TypeError, match=NULL_MESSAGE):
+        GleuColumns().reduce(ray.data.from_items(rows))
+    with pytest.raises(TypeError, match=NULL_MESSAGE):
+        GleuColumns().reduce({name: [row[name] for row in rows] for name in rows[0]})
+
+
 def test_bad_rows_are_refused_not_skipped(cluster):
     dataset = ray.data.from_items([{"hyp": "a b", "refs": ["a b"]}, {"hyp": None, "refs": ["x"]}])
     columns = GleuColumns(predictions="hyp", references="refs")
     # Ray turns the null into None or NaN; either is refused with the row's place in its batch.
-    with pytest.raises(Exception, match=r"prediction \d+ must be a str, got (NoneType|float)"):
+    with pytest.raises(Exception, match=r"predictions\[\d+\] must be a str, got (NoneType|float)"):
         dataset.map_batches(columns, batch_format="numpy").materialize()
     with pytest.raises(Exception, match=r"column 'predictions' not found; the batch has columns \['hyp', 'refs'\]"):
         dataset.map_batches(GleuColumns(), batch_format="pandas").materialize()
