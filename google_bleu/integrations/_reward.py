@@ -13,9 +13,9 @@ from ._text import check_name, special_token_strings
 class Reward:
     """A scorer, the field that holds the references, the special tokens to strip and a name.
 
-    Equality, hashing, pickling (the fields only) and the repr come from :attr:`FIELDS`, so a
-    framework that pickles its reward with every call (AReaL, TRL's async worker) sends its
-    settings and nothing else. Subclasses map their framework's call onto :meth:`rows` and
+    Equality, hashing, pickling (the fields only) and the repr come from :attr:`FIELDS` and the
+    name, so a framework that pickles its reward with every call (AReaL, TRL's async worker)
+    sends its settings and nothing else, and a copy keeps its name. Subclasses map their framework's call onto :meth:`rows` and
     set their own defaults as class attributes.
 
     Args:
@@ -31,7 +31,8 @@ class Reward:
 
     reference_key = "reference"
     special_tokens: Any = ()
-    FIELDS: tuple[str, ...] = ("scorer", "reference_key", "special_tokens", "__name__")
+    #: The settings that make a reward what it is; its ``__name__`` always counts too.
+    FIELDS: tuple[str, ...] = ("scorer", "reference_key", "special_tokens")
 
     def __init__(
         self,
@@ -55,8 +56,11 @@ class Reward:
     def _ready(self) -> None:
         """State derived from the fields, made again when unpickled."""
 
+    def _fields(self) -> tuple[str, ...]:
+        return (*self.FIELDS, "__name__")
+
     def _values(self) -> tuple:
-        return tuple(getattr(self, field) for field in self.FIELDS)
+        return tuple(getattr(self, field) for field in self._fields())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Reward):
@@ -67,7 +71,7 @@ class Reward:
         return hash((type(self), self._values()))
 
     def __getstate__(self) -> dict[str, Any]:
-        return dict(zip(self.FIELDS, self._values()))
+        return dict(zip(self._fields(), self._values()))
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -79,7 +83,7 @@ class Reward:
                 return f"{len(value)} special tokens"
             return f"{field.strip('_')}={value!r}"
 
-        return f"{type(self).__name__}({', '.join(shown(f, v) for f, v in zip(self.FIELDS, self._values()))})"
+        return f"{type(self).__name__}({', '.join(shown(f, v) for f, v in zip(self._fields(), self._values()))})"
 
     def strip(self, text: Any, where: str) -> str:
         """``text``, checked, without the special-token strings."""

@@ -43,7 +43,7 @@ class OpenRLHFReward(Reward):
         ([1.0], ['gleu_precision', 'gleu_recall'])
     """
 
-    FIELDS = ("special_tokens", "scorer", "__name__")
+    FIELDS = ("special_tokens", "scorer")
 
     def __init__(self, special_tokens: Any, scorer: GLEU | None = None, *, name: str = "gleu", **settings: Any) -> None:
         super().__init__(scorer, special_tokens=special_tokens, name=name, **settings)

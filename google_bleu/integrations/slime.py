@@ -93,11 +93,11 @@ class GleuIdReward(Reward):
 
     FIELDS = ("scorer", "pad_id")
 
-    def __init__(self, scorer: Any = None, *, pad_id: int | None = None) -> None:
+    def __init__(self, scorer: Any = None, *, pad_id: int | None = None, name: str = "gleu") -> None:
         from ..ids.checks import check_pad_id
 
         self.pad_id = check_pad_id(pad_id)
-        super().__init__(scorer)
+        super().__init__(scorer, name=name)
 
     def _ready(self) -> None:
         from ..ids.checks import token_orders

@@ -34,7 +34,7 @@ class GleuReward(Reward):
         [1.0]
     """
 
-    FIELDS = ("reference_key", "scorer", "__name__")
+    FIELDS = ("reference_key", "scorer")
 
     def __init__(
         self, reference_key: str = "reference", scorer: GLEU | None = None, *, name: str = "gleu", **settings: Any
@@ -90,7 +90,7 @@ class GleuIdReward(Reward):
         [0.5, 1.0]
     """
 
-    FIELDS = ("reference_key", "scorer", "pad_id", "device", "__name__")
+    FIELDS = ("reference_key", "scorer", "pad_id", "device")
 
     def __init__(
         self,

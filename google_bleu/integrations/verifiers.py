@@ -36,7 +36,7 @@ class VerifiersReward(Reward):
     """
 
     reference_key = "answer"
-    FIELDS = ("scorer", "reference_key", "__name__")
+    FIELDS = ("scorer", "reference_key")
 
     def __init__(self, scorer: GLEU | None = None, *, field: str = "answer", name: str = "gleu", **settings: Any) -> None:
         if not isinstance(field, str) or not field:

@@ -308,3 +308,40 @@ def test_one_real_grpo_step_with_the_token_id_reward(tmp_path):
     assert rewards == expected
     logged = trainer.state.log_history[0]
     assert logged["rewards/gleu_ids/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)
+
+
+def _named_rewards(name: str) -> dict:
+    """One reward of every Reward subclass, named ``name``."""
+    from google_bleu.integrations import areal, openrlhf, slime, trl, verifiers
+
+    return {
+        "trl.GleuReward": trl.GleuReward(name=name),
+        "trl.AsyncGleuReward": trl.AsyncGleuReward(name=name),
+        "trl.GleuIdReward": trl.GleuIdReward(name=name),
+        "areal.GleuReward": areal.GleuReward(name=name),
+        "openrlhf.OpenRLHFReward": openrlhf.OpenRLHFReward([], name=name),
+        "verifiers.VerifiersReward": verifiers.make_gleu_reward(name=name),
+        "slime.GleuReward": slime.GleuReward(name=name),
+        "slime.GleuIdReward": slime.GleuIdReward(name=name),
+    }
+
+
+@pytest.mark.parametrize("kind", list(_named_rewards("gleu")))
+def test_every_reward_keeps_its_name_through_a_copy(kind):
+    # slime's rewards lost their name when pickled or copied, and two of different names
+    # compared equal and hashed alike.
+    import copy
+    import pickle
+
+    from google_bleu.integrations._reward import Reward
+
+    first, second = _named_rewards("gleu_a")[kind], _named_rewards("gleu_b")[kind]
+    for copied in (pickle.loads(pickle.dumps(first)), copy.copy(first), copy.deepcopy(first)):
+        assert copied.__name__ == "gleu_a" and copied == first and hash(copied) == hash(first)
+    assert first != second and first.__name__ != second.__name__
+    assert {first, second} == {second, first} and len({first, second}) == 2
+    # every Reward subclass is in the table above
+    def subclasses(cls):
+        return {cls, *(sub for child in cls.__subclasses__() for sub in subclasses(child))}
+
+    assert {type(reward) for reward in _named_rewards("x").values()} == subclasses(Reward) - {Reward}
