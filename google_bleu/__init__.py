@@ -70,7 +70,7 @@ def load(**kwargs: Any) -> Any:
     Keyword arguments go to ``evaluate.load`` (``experiment_id``, ``num_process``, ...).
     ``import evaluate`` imports transformers and torch when they are installed (for evaluate's
     ``evaluator``), which can take tens of seconds; :class:`GLEU` needs no evaluate, and
-    ``GLEU().corpus_score(...).metric_dict()`` is the module's result.
+    ``GLEU().corpus_score(...).to_dict()`` holds the module's result.
 
     Raises:
         ImportError: evaluate is not installed; the message names the extra to install.

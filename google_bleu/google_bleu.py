@@ -241,4 +241,9 @@ class GoogleBleu(evaluate.Metric):
         scorer = options.scorer
         stats = checked_text_stats(predictions, references, scorer.tokenizer, scorer.min_len, scorer.max_len)
         score = scorer.checked_score(stats, count_references(references), options.n_bootstrap, options.seed)
-        return score.metric_dict(stats.sentence_scores().tolist() if options.return_sentence_scores else None)
+        values = score.to_dict()
+        out = {key: values[key] for key in ("google_bleu", "precision", "recall", "signature")}
+        if options.return_sentence_scores:
+            out["sentence_scores"] = stats.sentence_scores().tolist()
+        out.update({key: values[key] for key in ("ci_low", "ci_high") if key in values})
+        return out

@@ -1,6 +1,6 @@
 """What a scorer returns: :class:`GleuScore` (score, precision, recall, exact totals, signature;
-an interval, p-value or per-order scores when asked), and the one rule for printing its figures
-(:func:`check_figures`, :func:`scaled_text`), which the command line and the Space follow too.
+an interval, p-value or per-order scores when asked), and :func:`figure`, the one rule of a
+printed figure, which every surface (the API, the command line, the Space) follows.
 
 The attributes hold fractions on the 0-1 scale, as nltk and evaluate return them; what is
 printed is on sacrebleu's 0-100 scale unless asked otherwise, and names its scale.
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json as json_module
+import re
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from .stats import GleuStats, ratio
@@ -24,8 +26,6 @@ def check_figures(width: Any, scale: Any) -> tuple[int, int]:
     tested by :func:`~google_bleu.validation.integer` (so ``2.0`` and ``100.0`` are refused).
 
     Example:
-        >>> check_figures(2, 100)
-        (2, 100)
         >>> check_figures(1, 100.0)
         Traceback (most recent call last):
         ...
@@ -41,20 +41,53 @@ def check_figures(width: Any, scale: Any) -> tuple[int, int]:
     return number, factor
 
 
-def scaled_text(value: float, width: int, scale: int) -> str:
-    """A 0-1 value as every surface prints a score: times ``scale``, ``width`` decimals (both
-    checked by the caller with :func:`check_figures`).
+class Figure(float):
+    """A printed figure: the number, and the digits it is printed with (:func:`dumps` writes
+    them in JSON, where a float would print its own)."""
+
+    def __new__(cls, text: str) -> Figure:
+        self = super().__new__(cls, text)
+        self.text = text
+        return self
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+
+def figure(value: float | Fraction, width: int, scale: int) -> Figure:
+    """A 0-1 value as every surface prints it: times ``scale``, rounded half to even to ``width``
+    decimals (both checked by :func:`check_figures`). A :class:`~fractions.Fraction` (a score
+    of exact totals) is rounded exactly; a float from its shortest digits. So no digit is printed
+    that the value does not hold, and the text and JSON of a figure agree.
 
     Example:
-        >>> scaled_text(0.3333333333333333, 2, 100), scaled_text(0.3333333333333333, 3, 1)
-        ('33.33', '0.333')
+        >>> figure(Fraction(1, 3), 2, 100), figure(Fraction(1, 3), 17, 100), figure(0.25, 0, 100)
+        (33.33, 33.33333333333333333, 25)
     """
-    return f"{scale * value:.{width}f}"
+    exact = value if isinstance(value, Fraction) else Fraction(repr(float(value)))
+    digits = str(round(exact * scale * 10**width)).rjust(width + 1, "0")
+    return Figure(f"{digits[:-width]}.{digits[-width:]}" if width else digits)
 
 
-def scale_name(scale: int) -> str:
-    """How a printed score states its scale: ``"scale 0-100"`` or ``"scale 0-1"``."""
-    return f"scale 0-{scale}"
+def dumps(document: Any, **kwargs: Any) -> str:
+    """``json.dumps(document, ensure_ascii=False, **kwargs)`` that writes each :class:`Figure`
+    with its printed digits (``29`` for ``-w 0``, all 17 decimals for ``-w 17``)."""
+    texts: list[str] = []
+
+    def marked(value: Any) -> Any:
+        if isinstance(value, Figure):
+            texts.append(value.text)
+            return f"\0{len(texts) - 1}\0"
+        if isinstance(value, dict):
+            return {key: marked(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [marked(item) for item in value]
+        return value
+
+    text = json_module.dumps(marked(document), ensure_ascii=False, **kwargs)
+    return re.sub(r'"\\u0000(\d+)\\u0000"', lambda match: texts[int(match[1])], text)
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -144,16 +177,6 @@ class GleuScore:
             ]
         return out
 
-    def metric_dict(self, sentence_scores: list[float] | None = None) -> dict[str, Any]:
-        """The evaluate module's dict: ``google_bleu``, ``precision``, ``recall``, ``signature``,
-        then ``sentence_scores`` when given and ``ci_low``/``ci_high`` when computed."""
-        out = {"google_bleu": self.score, "precision": self.precision, "recall": self.recall, "signature": self.signature}
-        if sentence_scores is not None:
-            out["sentence_scores"] = sentence_scores
-        if self.ci_low is not None:
-            out.update(ci_low=float(self.ci_low), ci_high=float(self.ci_high))
-        return out
-
     def format(self, width: int = 1, score_only: bool = False, json: bool = False, scale: int = 100) -> str:
         """The score for people (or JSON) with ``width`` decimals (0-17), on ``scale``: ``100``
         (sacrebleu's 0-100, the default) or ``1`` (0-1); the text line names its scale.
@@ -163,14 +186,15 @@ class GleuScore:
             >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
             >>> result.format(width=2, score_only=True), result.format(width=4, score_only=True, scale=1)
             ('33.33', '0.3333')
-            >>> result.format(json=True).startswith('{"name": "GLEU", "score": 33.3, "precision": 33.3')
+            >>> result.format(json=True, width=0).startswith('{"name": "GLEU", "score": 33, "precision": 33')
             True
         """
-        figures = self.figures(width, scale)
+        width, scale = check_figures(width, scale)
+        if json:
+            return dumps(self.json_object(width, scale))
+        figures = self._figures(width, scale)
         if score_only:
             return figures["score"]
-        if json:
-            return json_module.dumps(self.json_object(width, scale), ensure_ascii=False)
         text = figures["score"]
         if self.ci_low is not None:
             text += f" [{figures['ci_low']}, {figures['ci_high']}]"
@@ -179,49 +203,52 @@ class GleuScore:
         text += f" (P = {figures['precision']}, R = {figures['recall']})"
         if self.p_value is not None:
             text += f" p = {figures['p_value']}"
-        return f"GLEU|{self.signature} = {text}, {scale_name(integer(scale))}"
+        return f"GLEU|{self.signature} = {text}, scale 0-{scale}"
 
     def figures(self, width: int = 1, scale: int = 100) -> dict[str, str]:
-        """The printed figures every surface shows: ``score``, ``precision``, ``recall`` (and
-        ``ci_low``/``ci_high`` and each order's score, ``/``-joined, when computed) on ``scale``
-        with ``width`` decimals, and ``p_value`` (4 decimals) when computed.
+        """The printed figures every surface shows (:func:`figure`): ``score``, ``precision``,
+        ``recall`` (and ``ci_low``/``ci_high`` and each order's score, ``/``-joined, when
+        computed) on ``scale`` with ``width`` decimals, and ``p_value`` (4 decimals) when computed.
 
         Example:
             >>> from google_bleu import GLEU
             >>> GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]]).figures(2)
             {'score': '33.33', 'precision': '33.33', 'recall': '42.86'}
         """
-        width, scale = check_figures(width, scale)
-        out = {name: scaled_text(getattr(self, name), width, scale) for name in ("score", "precision", "recall")}
+        return self._figures(*check_figures(width, scale))
+
+    def _numbers(self, width: int, scale: int) -> dict[str, Figure]:
+        exact = {"score": (self.n_match, self.n_all), "precision": (self.n_match, self.n_hyp), "recall": (self.n_match, self.n_ref)}
+        return {name: figure(Fraction(m, n) if n else Fraction(0), width, scale) for name, (m, n) in exact.items()}
+
+    def _figures(self, width: int, scale: int) -> dict[str, str]:
+        out = {name: value.text for name, value in self._numbers(width, scale).items()}
         if self.ci_low is not None:
-            out.update(ci_low=scaled_text(self.ci_low, width, scale), ci_high=scaled_text(self.ci_high, width, scale))
+            out.update(ci_low=figure(self.ci_low, width, scale).text, ci_high=figure(self.ci_high, width, scale).text)
         if self.p_value is not None:
-            out["p_value"] = f"{self.p_value:.4f}"
+            out["p_value"] = figure(self.p_value, 4, 1).text
         if self.orders is not None:
-            out["orders"] = "/".join(scaled_text(one.score, width, scale) for _, one in self.orders)
+            out["orders"] = "/".join(one._figures(width, scale)["score"] for _, one in self.orders)
         return out
 
     def json_object(
         self, width: int = 1, scale: int = 100, *, labels: dict[str, Any] | None = None,
         settings: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The object :meth:`format` prints with ``json=True``: ``name``, ``score``, ``precision``,
-        ``recall`` (on ``scale``, rounded), ``scale`` (``"0-100"`` or ``"0-1"``), ``signature``, the
-        totals, and ``ci_low``/``ci_high``/``p_value``/``orders`` when computed. A surface adds its own
-        fields: ``labels`` (e.g. the command line's ``system``) after ``name``, ``settings`` after the totals.
+        """The object :meth:`format` prints with ``json=True`` (:func:`dumps`): ``name``, ``score``,
+        ``precision``, ``recall`` (:class:`Figure` numbers on ``scale``), ``scale`` (``"0-100"`` or
+        ``"0-1"``), ``signature``, the totals, and ``ci_low``/``ci_high``/``p_value``/``orders`` when
+        computed. A surface adds its own fields: ``labels`` (e.g. the command line's ``system``)
+        after ``name``, ``settings`` after the totals.
         """
         width, scale = check_figures(width, scale)
-
-        def figures(one: GleuScore) -> dict[str, float]:
-            return {name: round(scale * getattr(one, name), width) for name in ("score", "precision", "recall")}
-
-        out = {"name": "GLEU", **(labels or {}), **figures(self), "scale": f"0-{scale}", "signature": self.signature}
+        out = {"name": "GLEU", **(labels or {}), **self._numbers(width, scale), "scale": f"0-{scale}", "signature": self.signature}
         out.update(self.totals())
         out.update(settings or {})
         if self.ci_low is not None:
-            out.update(ci_low=round(scale * self.ci_low, width), ci_high=round(scale * self.ci_high, width))
+            out.update(ci_low=figure(self.ci_low, width, scale), ci_high=figure(self.ci_high, width, scale))
         if self.p_value is not None:
-            out["p_value"] = round(self.p_value, 4)
+            out["p_value"] = figure(self.p_value, 4, 1)
         if self.orders is not None:
-            out["orders"] = [{"order": n, **figures(one), **one.totals()} for n, one in self.orders]
+            out["orders"] = [{"order": n, **one._numbers(width, scale), **one.totals()} for n, one in self.orders]
         return out

@@ -1,18 +1,18 @@
 """What the command prints: JSON (the default), a text line or table, LaTeX, bare scores.
 
-Every figure comes from :class:`~google_bleu.GleuScore` (``figures``, ``format``,
-``json_object``) or, for sentence scores, from :func:`~google_bleu.result.scaled_text`;
-tabulate draws the tables and is imported only when one is drawn.
+Every figure follows :func:`~google_bleu.result.figure` (through :class:`~google_bleu.GleuScore`'s
+``figures``, ``format`` and ``json_object`` for corpus scores); tabulate draws the tables and is
+imported only when one is drawn.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
+from fractions import Fraction
 from functools import cache
 from typing import Any, TextIO
 
-from ..result import GleuScore, scale_name, scaled_text
+from ..result import GleuScore, dumps, figure
 from ..stats import COLUMNS, GleuStats
 from .options import STDIN, Options
 
@@ -48,12 +48,12 @@ class Output:
 def sentences(stats: GleuStats, options: Options) -> str:
     """One line a segment: its score alone (``-b``, ``-f text``), or a JSON object with its counts."""
     lines = []
-    for row, score in zip(stats.rows.tolist(), stats.sentence_scores().tolist()):
+    for row in stats.rows.tolist():
+        score = figure(Fraction(row[0], row[3]) if row[3] else Fraction(0), options.width, options.scale)
         if options.score_only or options.format != "json":
-            lines.append(scaled_text(score, options.width, options.scale) + "\n")
+            lines.append(f"{score}\n")
         else:
-            figures = {"score": round(options.scale * score, options.width), "scale": f"0-{options.scale}"}
-            lines.append(json.dumps({**figures, **dict(zip(COLUMNS, row))}) + "\n")
+            lines.append(dumps({"score": score, "scale": f"0-{options.scale}", **dict(zip(COLUMNS, row))}) + "\n")
     return "".join(lines)
 
 
@@ -79,7 +79,7 @@ def corpus(scores: list[GleuScore], options: Options) -> str:
                 obj.setdefault("p_value", None)  # the baseline has none
             objects.append(obj)
         document: Any = objects[0] if len(objects) == 1 else objects
-        return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
+        return dumps(document, indent=1) + "\n"
     if options.format == "text" and len(scores) == 1 and not paired:
         return scores[0].format(width, scale=scale) + "\n"
     return _table(names, scores, options)
@@ -91,7 +91,7 @@ def _table(names: list[str], scores: list[GleuScore], options: Options) -> str:
     paired = options.paired if not options.score_only else None
     with_ci = not options.score_only and any(score.ci_low is not None for score in scores)
     orders = scores[0].orders
-    header = ["System", f"GLEU ({scale_name(scale)})"] + ["P", "R"] * (not options.score_only)
+    header = ["System", f"GLEU (scale 0-{scale})"] + ["P", "R"] * (not options.score_only)
     header += [f"orders {orders[0][0]}-{orders[-1][0]}"] if orders else []
     header += ["95% CI"] * with_ci + ["p-value"] * bool(paired)
     rows = []

@@ -15,7 +15,7 @@ import numpy as np
 from google_bleu import GLEU, GleuScore, GleuStats
 from google_bleu.analysis import explain
 from google_bleu.imports import import_optional
-from google_bleu.result import scaled_text
+from google_bleu.result import figure
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
 
@@ -37,7 +37,7 @@ def percent(value: float) -> str:
         >>> percent(0.3333333333333333), percent(1.0)
         ('33.33', '100.00')
     """
-    return scaled_text(value, WIDTH, 100)
+    return figure(value, WIDTH, 100).text
 
 
 def score_card(result: GleuScore, n_segments: int) -> str:

@@ -18,7 +18,7 @@ import pytest
 import google_bleu
 from google_bleu import GLEU, GleuScore, get_tokenizer, text_stats
 from google_bleu.scale.lines import lines_from_bytes
-from tests.helpers.oracles import SAMPLES, hf_google_bleu, nltk_sentence, tokenize_13a
+from tests.helpers.oracles import SAMPLES, decimal_figure, hf_google_bleu, nltk_sentence, tokenize_13a
 
 WMT17 = SAMPLES / "wmt17_en_de"
 WMT22 = SAMPLES / "wmt22_en_ja"
@@ -61,10 +61,9 @@ def test_gleu_evaluate_and_cli_agree_on_real_data(metric, folder, system, more_r
     scorer = GLEU(**settings)
     score = scorer.corpus_score(predictions, references, n_bootstrap=200)
 
-    # The evaluate module: its dict is GleuScore.metric_dict().
+    # The evaluate module: its dict is GleuScore.to_dict() without the totals.
     result = metric.compute(predictions=predictions, references=references, n_bootstrap=200, **settings)
-    assert result == score.metric_dict()
-    assert result.items() <= score.to_dict().items()
+    assert result == {key: value for key, value in score.to_dict().items() if not key.startswith("n_")}
     # The CLI: its JSON is GleuScore.json_object() with the system's name.
     argv = [*ref_paths, "-i", folder / system, "-ci", "-cin", "200"]
     for key, value in settings.items():
@@ -234,12 +233,9 @@ def test_score_object_formats():
         "n_ref",
         "n_all",
     }
-    assert list(score.metric_dict()) == ["google_bleu", "precision", "recall", "signature"]
-    assert list(score.metric_dict([0.5])) == ["google_bleu", "precision", "recall", "signature", "sentence_scores"]
     with_ci = dataclasses.replace(score, ci_low=0.25, ci_high=0.5, p_value=0.01234)
     assert with_ci.format() == f"GLEU|{score.signature} = 33.3 [25.0, 50.0] (P = 33.3, R = 42.9) p = 0.0123, scale 0-100"
     assert with_ci.json_object()["p_value"] == 0.0123 and with_ci.to_dict()["p_value"] == 0.01234
-    assert list(with_ci.metric_dict())[-2:] == ["ci_low", "ci_high"]
     assert score.figures() == {"score": "33.3", "precision": "33.3", "recall": "42.9"}
     assert with_ci.figures(2, scale=1) == {
         "score": "0.33",
@@ -320,3 +316,39 @@ def test_by_order_tokenizes_each_line_once_and_walks_once(monkeypatch):
     assert len(tokenized) == 600
     printed = json.loads(out.getvalue())
     assert printed["score"] == round(100 * score.score, 1)
+
+
+@pytest.mark.parametrize("width", [0, 1, 3, 14, 17])
+@pytest.mark.parametrize("scale", [100, 1])
+def test_a_figure_is_printed_the_same_on_every_surface_and_holds_no_noise(width, scale):
+    # -w 0 printed 29 as text but 29.0 in JSON; -w 17 printed float noise (29.30151764490765842
+    # where the value is 29.3015176449076614...).
+    import io
+
+    from google_bleu.cli.main import run
+
+    system, reference = read(WMT17 / "sys_online-A.0.txt"), read(WMT17 / "ref0.txt")
+    score = GLEU().corpus_score(system, reference)
+    expected = decimal_figure(score.n_match, score.n_all, width, scale)
+    recall = decimal_figure(score.n_match, score.n_ref, width, scale)
+    assert score.format(width, score_only=True, scale=scale) == score.figures(width, scale)["score"] == expected
+    assert f" = {expected} (P = " in score.format(width, scale=scale)
+    assert f'"score": {expected}, ' in score.format(width, json=True, scale=scale)
+    argv = [str(WMT17 / "ref0.txt"), "-i", str(WMT17 / "sys_online-A.0.txt"), "-w", str(width), "--scale", str(scale)]
+
+    def printed(*extra: str) -> str:
+        out = io.StringIO()
+        run([*argv, *extra], out)
+        return out.getvalue()
+
+    assert printed("-b") == expected + "\n"
+    assert f" = {expected} (P = " in printed("-f", "text")
+    document = printed()
+    assert f'"score": {expected},\n' in document and f'"recall": {recall},\n' in document
+    assert json.loads(document)["score"] == (int(expected) if width == 0 else float(expected))
+    lines = printed("--sentence-level", "-b").splitlines()
+    rows = GLEU().stats(system, reference).rows.tolist()
+    assert lines == [decimal_figure(m, a, width, scale) if a else decimal_figure(0, 1, width, scale) for m, _, _, a in rows]
+    sentences = printed("--sentence-level").splitlines()
+    assert [json.loads(line)["score"] for line in sentences] == [float(text) for text in lines]
+    assert all(f'"score": {text}, ' in line for text, line in zip(lines, sentences))

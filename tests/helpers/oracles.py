@@ -69,3 +69,12 @@ def span_tokens(spans) -> list[list[str]]:
     tokens = [codes[start : start + n].decode("utf-8", "surrogatepass") for start, n in zip(spans.starts, spans.lengths)]
     ends = np.cumsum(spans.counts).tolist()
     return [tokens[end - n : end] for end, n in zip(ends, spans.counts.tolist())]
+
+
+def decimal_figure(numerator: int, denominator: int, width: int, scale: int) -> str:
+    """The oracle of a printed figure: decimal arithmetic at 60 digits, rounded half to even."""
+    import decimal
+
+    with decimal.localcontext(decimal.Context(prec=60)):
+        value = decimal.Decimal(numerator * scale) / decimal.Decimal(denominator)
+        return f"{value.quantize(decimal.Decimal(1).scaleb(-width), rounding=decimal.ROUND_HALF_EVEN):f}"

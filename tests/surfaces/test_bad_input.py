@@ -503,4 +503,4 @@ def test_a_compute_failing_while_scoring_leaves_a_metric_that_scores_what_comes_
     with pytest.raises(ValueError, match="nothing to compute"):
         metric.compute()
     metric.add_batch(predictions=predictions[:50], references=references[:50])
-    assert metric.compute() == GLEU().corpus_score(predictions[:50], references[:50]).metric_dict()
+    assert metric.compute() == {k: v for k, v in GLEU().corpus_score(predictions[:50], references[:50]).to_dict().items() if not k.startswith('n_')}

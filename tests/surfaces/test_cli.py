@@ -23,7 +23,7 @@ from google_bleu import text_stats
 from google_bleu.cli.main import main
 from google_bleu.cli.options import build_parser
 from google_bleu.significance import bootstrap_ci
-from tests.helpers.oracles import REPO, SAMPLES, read_lines
+from tests.helpers.oracles import REPO, SAMPLES, decimal_figure, read_lines
 
 SAMPLE = SAMPLES / "wmt17_en_de"
 WMT17_SYSTEMS = ["sys_uedin-nmt.4722.txt", "sys_online-F.0.txt", "sys_KIT.4950.txt", "sys_PROMT-Rule-based.4735.txt"]
@@ -270,7 +270,7 @@ def test_sentence_level_equals_sentence_scores(shared_data):
         assert line["score"] == percent(score)
         assert (line["n_match"] / line["n_all"] if line["n_all"] else 0.0) == score
     done = run_cli(folder / "ref0.txt", "-i", system, "-tok", "char", "--sentence-level", "--score-only", "-w", "17")
-    assert done.stdout.decode().splitlines() == [f"{100 * score:.17f}" for score in scores]
+    assert done.stdout.decode().splitlines() == [decimal_figure(m, a or 1, 17, 100) for m, _, _, a in stats.rows.tolist()]
 
 
 def test_empty_files_score_zero(tmp_path):

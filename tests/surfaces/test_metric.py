@@ -245,5 +245,5 @@ def test_evaluates_writer_is_open_exactly_while_rows_are_added(keep_in_memory):
     metric.add(prediction="a b", reference="a b")
     assert metric.writer is not None
     metric.add_batch(predictions=["a c"], references=["a b"])
-    assert metric.compute() == GLEU().corpus_score(["a b", "a c"], ["a b", "a b"]).metric_dict()
+    assert metric.compute() == {k: v for k, v in GLEU().corpus_score(["a b", "a c"], ["a b", "a b"]).to_dict().items() if not k.startswith('n_')}
     assert metric.writer is None
