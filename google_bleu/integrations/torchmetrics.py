@@ -1,16 +1,6 @@
-"""Google-BLEU as a ``torchmetrics.Metric``: :class:`GoogleBLEUScore`.
-
-The metric's states are the four summed GLEU totals (``n_match``, ``n_hyp``, ``n_ref``,
-``n_all``) as int64 tensors reduced by ``"sum"``, so ``compute`` after a distributed sync,
-after ``merge_state`` or after many ``update`` calls is exactly the score of one call
-over the whole corpus (corpus GLEU sums before it divides; averaging batch scores is
-wrong). With ``return_sentence_scores=True`` a ``"cat"`` state keeps one int64 row of
-statistics per sentence, as ``CHRFScore`` keeps its sentence scores.
-
-Counting is done by :class:`google_bleu.GLEU`; this module holds no scoring logic.
-It imports torch and torchmetrics (``pip install 'google-bleu[torchmetrics]'``);
-``import google_bleu`` does not import it. It uses torchmetrics' public API only, so it
-works from torchmetrics 1.4.0 (``tests/frameworks/torchmetrics-oldest``) to the newest.
+"""Google-BLEU as a ``torchmetrics.Metric``: :class:`GoogleBLEUScore` (docs/metrics-harnesses.md,
+"torchmetrics"). Its states are the four int64 totals, reduced by ``"sum"``, and optionally one
+statistics row per sentence (``"cat"``). torchmetrics' public API only, 1.4.0 to the newest.
 """
 
 # No `from __future__ import annotations` here: torch.jit.script reads the state attributes'
@@ -23,7 +13,7 @@ import numpy as np
 from ..imports import import_optional
 from ..settings import GLEU, SETTINGS, scorer_from_options
 from ..stats import COLUMNS, GleuStats
-from ..validation import check_bool, check_references, check_text, describe, is_sequence
+from ..validation import check_bool, check_texts, describe, is_sequence
 
 torch = import_optional("torch", "torchmetrics", "google_bleu.integrations.torchmetrics")
 Tensor = torch.Tensor
@@ -34,34 +24,34 @@ SENTENCE_STATE = "sentence_rows"
 
 
 def _as_text_batch(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]:
-    """``preds``/``target`` in torchmetrics' text conventions, checked, as lists.
-
-    ``BLEUScore``'s documented shapes (a list of predictions, a list of reference lists),
-    read as torchmetrics' shared text check (``_validate_inputs``, used by ``CHRFScore``
-    and ``TERScore``) reads them: ``preds`` may be a single string; a flat list of strings
-    as ``target`` is one reference per prediction, except with a single prediction, where
-    it is that prediction's list of references. Unlike ``BLEUScore``, counts that differ
-    are an error, never silently zipped.
-    """
+    """``preds``/``target`` as torchmetrics' text metrics read them (``_validate_inputs``): ``preds``
+    may be one string; a flat list of strings as ``target`` is one reference per prediction,
+    except with a single prediction, where it is its list of references. Counts that differ are
+    an error, never silently zipped (``BLEUScore`` zips them)."""
     if isinstance(preds, str):
         preds = [preds]
     if isinstance(preds, bytes) or not is_sequence(preds):
         raise TypeError(f"preds must be a str or a list of str, got {describe(preds)}")
-    preds = [check_text(pred, f"preds[{i}]") for i, pred in enumerate(preds)]
     if isinstance(target, (str, bytes)) or not is_sequence(target):
         raise TypeError(f"target must be a list of str or a list of lists of str, got {describe(target)}")
-    target = list(target)
-    if all(isinstance(ref, str) for ref in target):
-        target = [target] if len(preds) == 1 else [[ref] for ref in target]
-    if len(preds) != len(target):
-        raise ValueError(f"got {len(preds)} preds but {len(target)} targets; give one target per prediction")
-    return preds, [check_references(refs, f"target[{i}]") for i, refs in enumerate(target)]
+    if len(preds) == 1 and all(isinstance(ref, str) for ref in target):
+        target = [target]
+    return check_texts(preds, target, ("preds", "target"))
 
 
 class _Counted(NamedTuple):
     """A batch already counted, passed through torchmetrics' ``forward`` to ``update``."""
 
     stats: GleuStats
+
+
+def _count(value: Any, name: str) -> int:
+    """A total of an incoming state: a Python int or a 0-d integer tensor."""
+    if isinstance(value, Tensor) and value.dim() == 0 and not value.is_floating_point() and value.dtype != torch.bool:
+        return int(value.item())
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ValueError(f"incoming state {name!r} must be a count (an int or a 0-d integer tensor), got {describe(value)}")
 
 
 def _rows(rows: Any) -> Tensor:
@@ -147,48 +137,45 @@ class GoogleBLEUScore(Metric):
         return super().forward(_Counted(self._count(preds, target)), None)
 
     def merge_state(self, incoming_state: Union[dict[str, Any], Metric]) -> None:
-        """Adds another metric's states (or a state dict) to this one (torchmetrics' ``merge_state``).
-
-        Everything is checked before anything is kept: the incoming totals must be 0-d int64
-        tensors and the merged totals possible GLEU statistics, else nothing changes. Incoming
-        sentence rows come first, as torchmetrics concatenates ``"cat"`` states. Written here:
-        torchmetrics has ``merge_state`` from 1.6 on, and it keeps a cached ``compute()`` value.
+        """Adds another metric's states (or a state dict) to this one: torchmetrics' ``merge_state``
+        (its checks and words, on every torchmetrics from 1.4), the incoming sentence rows first as
+        torchmetrics concatenates ``"cat"`` states. Everything is checked before anything is kept,
+        and a value cached by an earlier ``compute()`` is dropped.
 
         Raises:
-            ValueError: If the other metric counts with other settings, a state is missing,
-                or a state is not a non-negative integer count that GLEU can produce
-                (nothing is merged then).
+            ValueError: ``incoming_state`` is no dict or Metric, a metric of another class or other
+                settings, lacks a state, or holds a state that is no count GLEU can produce.
+            RuntimeError: This metric has ``full_state_update=True`` or ``dist_sync_on_step=True``.
         """
+        if not isinstance(incoming_state, (dict, Metric)):
+            raise ValueError(f"Expected incoming state to be a dict or an instance of Metric but got {type(incoming_state)}")
+        if self.full_state_update or self.full_state_update is None or self.dist_sync_on_step:
+            raise RuntimeError(
+                "``merge_state`` is not supported for metrics with ``full_state_update=True`` or "
+                "``dist_sync_on_step=True``. Please overwrite the merge_state method in the metric class."
+            )
         state = incoming_state
         if isinstance(incoming_state, Metric):
-            if not isinstance(incoming_state, GoogleBLEUScore):
-                raise ValueError(f"cannot merge a {type(incoming_state).__name__} into a GoogleBLEUScore")
-            if incoming_state.scorer != self.scorer:
+            if not isinstance(incoming_state, type(self)):
                 raise ValueError(
-                    f"cannot merge a metric counted with {incoming_state.scorer!r} into one counted with {self.scorer!r}"
+                    f"Expected incoming state to be an instance of {type(self).__name__} but got {type(incoming_state)}"
                 )
+            if incoming_state.scorer != self.scorer:
+                raise ValueError(f"cannot merge a metric counted with {incoming_state.scorer!r} into one counted with {self.scorer!r}")
             state = incoming_state.metric_state
-        if not isinstance(state, dict):
-            raise ValueError(f"incoming_state must be a GoogleBLEUScore or a dict of its states, got {describe(state)}")
-        missing = [name for name in self.metric_state if name not in state]
-        if missing:
-            raise ValueError(f"incoming_state has no {missing} state (keys: {sorted(state)})")
-        for name in COLUMNS:
-            value = state[name]
-            if not (isinstance(value, Tensor) and value.dim() == 0 and value.dtype == torch.int64):
-                raise ValueError(f"incoming_state[{name!r}] must be a 0-d int64 tensor (a count), got {describe(value)}")
-        # The merged totals, checked as GLEU statistics (non-negative, possible, in int64).
-        totals = [int(getattr(self, name)) + int(state[name]) for name in COLUMNS]
-        GleuStats([totals], self.scorer.min_len, self.scorer.max_len)
+        for name in self.metric_state:
+            if name not in state:
+                raise ValueError(f"Expected state variable {name} to be present in incoming state {state}")
+        incoming = [_count(state[name], name) for name in COLUMNS]
+        orders = (self.scorer.min_len, self.scorer.max_len)
+        totals = GleuStats.summed([self._stats(), GleuStats([incoming], *orders)])
         if self.return_sentence_scores:
-            incoming = _rows(state[SENTENCE_STATE])
-            GleuStats(incoming.tolist(), self.scorer.min_len, self.scorer.max_len)
+            rows = _rows(state[SENTENCE_STATE])
+            GleuStats(rows.numpy(), *orders)
         # Everything that can fail has run: only now are the states touched.
-        for name, total in zip(COLUMNS, totals):
-            setattr(self, name, torch.tensor(total, dtype=torch.int64, device=self.device))
+        self._set_totals(totals)
         if self.return_sentence_scores:
-            local = _rows(getattr(self, SENTENCE_STATE)).to(self.device)
-            setattr(self, SENTENCE_STATE, [incoming.to(self.device), local])
+            setattr(self, SENTENCE_STATE, [rows.to(self.device), _rows(getattr(self, SENTENCE_STATE)).to(self.device)])
         # An empty update drops a value cached by an earlier compute() (torchmetrics' update
         # does) and counts the merge as an update (no "compute before update" warning).
         self.update([], [])
@@ -226,11 +213,10 @@ class GoogleBLEUScore(Metric):
                 the module's conventions (as ``BLEUScore``).
         """
         stats = preds.stats if isinstance(preds, _Counted) else self._count(preds, target)
+        totals = GleuStats.summed([self._stats(), stats])
         # Everything that can fail has run: only now are the states touched (torchmetrics
         # still counts a rejected call in ``update_count``, before it runs this method).
-        totals = torch.tensor(stats.totals(), dtype=torch.int64, device=self.device)
-        for i, name in enumerate(COLUMNS):
-            setattr(self, name, getattr(self, name) + totals[i])
+        self._set_totals(totals)
         if self.return_sentence_scores:
             rows = torch.tensor(np.asarray(stats.rows), dtype=torch.int64).reshape(-1, len(COLUMNS))
             getattr(self, SENTENCE_STATE).append(rows.to(self.device))
@@ -241,6 +227,10 @@ class GoogleBLEUScore(Metric):
     def _stats(self) -> GleuStats:
         totals = [int(getattr(self, name).item()) for name in COLUMNS]
         return GleuStats(np.asarray([totals], np.int64), self.scorer.min_len, self.scorer.max_len)
+
+    def _set_totals(self, stats: GleuStats) -> None:
+        for name, total in zip(COLUMNS, stats.totals()):
+            setattr(self, name, torch.tensor(total, dtype=torch.int64, device=self.device))
 
     def totals(self) -> tuple[int, int, int, int]:
         """The current totals ``(n_match, n_hyp, n_ref, n_all)`` as Python ints (this process)."""

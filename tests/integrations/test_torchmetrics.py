@@ -167,14 +167,61 @@ def test_merge_state_rejects_other_settings_and_missing_states():
         metric.merge_state(other)
     without_sentences = GoogleBLEUScore()
     without_sentences.update(SYSTEM[5:10], REFERENCES[5:10])
-    with pytest.raises(ValueError, match=r"incoming_state has no \['sentence_rows'\] state"):
+    with pytest.raises(ValueError, match=r"Expected state variable sentence_rows to be present in incoming state"):
         metric.merge_state(without_sentences)
-    with pytest.raises(ValueError, match="incoming_state has no"):
+    with pytest.raises(ValueError, match="Expected state variable n_hyp to be present"):
         metric.merge_state({"n_match": torch.tensor(1)})
     assert metric.totals() == before
     # A metric without sentence scores takes the totals of one with them.
     without_sentences.merge_state(metric)
     assert without_sentences.compute().item() == GLEU().corpus_score(SYSTEM[:10], REFERENCES[:10]).score
+
+
+def test_merge_state_refuses_what_torchmetrics_refuses_in_its_words():
+    # torchmetrics' own test of merge_state's errors (tests/unittests/bases/test_metric.py,
+    # test_merge_state_feature_raises_errors), on this metric.
+    from torchmetrics.aggregation import MeanMetric
+
+    class TempMetric(GoogleBLEUScore):
+        full_state_update = True
+
+    metric, metric2, metric3 = TempMetric(), GoogleBLEUScore(), MeanMetric()
+    with pytest.raises(ValueError, match="Expected incoming state to be a.*"):
+        metric.merge_state(2)
+    with pytest.raises(RuntimeError, match="``merge_state`` is not supported.*"):
+        metric.merge_state(dict.fromkeys(COLUMNS, torch.tensor(2)))
+    with pytest.raises(ValueError, match="Expected incoming state to be an.*"):
+        metric2.merge_state(metric3)
+    with pytest.raises(RuntimeError, match="``merge_state`` is not supported"):
+        GoogleBLEUScore(dist_sync_on_step=True).merge_state(GoogleBLEUScore())
+
+
+def _without_sentence_rows(how: str) -> GoogleBLEUScore:
+    metric = GoogleBLEUScore(return_sentence_scores=True)
+    if how == "empty batches":
+        metric.update([], [])
+        metric([], [])
+    elif how == "after reset":
+        metric.update(SYSTEM[:3], REFERENCES[:3])
+        metric.reset()
+    return metric
+
+
+@pytest.mark.parametrize("how", ["never updated", "empty batches", "after reset"])
+@pytest.mark.parametrize("as_dict", [False, True])
+def test_merge_state_of_a_metric_without_sentence_rows(how, as_dict):
+    # It raised "rows must have shape (n_segments, 4), got shape (0,)".
+    metric = GoogleBLEUScore(return_sentence_scores=True)
+    metric.update(SYSTEM[:4], REFERENCES[:4])
+    empty = _without_sentence_rows(how)
+    metric.merge_state(empty.metric_state if as_dict else empty)
+    score, sentences = metric.compute()
+    assert score.item() == GLEU().corpus_score(SYSTEM[:4], REFERENCES[:4]).score
+    assert sentences.tolist() == GLEU().sentence_scores(SYSTEM[:4], REFERENCES[:4])
+    # And the other way: an empty metric takes another's states.
+    empty = _without_sentence_rows(how)
+    empty.merge_state(metric)
+    assert [value.tolist() for value in empty.compute()] == [value.tolist() for value in metric.compute()]
 
 
 def test_states_are_summed_int64_totals():
@@ -228,8 +275,8 @@ BAD_UPDATES = [
     (b"a b", ["a"], TypeError, "preds must be"),
     (["a"], "a b", TypeError, "target must be a list of str or a list of lists of str, got str"),
     (["a"], None, TypeError, "target must be"),
-    (["a", "b"], ["a", "b", "c"], ValueError, "got 2 preds but 3 targets"),
-    (["a", "b"], [["a"]], ValueError, "got 2 preds but 1 targets"),
+    (["a", "b"], ["a", "b", "c"], ValueError, "preds has 2, target has 3"),
+    (["a", "b"], [["a"]], ValueError, "preds has 2, target has 1"),
     (["a", "b"], [["a"], []], ValueError, r"target\[1\] has no reference"),
     (["a", "b"], [["a"], 3], TypeError, r"target\[1\] must be a str or a list of str, got int 3"),
     (["a", "b"], [["a"], ["b", None]], TypeError, r"target\[1\]\[1\] must be a str, got NoneType"),
@@ -387,7 +434,7 @@ def _counts(**values):
         _counts(n_all=torch.tensor(-1, dtype=torch.int64)),  # the first states valid, the last one not
         _counts(n_all=torch.tensor(0.5)),
         _counts(n_all=torch.tensor([1, 2], dtype=torch.int64)),
-        _counts(n_all=3),
+        _counts(n_all=True),
     ],
 )
 def test_a_rejected_merge_state_changes_nothing_and_compute_is_fresh(bad):
@@ -439,7 +486,7 @@ def test_ctrl_c_in_update_forward_or_merge_changes_nothing(monkeypatch):
     other = GoogleBLEUScore(scorer=metric.scorer, return_sentence_scores=True)
     other.update(SYSTEM[5:9], REFERENCES[5:9])
     with monkeypatch.context() as patch:
-        patch.setattr("google_bleu.integrations.torchmetrics.GleuStats", interrupted)
+        patch.setattr(GleuStats, "summed", interrupted)
         with pytest.raises(KeyboardInterrupt):
             metric.merge_state(other)
     assert unchanged()
