@@ -42,7 +42,7 @@ def _status_kb(field: str) -> int:
 
 def peak_extra_mb(kind: str, n: int) -> dict:
     """Scores ``n`` pairs and returns input size, extra peak RSS and time."""
-    from google_bleu import corpus_gleu, text_stats
+    from google_bleu import GLEU, corpus_gleu
 
     gc.collect()
     baseline = _status_kb("VmRSS")
@@ -54,7 +54,7 @@ def peak_extra_mb(kind: str, n: int) -> dict:
     if kind == "tokens":
         score = corpus_gleu(refs, hyps)
     else:
-        score = text_stats(hyps, refs).score()
+        score = GLEU().stats(hyps, refs).score()
     seconds = time.perf_counter() - start
     peak = _status_kb("VmHWM")
     return {

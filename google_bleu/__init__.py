@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .imports import import_optional
 from .result import GleuScore
-from .settings import GLEU, text_stats
+from .settings import GLEU
 from .signature import signature
 from .stats import GleuStats
 from .tokenizers import SACREBLEU_TOKENIZERS, Tokenizer, get_tokenizer
@@ -57,7 +57,6 @@ __all__ = [
     "load",
     "sentence_gleu",
     "signature",
-    "text_stats",
 ]
 
 #: The namespaces, imported on first attribute access.

@@ -22,8 +22,16 @@ from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, check_bootstrap, ch
 from .stats import GleuStats, check_stats
 from .text import checked_text_stats, order_text_stats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
-from .tokens import gleu_stats
-from .validation import check_bool, check_orders, check_references, check_text, check_texts, check_type, describe
+from .validation import (
+    check_bool,
+    check_list,
+    check_orders,
+    check_references,
+    check_text,
+    check_texts,
+    check_type,
+    describe,
+)
 
 #: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.
 SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
@@ -134,10 +142,6 @@ class GLEU:
         predictions, references = check_texts(predictions, references)
         return checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
 
-    def token_stats(self, hypotheses: Sequence[Sequence[Any]], list_of_references: Sequence[Any]) -> GleuStats:
-        """Per-segment statistics of token sequences (no tokenizer, no lowercasing)."""
-        return gleu_stats(hypotheses, list_of_references, self.min_len, self.max_len)
-
     def signature(
         self, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
         n_randomization: int | None = None,
@@ -158,22 +162,35 @@ class GLEU:
         return signature(str(nrefs), tokenizer.name, tokenizer.lowercase, *orders, n_bootstrap, seed, n_randomization)
 
     def score_stats(
-        self, stats: GleuStats, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED
+        self, stats: GleuStats, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
+        *, orders: Sequence[GleuStats] = (),
     ) -> GleuScore:
         """A :class:`GleuScore` from statistics counted with these settings (from :meth:`stats`,
         summed across workers, ...); ``nrefs`` (references per segment) for the signature,
-        ``n_bootstrap`` and ``seed`` as in :meth:`corpus_score`."""
+        ``n_bootstrap`` and ``seed`` as in :meth:`corpus_score`; ``orders``: each order's own
+        statistics (orders ``n-n``, ``min_len`` first), for :attr:`GleuScore.orders`."""
         check_stats(stats, "stats", (self.min_len, self.max_len))
+        if orders:
+            check_list(orders, "orders")
+            for index, (n, one) in enumerate(zip(range(self.min_len, self.max_len + 1), orders)):
+                check_stats(one, f"orders[{index}]", (n, n))
+            if len(orders) != self.max_len - self.min_len + 1:
+                raise ValueError(f"orders must hold one GleuStats per order {self.min_len}-{self.max_len}, got {len(orders)}")
         n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
-        return self.checked_score(stats, nrefs, n_bootstrap, seed)
+        return self.checked_score(stats, nrefs, n_bootstrap, seed, orders)
 
     def checked_score(
-        self, stats: GleuStats, nrefs: str | int, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED
+        self, stats: GleuStats, nrefs: str | int, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
+        orders: Sequence[GleuStats] = (),
     ) -> GleuScore:
         """:meth:`score_stats` of arguments already checked (statistics these settings counted,
         ``n_bootstrap`` and ``seed`` as :func:`~google_bleu.significance.check_bootstrap` returns them)."""
         interval = None if n_bootstrap is None else checked_bootstrap_ci(stats, n_bootstrap, seed)
-        return GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
+        score = GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
+        if not orders:
+            return score
+        alone = [(one.min_len, self.replace(min_len=one.min_len, max_len=one.max_len)) for one in orders]
+        return dataclasses.replace(score, orders=tuple((n, scorer.checked_score(one, nrefs)) for (n, scorer), one in zip(alone, orders)))
 
     def corpus_score(
         self, predictions: Sequence[str], references: Sequence[str | Sequence[str]], n_bootstrap: int | None = None,
@@ -208,26 +225,7 @@ class GLEU:
         predictions, references = check_texts(predictions, references, per_segment=per_segment)
         # One tokenization and one walk: the corpus statistics first, then each order's.
         stats, *orders = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len, by_order)
-        nrefs = count_references(references)
-        score = self.checked_score(stats, nrefs, n_bootstrap, seed)
-        return dataclasses.replace(score, orders=self._order_scores(orders, nrefs)) if by_order else score
-
-    def order_scores(
-        self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]
-    ) -> tuple[tuple[int, GleuScore], ...]:
-        """What :attr:`GleuScore.orders` holds after ``corpus_score(..., by_order=True)``, for a
-        caller that has its corpus score already.
-
-        Example:
-            >>> [(n, order.score) for n, order in GLEU(max_len=2).order_scores(["a b c"], ["a b d"])]
-            [(1, 0.6666666666666666), (2, 0.5)]
-        """
-        predictions, references = check_texts(predictions, references)
-        _, *orders = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len, True)
-        return self._order_scores(orders, count_references(references))
-
-    def _order_scores(self, stats: list[GleuStats], nrefs: str | int) -> tuple:
-        return tuple((one.min_len, self.replace(min_len=one.min_len, max_len=one.max_len).checked_score(one, nrefs)) for one in stats)
+        return self.checked_score(stats, count_references(references), n_bootstrap, seed, orders)
 
     def sentence_score(self, hypothesis: str, references: str | Sequence[str]) -> GleuScore:
         """GLEU of one hypothesis against its references, as sacrebleu's ``sentence_score``.
@@ -339,15 +337,3 @@ def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = 
 @functools.lru_cache(maxsize=64, typed=True)
 def _cached_scorer(**settings: Any) -> GLEU:
     return GLEU(**settings)
-
-
-def text_stats(predictions: Sequence[str], references: Sequence[str | Sequence[str]], *settings: Any, **keywords: Any) -> GleuStats:
-    """Per-segment statistics of untokenized text: ``GLEU(*settings, **keywords).stats(...)``.
-
-    Example:
-        >>> text_stats(["the cat sat on the mat"], ["the cat ate the mat"]).score()
-        0.3333333333333333
-        >>> text_stats(["AB"], ["ab"], "char", lowercase=True).score()
-        1.0
-    """
-    return GLEU(*settings, **keywords).stats(predictions, references)

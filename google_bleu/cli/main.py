@@ -138,14 +138,10 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     work = len(paths) + (len(paths) - 1 if paired else 0) + (len(paths) if options.confidence and not paired else 0)
     with files, _progress(work, not options.quiet and files.lines * len(paths) >= PROGRESS_MIN_SEGMENTS) as progress:
         parts = _systems(files, names, progress)
-        systems = [part[0] for part in parts]
         if options.sentence_level:
-            text = sentences(systems[0], options)
+            text = sentences(parts[0][0], options)
         else:
-            scores = _system_scores(scorer, systems, paths, nrefs, paired, options, progress)
-            if options.by_order:
-                scores = _by_order(scorer, scores, parts, nrefs)
-            text = corpus(scores, options)
+            text = corpus(_system_scores(scorer, parts, paths, nrefs, paired, options, progress), options)
     output = Output(stdout)
     output.write(text)
     output.flush()
@@ -163,31 +159,23 @@ def _systems(files: SystemFiles, names: list[str], progress: tqdm | _NoProgress)
     return parts
 
 
-def _by_order(scorer: GLEU, scores: list[GleuScore], parts: list[tuple[GleuStats, ...]], nrefs: int) -> list[GleuScore]:
-    """``scores`` with each order's own score (:attr:`GleuScore.orders`): the totals of orders
-    ``n-n`` counted from the same lines as the main score, as ``min_len = max_len = n`` scores them."""
-    orders = range(scorer.min_len, scorer.max_len + 1)
-    singles = [scorer.replace(min_len=n, max_len=n) for n in orders]
-    return [
-        dataclasses.replace(score, orders=tuple((n, single.score_stats(stats, nrefs)) for n, single, stats in zip(orders, singles, part[1:])))
-        for score, part in zip(scores, parts)
-    ]
-
-
 def _system_scores(
     scorer: GLEU,
-    systems: list[GleuStats],
+    parts: list[tuple[GleuStats, ...]],
     paths: list[str],
     nrefs: int,
     paired: str | None,
     args: Options,
     progress: tqdm | _NoProgress,
 ) -> list[GleuScore]:
+    """Each system's score (with each order's, ``--by-order``) from the statistics its workers
+    counted, the options as :func:`~.options.parse` checked them."""
+    systems = [part[0] for part in parts]
     if not paired:
         n_bootstrap = args.confidence_n if args.confidence else None
         scores = []
-        for path, stats in zip(paths, systems):
-            scores.append(scorer.score_stats(stats, nrefs, n_bootstrap, args.seed))
+        for path, (stats, *orders) in zip(paths, parts):
+            scores.append(scorer.checked_score(stats, nrefs, n_bootstrap, args.seed, orders))
             if n_bootstrap is not None:
                 progress.set_postfix_str(f"bootstrap {path}", refresh=False)
                 progress.update()
@@ -200,6 +188,9 @@ def _system_scores(
         scores += pair if not scores else pair[1:]
         progress.set_postfix_str(f"paired test {path}", refresh=False)
         progress.update()
+    if args.by_order:
+        orders = [scorer.checked_score(stats, nrefs, orders=rest).orders for stats, *rest in parts]
+        scores = [dataclasses.replace(score, orders=each) for score, each in zip(scores, orders)]
     return scores
 
 

@@ -33,8 +33,8 @@ def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) ->
         group (a single process), simply ``stats.total()``.
 
     Example:
-        >>> from google_bleu import text_stats
-        >>> stats = text_stats(["the cat sat on the mat"], ["the cat ate the mat"])
+        >>> from google_bleu import GLEU
+        >>> stats = GLEU().stats(["the cat sat on the mat"], ["the cat ate the mat"])
         >>> all_reduce_stats(stats).score()  # one process: nothing to reduce
         0.3333333333333333
     """

@@ -10,7 +10,6 @@ is shown on the page (or returned by the API), never a traceback.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 import re
@@ -147,7 +146,7 @@ class Scored:
 
     def by_order(self) -> GleuScore:
         """The result with each order's own score (:attr:`GleuScore.orders`), for the score card."""
-        return dataclasses.replace(self.result, orders=self.scorer.order_scores(self.predictions, self.references))
+        return self.scorer.corpus_score(self.predictions, self.references, by_order=True)
 
     @property
     def output(self) -> dict:

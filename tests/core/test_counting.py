@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import google_bleu.counting as engine
 import google_bleu.text as gleu
-from google_bleu import GLEU, gleu_stats, text_stats
+from google_bleu import GLEU, gleu_stats
 from google_bleu.counting import SMALL_TOKENS, segment_rows, strategy, walk
 from google_bleu.tokenizers import SACREBLEU_TOKENIZERS
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines
@@ -193,8 +193,8 @@ def test_the_crossover_is_the_one_size_rule():
     above = gleu_stats([["a"] * half], [[["a"] * (SMALL_TOKENS - half + 1)]])
     assert type(at._rows) is list and type(above._rows) is np.ndarray
     longest = ((SMALL_TOKENS + 1) * engine.CHARS_PER_TOKEN - 1) // 2  # characters of each side
-    assert type(text_stats(["a" * longest], ["a" * longest])._rows) is list
-    assert type(text_stats(["a" * (longest + 1)], ["a" * (longest + 1)])._rows) is np.ndarray
+    assert type(GLEU().stats(["a" * longest], ["a" * longest])._rows) is list
+    assert type(GLEU().stats(["a" * (longest + 1)], ["a" * (longest + 1)])._rows) is np.ndarray
 
 
 def test_a_short_input_never_imports_numpy():

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from google_bleu import explain, get_tokenizer, gleu_stats, text_stats
+from google_bleu import GLEU, explain, get_tokenizer, gleu_stats
 from tests.helpers.oracles import SAMPLES, read_lines
 
 pytestmark = pytest.mark.usefixtures("both_strategies")
@@ -89,7 +89,7 @@ def test_real_sample_rows_equal_the_engine(pair, tokenizer):
     refs = [list(group) for group in zip(read_lines(folder / "ref0.txt"), *map(read_lines, systems[1:]))]
     tokenize = get_tokenizer(tokenizer)
     for min_len, max_len in ((1, 4), (2, 3)):
-        stats = text_stats(hyps, refs, tokenizer, False, min_len, max_len)
+        stats = GLEU(tokenizer, False, min_len, max_len).stats(hyps, refs)
         chosen = Counter()
         for i, (hyp, segment_refs) in enumerate(zip(hyps, refs)):
             e = _check(

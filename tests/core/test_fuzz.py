@@ -226,7 +226,7 @@ def test_text_scores_equal_sacrebleu_and_nltk(corpus, lowercase):
     assert stats.score() == expected
     assert stats.sentence_scores().tolist() == expected_sentences
     # ... and so does scoring the text.
-    text = google_bleu.text_stats(predictions, references, lowercase=lowercase, min_len=min_len, max_len=max_len)
+    text = google_bleu.GLEU(lowercase=lowercase, min_len=min_len, max_len=max_len).stats(predictions, references)
     assert text.rows.tolist() == stats.rows.tolist()
     assert text.score() == expected
     assert text.sentence_scores().tolist() == expected_sentences
@@ -263,7 +263,7 @@ def test_controls_next_to_tokens_score_as_in_sacrebleu_and_nltk(corpus):
     list_of_references = [[oracle(text) for text in refs] for refs in references]
     assert tokenize_13a_batch(predictions) == hypotheses
     expected = nltk_corpus(list_of_references, hypotheses)
-    stats = google_bleu.text_stats(predictions, references)
+    stats = google_bleu.GLEU().stats(predictions, references)
     assert stats.score() == expected
     assert stats.sentence_scores().tolist() == [
         nltk_sentence(refs, hyp) for refs, hyp in zip(list_of_references, hypotheses)

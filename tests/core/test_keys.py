@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import google_bleu.keys as keys
 import google_bleu.text as gleu
-from google_bleu import corpus_gleu, get_tokenizer, gleu_stats, text_stats
+from google_bleu import GLEU, corpus_gleu, get_tokenizer, gleu_stats
 from tests.helpers.oracles import nltk_corpus, nltk_sentence
 
 # The vectorised engine's own paths, whatever the inputs' size.
@@ -215,7 +215,7 @@ def test_strings_that_collide_for_every_salt_keep_the_store(monkeypatch):
     assert store.texts == ["one line", "ab", ", ", "\u6261", "\u202c"]
     predictions = ["ab , x", ", ", "\u202c", "one line"] * 3
     references = [[", "], ["\u202c"], [", ", "ab"], ["one line"]] * 3
-    assert text_stats(predictions, references) == _token_lists_stats(predictions, references)
+    assert GLEU().stats(predictions, references) == _token_lists_stats(predictions, references)
 
 
 def test_a_stored_long_token_hash_collision_falls_back_to_exact_ids():
@@ -234,7 +234,7 @@ def test_stored_tokens_holding_nul_are_exact():
     predictions, references = ["a\x00 a b\x00\x00"], [["a a b\x00 b\x00\x00\x00"]]
     expected = _token_lists_stats(predictions, references)
     assert expected.rows[0, 0] == 1  # only "a" matches: NUL is part of a token
-    assert text_stats(predictions, references) == expected
+    assert GLEU().stats(predictions, references) == expected
 
 
 def test_text_path_with_every_chunk_and_store_bound_equals_token_lists(monkeypatch):
@@ -244,7 +244,7 @@ def test_text_path_with_every_chunk_and_store_bound_equals_token_lists(monkeypat
         monkeypatch.setattr(gleu, "TEXT_CHUNK_CHARS", chunk_chars)
         monkeypatch.setattr(gleu, "SEEN_LINES", seen_lines)
         monkeypatch.setattr(gleu, "SEEN_TOKENS", seen_tokens)
-        assert text_stats(predictions, references) == expected
+        assert GLEU().stats(predictions, references) == expected
 
 
 @settings(max_examples=200, deadline=None)

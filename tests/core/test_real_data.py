@@ -2,7 +2,7 @@
 
 import pytest
 
-from google_bleu import GLEU, gleu_stats, text_stats
+from google_bleu import GLEU, gleu_stats
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
 
 pytestmark = pytest.mark.usefixtures("both_strategies")
@@ -14,7 +14,7 @@ def _check_system(ref_path, sys_path):
     assert len(refs) == len(hyps)
     tok_refs = [[tokenize_13a(r)] for r in refs]
     tok_hyps = [tokenize_13a(h) for h in hyps]
-    stats = text_stats(hyps, refs)
+    stats = GLEU().stats(hyps, refs)
     assert stats == gleu_stats(tok_hyps, tok_refs)
     assert stats.score() == nltk_corpus(tok_refs, tok_hyps)
     assert stats.sentence_scores().tolist() == [nltk_sentence(r, h) for r, h in zip(tok_refs, tok_hyps)]
@@ -52,7 +52,7 @@ def test_oracle_table_cross_check(shared_data):
         refs = read_lines(shared_data / pair / "ref0.txt")
         for system, _, _, value in rows:
             hyps = read_lines(shared_data / pair / f"{system}.txt")
-            assert round(text_stats(hyps, refs).score(), 10) == pytest.approx(float(value), abs=1e-10)
+            assert round(GLEU().stats(hyps, refs).score(), 10) == pytest.approx(float(value), abs=1e-10)
 
 
 def test_multi_reference_from_real_systems(shared_data):
@@ -64,7 +64,7 @@ def test_multi_reference_from_real_systems(shared_data):
     references = [[r0, *extra] for r0, *extra in zip(refs0, *others[1:])]
     tok_refs = [[tokenize_13a(r) for r in refs] for refs in references]
     tok_hyps = [tokenize_13a(h) for h in hyps]
-    assert text_stats(hyps, references).score() == nltk_corpus(tok_refs, tok_hyps)
+    assert GLEU().stats(hyps, references).score() == nltk_corpus(tok_refs, tok_hyps)
 
 
 def _check_orders(hyps, references):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import google_bleu
-from google_bleu import GLEU, GleuScore, get_tokenizer, text_stats
+from google_bleu import GLEU, GleuScore, get_tokenizer, gleu_stats
 from google_bleu.scale.lines import lines_from_bytes
 from tests.helpers.oracles import SAMPLES, decimal_figure, hf_google_bleu, nltk_sentence, tokenize_13a
 
@@ -124,7 +124,7 @@ def test_settings_are_checked_once_in_the_constructor():
     assert scorer.signature(2).rsplit("|", 1)[0] == "nrefs:2|case:lc|tok:char|ngram:2-3"
     stats = scorer.stats(["AB c"], ["ab c"])
     assert (stats.min_len, stats.max_len) == (2, 3)
-    assert stats == text_stats(["AB c"], ["ab c"], tokenizer="char", lowercase=True, min_len=2, max_len=3)
+    assert stats == GLEU(tokenizer="char", lowercase=True, min_len=2, max_len=3).stats(["AB c"], ["ab c"])
 
 
 def test_a_signature_keeps_its_fields_and_formats_itself_short_or_long():
@@ -192,13 +192,13 @@ def test_score_stats_refuses_other_orders():
 
 
 @pytest.mark.parametrize("size", [1, 8, 300])  # one pair, a few, the whole sample: both strategies
-def test_sentence_scores_and_token_stats_equal_nltk(size):
+def test_sentence_scores_and_token_statistics_equal_nltk(size):
     scorer = GLEU()
     predictions, references = read(WMT17 / "sys_online-B.0.txt")[:size], read(WMT17 / "ref0.txt")[:size]
     expected = [nltk_sentence([tokenize_13a(r)], tokenize_13a(p)) for p, r in zip(predictions, references)]
     assert scorer.sentence_scores(predictions, references) == expected
     assert [scorer.sentence_score(p, [r]).score for p, r in zip(predictions, references)] == expected
-    tokens = scorer.token_stats([tokenize_13a(p) for p in predictions], [[tokenize_13a(r)] for r in references])
+    tokens = gleu_stats([tokenize_13a(p) for p in predictions], [[tokenize_13a(r)] for r in references])
     assert tokens.sentence_scores().tolist() == expected
 
 

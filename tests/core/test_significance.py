@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from google_bleu import GLEU, GleuStats, gleu_stats, text_stats
+from google_bleu import GLEU, GleuStats, gleu_stats
 from google_bleu.significance import (
     _resampled_totals,
     bootstrap_ci,
@@ -28,7 +28,7 @@ SYSTEMS = ["sys_PROMT-Rule-based.4735.txt", "sys_online-A.0.txt", "sys_online-B.
 
 @pytest.fixture(scope="module")
 def sample_stats():
-    return {name: text_stats(read_lines(SAMPLE / name), REFS) for name in SYSTEMS}
+    return {name: GLEU().stats(read_lines(SAMPLE / name), REFS) for name in SYSTEMS}
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def full_stats(shared_data):
     folder = shared_data / "wmt17_en_de"
     refs = read_lines(folder / "ref0.txt")
     names = ["sys_uedin-nmt.4722.txt", "sys_online-B.0.txt", "sys_KIT.4950.txt", "sys_PROMT-Rule-based.4735.txt"]
-    return {name: text_stats(read_lines(folder / name), refs) for name in names}
+    return {name: GLEU().stats(read_lines(folder / name), refs) for name in names}
 
 
 # -- bootstrap intervals ------------------------------------------------------------
@@ -78,7 +78,7 @@ def test_interval_contains_point_estimate(sample_stats, full_stats):
 
 
 def test_identical_segments_give_a_point_interval():
-    stats = text_stats(["the cat sat on the mat"] * 40, ["the cat ate the mat"] * 40)
+    stats = GLEU().stats(["the cat sat on the mat"] * 40, ["the cat ate the mat"] * 40)
     low, high = bootstrap_ci(stats, 500, seed=1)
     assert low == high == stats.score() == 1 / 3
 
@@ -318,7 +318,7 @@ def test_each_resampling_input_is_checked_once(monkeypatch, metric):
     # n_bootstrap, seed and statistics are checked by the call that receives them; what it
     # passes down (and the statistics the engine counts) is not checked again.
     predictions = read_lines(SAMPLE / "sys_online-B.0.txt")[:30]
-    stats = text_stats(predictions, REFS[:30])
+    stats = GLEU().stats(predictions, REFS[:30])
     calls = counted_checks(monkeypatch, "google_bleu")
     for call, checks in (
         (lambda: GLEU().corpus_score(predictions, REFS[:30], n_bootstrap=50), ["check_n_samples", "check_seed"]),

@@ -7,7 +7,7 @@ import re
 import pytest
 
 import google_bleu.text as gleu
-from google_bleu import get_tokenizer, gleu_stats, text_stats
+from google_bleu import GLEU, get_tokenizer, gleu_stats
 from google_bleu.validation import check_texts, check_utf8
 from tests.helpers.oracles import SAMPLES, nltk_corpus, nltk_sentence, read_lines, tokenize_13a
 
@@ -70,12 +70,12 @@ def test_text_chunks_and_dedupe_change_nothing(monkeypatch):
     tok_hyps = [tokenize_13a(h) for h in hyps]
     expected = gleu_stats(tok_hyps, tok_refs)
     assert expected.score() == nltk_corpus(tok_refs, tok_hyps)
-    assert text_stats(hyps, references) == expected
+    assert GLEU().stats(hyps, references) == expected
     monkeypatch.setattr(gleu, "TEXT_CHUNK_CHARS", 1000)
-    assert text_stats(hyps, references) == expected
+    assert GLEU().stats(hyps, references) == expected
     # Lines tokenized in earlier chunks are reused; the kept lines are forgotten past the bound.
     monkeypatch.setattr(gleu, "SEEN_LINES", 50)
-    assert text_stats(hyps, references) == expected
+    assert GLEU().stats(hyps, references) == expected
 
 
 def test_custom_tokenizer_runs_once_per_distinct_line_and_sees_every_line():
@@ -87,7 +87,7 @@ def test_custom_tokenizer_runs_once_per_distinct_line_and_sees_every_line():
 
     predictions = ["a b", "a b", "c"]
     references = [["a b", "x"], ["a b"], ["c d"]]
-    stats = text_stats(predictions, references, tokenizer=tokenize)
+    stats = GLEU(tokenizer=tokenize).stats(predictions, references)
     assert sorted(seen) == ["a b", "c", "c d", "x"]
     tok_refs = [[r.split() for r in rs] for rs in references]
     assert stats.score() == nltk_corpus(tok_refs, [p.split() for p in predictions])
@@ -97,7 +97,7 @@ def test_lowercase_batch_path_equals_per_line():
     tokenize = get_tokenizer("13a", lowercase=True)
     predictions = ["The Cat, SAT.", "ΣΟΦΟΣ ΛΟΓΟΣ"]
     references = [["the cat sat."], ["σοφος λογος"]]
-    stats = text_stats(predictions, references, lowercase=True)
+    stats = GLEU(lowercase=True).stats(predictions, references)
     tok_refs = [[tokenize(r) for r in rs] for rs in references]
     assert stats.score() == nltk_corpus(tok_refs, [tokenize(p) for p in predictions])
 
@@ -106,6 +106,6 @@ def test_nul_characters_in_text_are_token_characters():
     # sacrebleu's 13a keeps NUL inside tokens (it is not whitespace for str.split).
     for prediction, reference in [("\x00a", "a"), ("a \x00 b", "a b"), ("a\x00", "a\x00 b"), ("\x00", "\x00")]:
         hyp, ref = tokenize_13a(prediction), tokenize_13a(reference)
-        got = text_stats([prediction], [reference])
+        got = GLEU().stats([prediction], [reference])
         assert got.score() == nltk_corpus([[ref]], [hyp]), (prediction, reference)
         assert got.sentence_scores().tolist() == [nltk_sentence([ref], hyp)]

@@ -75,7 +75,7 @@ def fresh(value: Any) -> Any:
 _generator = Fresh(lambda: (text for text in ["the cat sat"]))
 
 
-#: Untokenized text (core text_stats, GLEU, the evaluate module).
+#: Untokenized text (GLEU, the evaluate module).
 TEXT_CASES = [
     Case("predictions-str", TypeError, ("predictions", "str"), predictions="the cat sat"),
     Case("predictions-dict", TypeError, ("predictions", "dict", "mapping"), predictions={"the cat sat": 1}),
@@ -105,7 +105,7 @@ TEXT_CASES = [
     Case("reference-int", TypeError, ("references[0][0]", "int"), references=((7,),), item=True),
 ]
 
-#: Token sequences (core gleu_stats, corpus_gleu, GLEU.token_stats).
+#: Token sequences (core gleu_stats, corpus_gleu).
 TOKEN_CASES = [
     Case("hypotheses-str", TypeError, ("hypotheses", "str"), hypotheses="the cat"),
     Case("hypotheses-dict", TypeError, ("hypotheses", "dict"), hypotheses={"a": ("the",)}),
@@ -143,7 +143,7 @@ TOKEN_CASES = [
     Case("hypothesis-2d-tensor", ValueError, ("hypothesis 0", "1-D"), hypotheses=(torch.tensor([[5, 6]]),), item=True),
 ]
 
-#: Scoring settings (GLEU(...), text_stats, the evaluate module's compute, scorer_from_options,
+#: Scoring settings (GLEU(...), the evaluate module's compute, scorer_from_options,
 #: ComputeMetrics): every surface that takes them names the same argument.
 SETTING_CASES = [
     Case("min_len-zero", ValueError, ("min_len", ">= 1"), options={"min_len": 0}),

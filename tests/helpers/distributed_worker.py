@@ -24,12 +24,12 @@ class _NoTransformers:
 def check_mismatched_orders(port: int, rank: int, world_size: int) -> str:
     import torch.distributed as dist
 
-    from google_bleu import text_stats
+    from google_bleu import GLEU
     from google_bleu.integrations.torch_distributed import all_reduce_stats
 
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world_size)
     try:
-        all_reduce_stats(text_stats(["a b c"], ["a b"], max_len=4 if rank == 0 else 3))
+        all_reduce_stats(GLEU(max_len=4 if rank == 0 else 3).stats(["a b c"], ["a b"]))
     except ValueError as error:
         return str(error)
     finally:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import google_bleu
-from google_bleu import GLEU, GleuStats, text_stats
+from google_bleu import GLEU, GleuStats
 from google_bleu.integrations.columns import GleuColumns, stats_from_columns
 from google_bleu.integrations.torch_distributed import all_reduce_stats
 from tests.helpers.oracles import REPO, SAMPLES, hf_google_bleu, read_lines
@@ -139,7 +139,7 @@ def test_concurrent_evaluations_differ(runs):
 
 def test_torch_distributed_every_rank_gets_the_exact_corpus_score(runs):
     reports, _ = runs
-    expected = text_stats(SYSTEM_A, REFERENCES).score()
+    expected = GLEU().stats(SYSTEM_A, REFERENCES).score()
     assert expected == hf_google_bleu(SYSTEM_A, REFERENCES)
     assert [reports[("torch", rank)]["corpus_score"] for rank in range(TORCH_RANKS)] == [expected] * TORCH_RANKS
 
@@ -152,7 +152,7 @@ def test_torch_distributed_rejects_mixed_orders_on_every_rank(runs):
 
 
 def test_all_reduce_without_process_group_is_the_total():
-    stats = text_stats(SYSTEM_B[:50], REFERENCES[:50], min_len=2)
+    stats = GLEU(min_len=2).stats(SYSTEM_B[:50], REFERENCES[:50])
     reduced = all_reduce_stats(stats)
     assert reduced == stats.total()
     assert reduced.score() == stats.score()
@@ -169,7 +169,7 @@ def dataset():
 def test_datasets_map_num_proc_reduces_to_the_exact_corpus_score(dataset):
     columns = GleuColumns(predictions="hyp", references="refs", scorer=GLEU(min_len=1, max_len=3))
     scored = dataset.map(columns, batched=True, batch_size=64, num_proc=2)
-    whole = text_stats(SYSTEM_B, REFERENCES, max_len=3)
+    whole = GLEU(max_len=3).stats(SYSTEM_B, REFERENCES)
     assert scored.column_names == ["hyp", "refs", "n_match", "n_hyp", "n_ref", "n_all", "google_bleu"]
     assert columns.reduce(scored) == whole.total()
     assert columns.reduce(scored).score() == hf_google_bleu(SYSTEM_B, REFERENCES, max_len=3)

@@ -15,7 +15,7 @@ datasets = pytest.importorskip("datasets")
 from tokenizers import Tokenizer, models, pre_tokenizers, processors  # noqa: E402
 
 import google_bleu  # noqa: E402
-from google_bleu import GLEU, text_stats  # noqa: E402
+from google_bleu import GLEU  # noqa: E402
 from google_bleu.integrations.transformers import ComputeMetrics  # noqa: E402
 from tests.helpers.oracles import REPO, hf_google_bleu  # noqa: E402
 from tests.helpers.readme_snippets import readme_snippet  # noqa: E402
@@ -111,7 +111,7 @@ def oracle(tokenizer, prediction_rows, targets):
         ids = [int(i) for i in row if i != -100]
         lengths.append(sum(i != PAD for i in ids))
         texts.append(tokenizer.decode(ids, skip_special_tokens=True).strip())
-    stats = text_stats(texts, targets)
+    stats = GLEU().stats(texts, targets)
     return texts, {
         "google_bleu": hf_google_bleu(texts, [[t] for t in targets]),
         "precision": stats.precision(),
@@ -206,7 +206,7 @@ def test_batches_accumulate_then_reset(tokenizer, generated, texts):
         assert compute_metrics((generated[:4], labels[:4]), compute_result=False) == {}
         assert compute_metrics((generated[4:5], labels[4:5]), compute_result=False) == {}
         assert compute_metrics((generated[5:], labels[5:]), compute_result=True) == whole
-    stats = text_stats(compute_metrics.decode(generated), texts[1], max_len=3)
+    stats = GLEU(max_len=3).stats(compute_metrics.decode(generated), texts[1])
     assert whole["google_bleu"] == stats.score()
 
 
@@ -216,7 +216,7 @@ def test_metric_options(tokenizer, generated, texts):
         (generated, labels)
     )
     decoded = ComputeMetrics(tokenizer).decode(generated)
-    stats = text_stats(decoded, texts[1], tokenizer="char", lowercase=True, min_len=2, max_len=3)
+    stats = GLEU(tokenizer="char", lowercase=True, min_len=2, max_len=3).stats(decoded, texts[1])
     assert result["google_bleu"] == stats.score()
     assert result["recall"] == stats.recall()
 

@@ -27,7 +27,7 @@ from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 import app
-from google_bleu import GLEU, explain, get_tokenizer, text_stats
+from google_bleu import GLEU, explain, get_tokenizer
 from google_bleu.space import inputs, limits, page, render
 from tests.helpers.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO, SAMPLES, read_lines
 
@@ -329,7 +329,7 @@ def test_segment_table_shows_the_chosen_reference_on_the_0_100_scale():
     chosen = explain(tokenize(CARD_PREDICTIONS[0]), tokenize.tokenize_all(CARD_REFERENCES[0])).reference_index
     assert table["ref"].tolist() == [chosen + 1, 1]
     assert table["chosen reference"].tolist() == [CARD_REFERENCES[0][chosen], CARD_REFERENCES[1][0]]
-    stats = text_stats(CARD_PREDICTIONS, CARD_REFERENCES)
+    stats = GLEU().stats(CARD_PREDICTIONS, CARD_REFERENCES)
     assert table["n_match"].tolist() == stats.rows[:, 0].tolist()
     assert table["GLEU (0–100)"].tolist() == [round(100 * s, 2) for s in stats.sentence_scores().tolist()]
     assert render.score_histogram(stats.sentence_scores())["segments"].sum() == 2
@@ -756,13 +756,13 @@ def test_an_upload_cut_off_is_the_parse_error_gradio_catches():
 def test_the_score_card_is_one_scoring_of_the_orders(monkeypatch):
     # The card's per-order figures come from one call for all orders, never one per order.
     calls = []
-    real = GLEU.order_scores
+    real = GLEU.corpus_score
 
     def counted(self, *args, **kwargs):
-        calls.append(self)
+        calls.append(self) if kwargs.get("by_order") else None
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(GLEU, "order_scores", counted)
+    monkeypatch.setattr(GLEU, "corpus_score", counted)
     outputs = page.run("\n".join(CARD_PREDICTIONS), as_text(CARD_REFERENCES), "13a", 1, 6, False)
     assert len(calls) == 1 and (calls[0].min_len, calls[0].max_len) == (1, 6)
     assert "6-gram **" in outputs[2]

@@ -18,7 +18,7 @@ import pytest
 
 import google_bleu
 import google_bleu.scale.parallel
-from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
+from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu
 from google_bleu.cli.main import main
 from google_bleu.integrations.transformers import ComputeMetrics
 from google_bleu.settings import scorer_from_options
@@ -77,7 +77,6 @@ def _add(case: Case, metric: Any) -> None:
 
 
 TEXT_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
-    "text_stats": lambda case, metric: text_stats(*case.text()),
     "GLEU.stats": lambda case, metric: GLEU().stats(*case.text()),
     "GLEU.corpus_score": lambda case, metric: GLEU().corpus_score(*case.text()),
     "GLEU.sentence_scores": lambda case, metric: GLEU().sentence_scores(*case.text()),
@@ -90,7 +89,6 @@ TEXT_ITEM_SURFACES: dict[str, Callable[[Case, Any], Any]] = {"evaluate.add": _ad
 TOKEN_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
     "gleu_stats": lambda case, metric: gleu_stats(*case.tokens()),
     "corpus_gleu": lambda case, metric: corpus_gleu(case.tokens()[1], case.tokens()[0]),
-    "GLEU.token_stats": lambda case, metric: GLEU().token_stats(*case.tokens()),
 }
 TOKEN_ITEM_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
     "sentence_gleu": lambda case, metric: sentence_gleu(case.tokens()[1][0], case.tokens()[0][0]),
@@ -98,7 +96,7 @@ TOKEN_ITEM_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
 
 SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
     "GLEU": lambda case, metric: GLEU(**case.options),
-    "text_stats": lambda case, metric: text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES, **case.options),
+    "GLEU.stats": lambda case, metric: GLEU(**case.options).stats(GOOD_PREDICTIONS, GOOD_REFERENCES),
     "evaluate.compute": lambda case, metric: metric.compute(
         predictions=GOOD_PREDICTIONS, references=GOOD_REFERENCES, **case.options
     ),
@@ -186,7 +184,7 @@ RESAMPLING_SURFACES: dict[str, tuple[str, Callable[[int, int | None, Any], Any]]
     ),
     "bootstrap_ci": (
         "n_bootstrap",
-        lambda n, seed, metric: bootstrap_ci(text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES), n, seed),
+        lambda n, seed, metric: bootstrap_ci(GLEU().stats(GOOD_PREDICTIONS, GOOD_REFERENCES), n, seed),
     ),
 }
 
@@ -221,7 +219,7 @@ def test_settings(metric, case, surface):
     if surface == "GLEU" and case in TOKENIZER_OUTPUT_CASES:
         # The constructor accepts any callable; its output is refused when it runs.
         GLEU(**case.options)
-        call = SETTING_SURFACES["text_stats"]
+        call = SETTING_SURFACES["GLEU.stats"]
     else:
         call = SETTING_SURFACES[surface]
     assert_raises(lambda: call(case, metric), case.error, case.names)
@@ -237,7 +235,7 @@ def test_resampling(metric, case, surface):
 
 def test_huge_resampling_is_refused_before_any_work():
     # 10**10 resamples used to raise MemoryError after trying to allocate 320 GB.
-    stats = text_stats(GOOD_PREDICTIONS, GOOD_REFERENCES)
+    stats = GLEU().stats(GOOD_PREDICTIONS, GOOD_REFERENCES)
     with pytest.raises(ValueError, match=r"n_bootstrap must be at most 1000000 \(MAX_SAMPLES\)"):
         bootstrap_ci(stats, 10**10)
     assert google_bleu.validation.MAX_SAMPLES == 10**6
@@ -275,7 +273,7 @@ def test_accepted_containers_score_as_lists(metric):
     for variant_predictions, variant_references in variants:
         kind = type(variant_predictions).__name__
         assert GLEU().corpus_score(variant_predictions, variant_references) == expected, kind
-        assert text_stats(variant_predictions, variant_references) == GLEU().stats(predictions, references), kind
+        assert GLEU().stats(variant_predictions, variant_references) == GLEU().stats(predictions, references), kind
         assert metric.compute(predictions=variant_predictions, references=variant_references) == one_shot, kind
 
 

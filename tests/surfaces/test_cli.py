@@ -19,7 +19,7 @@ import pytest
 from sacrebleu.utils import smart_open
 
 import google_bleu
-from google_bleu import text_stats
+from google_bleu import GLEU
 from google_bleu.cli.main import main
 from google_bleu.cli.options import build_parser
 from google_bleu.significance import bootstrap_ci
@@ -49,7 +49,7 @@ def sacrebleu_lines(path) -> list[str]:
 @functools.cache
 def wmt_stats(system, ref):
     """The Python API's statistics of a real system (cached: each is used by several tests)."""
-    return text_stats(sacrebleu_lines(system), sacrebleu_lines(ref))
+    return GLEU().stats(sacrebleu_lines(system), sacrebleu_lines(ref))
 
 
 def percent(value: float, width: int = 1) -> float:
@@ -71,7 +71,7 @@ def test_json_equals_python_api():
     out = ok_json(SAMPLE / "ref0.txt", "-i", system)
     assert out["name"] == "GLEU" and out["system"] == str(system)
     assert out["signature"] == google_bleu.signature("1", "13a", False, 1, 4)
-    assert_equals_api(out, text_stats(read_lines(system), read_lines(SAMPLE / "ref0.txt")))
+    assert_equals_api(out, GLEU().stats(read_lines(system), read_lines(SAMPLE / "ref0.txt")))
 
 
 def test_all_wmt17_systems_equal_python_api(shared_data):
@@ -101,7 +101,7 @@ def assert_orders_rescored(obj, system, ref, min_len=1, max_len=4, width=1):
     assert [order["order"] for order in obj["orders"]] == list(range(min_len, max_len + 1))
     for order in obj["orders"]:
         n = order["order"]
-        stats = text_stats(hyps, refs, min_len=n, max_len=n)
+        stats = GLEU(min_len=n, max_len=n).stats(hyps, refs)
         assert {key: order[key] for key in ("n_match", "n_hyp", "n_ref", "n_all")} == {
             key: value for key, value in stats.to_dict().items() if key.startswith("n_")
         }
@@ -209,7 +209,7 @@ def test_bom_is_kept_as_sacrebleu_does(shared_data, tmp_path):
     refs = sacrebleu_lines(folder / "ref0.txt")
     out = ok_json(folder / "ref0.txt", "-i", path, "-w", "6")
     kept = wmt_stats(path, folder / "ref0.txt")
-    stripped = text_stats([lines[0][1:], *lines[1:]], refs)
+    stripped = GLEU().stats([lines[0][1:], *lines[1:]], refs)
     assert_equals_api(out, kept, width=6)
     assert out["n_match"] == stripped.totals()[0] - 1  # the BOM costs line 1 its first unigram match
     # A BOM in a reference file and on standard input is treated the same way.
@@ -224,7 +224,7 @@ def test_several_references(tmp_path):
     second = read_lines(SAMPLE / "sys_online-B.0.txt")  # a second "reference" for the test
     system = SAMPLE / "sys_uedin-nmt.4722.txt"
     out = ok_json(SAMPLE / "ref0.txt", SAMPLE / "sys_online-B.0.txt", "-i", system)
-    stats = text_stats(read_lines(system), [[a, b] for a, b in zip(refs, second)])
+    stats = GLEU().stats(read_lines(system), [[a, b] for a, b in zip(refs, second)])
     assert_equals_api(out, stats)
     assert out["signature"].startswith("nrefs:2|")
 
@@ -251,7 +251,7 @@ def test_stdin_equals_file():
 def test_options_reach_the_scoring(options, kwargs, sig):
     system = SAMPLE / "sys_PROMT-Rule-based.4735.txt"
     out = ok_json(SAMPLE / "ref0.txt", "-i", system, *options, "-w", "5")
-    assert_equals_api(out, text_stats(read_lines(system), read_lines(SAMPLE / "ref0.txt"), **kwargs), width=5)
+    assert_equals_api(out, GLEU(**kwargs).stats(read_lines(system), read_lines(SAMPLE / "ref0.txt")), width=5)
     assert sig in out["signature"]
 
 
@@ -259,7 +259,7 @@ def test_sentence_level_equals_sentence_scores(shared_data):
     # Japanese with the char tokenizer; this system has two empty lines.
     folder = shared_data / "wmt22_en_ja"
     system = folder / "sys_Online-W.txt"
-    stats = text_stats(sacrebleu_lines(system), sacrebleu_lines(folder / "ref0.txt"), tokenizer="char")
+    stats = GLEU(tokenizer="char").stats(sacrebleu_lines(system), sacrebleu_lines(folder / "ref0.txt"))
     scores = stats.sentence_scores().tolist()
     done = run_cli(folder / "ref0.txt", "-i", system, "-tok", "char", "-sl")
     assert done.returncode == 0, done.stderr.decode()
@@ -285,7 +285,7 @@ def test_empty_files_score_zero(tmp_path):
 
 def test_confidence_interval_equals_python_api():
     system = SAMPLE / "sys_online-A.0.txt"
-    stats = text_stats(read_lines(system), read_lines(SAMPLE / "ref0.txt"))
+    stats = GLEU().stats(read_lines(system), read_lines(SAMPLE / "ref0.txt"))
     out = ok_json(SAMPLE / "ref0.txt", "-i", system, "--confidence", "-w", "6")
     low, high = bootstrap_ci(stats, 1000, 12345)
     assert (out["ci_low"], out["ci_high"]) == (percent(low, 6), percent(high, 6))
@@ -329,7 +329,7 @@ def test_system_against_itself_in_the_cli():
 
 def test_text_and_score_only_formats():
     ref, a, b = SAMPLE / "ref0.txt", SAMPLE / "sys_online-B.0.txt", SAMPLE / "sys_uedin-nmt.4722.txt"
-    stats_a = text_stats(read_lines(a), read_lines(ref))
+    stats_a = GLEU().stats(read_lines(a), read_lines(ref))
     done = run_cli(ref, "-i", a, "-f", "text", "-w", "2")
     sig = google_bleu.signature("1", "13a", False, 1, 4)
     assert done.stdout.decode() == (
@@ -637,7 +637,7 @@ def test_score_only_names_each_system_as_sacrebleu():
     theirs = json.loads(sacrebleu_cli(ref, "-i", a, b, "-b"))
     ours = ok_json(ref, "-i", a, b, "-b", "-w", "3")
     assert [obj["system"] for obj in ours] == [obj["system"] for obj in theirs] == [str(a), str(b)]
-    stats = [text_stats(read_lines(path), read_lines(ref)) for path in (a, b)]
+    stats = [GLEU().stats(read_lines(path), read_lines(ref)) for path in (a, b)]
     assert ours == [
         {"name": "GLEU", "system": str(path), "score": percent(system.score(), 3), "scale": "0-100"}
         for path, system in zip((a, b), stats)
@@ -738,7 +738,7 @@ def test_a_short_file_is_scored_without_numpy_tabulate_or_tqdm(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     refs = [["The cat sat on the mat."], ["Hello world , this is a test."]]
-    expected = text_stats(["The cat is on the mat.", "Hello world, this is one test."], refs).totals()[0]
+    expected = GLEU().stats(["The cat is on the mat.", "Hello world, this is one test."], refs).totals()[0]
     assert out[:3] == [str(expected), "False False False", "False True"]
 
 

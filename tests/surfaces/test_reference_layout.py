@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 import google_bleu
-from google_bleu import GLEU, ReferenceLayoutWarning, text_stats
+from google_bleu import GLEU, ReferenceLayoutWarning
 from google_bleu.integrations import columns, gather, slime, trl, verl
 from google_bleu.scale import parallel_stats
 
@@ -54,7 +54,6 @@ SURFACES = {
     "GLEU.corpus_score": lambda metric: GLEU().corpus_score(HYPOTHESES, STREAMS).score,
     "GLEU.stats": lambda metric: GLEU().stats(HYPOTHESES, STREAMS).score(),
     "GLEU.sentence_scores": lambda metric: GLEU().sentence_scores(HYPOTHESES, STREAMS),
-    "text_stats": lambda metric: text_stats(HYPOTHESES, STREAMS).score(),
     "parallel_stats": lambda metric: parallel_stats(GLEU(), HYPOTHESES, STREAMS).score(),
     "evaluate.compute": _evaluate_compute,
     "evaluate.add_batch": _evaluate_add_batch,

@@ -388,8 +388,8 @@ WITHOUT = [
      "google_bleu.integrations.torchmetrics needs torch: pip install 'google-bleu[torchmetrics]'"),
     (["torchmetrics"], "import google_bleu.integrations.torchmetrics",
      "google_bleu.integrations.torchmetrics needs torchmetrics: pip install 'google-bleu[torchmetrics]'"),
-    (["torch"], "from google_bleu import text_stats\nfrom google_bleu.integrations.torch_distributed import "
-     "all_reduce_stats\nall_reduce_stats(text_stats(['a'], ['a']))",
+    (["torch"], "from google_bleu import GLEU\nfrom google_bleu.integrations.torch_distributed import "
+     "all_reduce_stats\nall_reduce_stats(GLEU().stats(['a'], ['a']))",
      "all_reduce_stats needs torch: pip install 'google-bleu[torch]'"),
     (["torch"], "from google_bleu.integrations.openrlhf import OpenRLHFReward\n"
      "OpenRLHFReward([])(['p a'], ['p '], ['a'])", "needs torch: pip install 'google-bleu[openrlhf]'"),
