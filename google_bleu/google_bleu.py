@@ -239,7 +239,7 @@ class GoogleBleu(evaluate.Metric):
 
     def _compute(self, predictions: list[str], references: list[list[str]], options: ComputeOptions) -> dict[str, Any]:
         scorer = options.scorer
-        stats = checked_text_stats(predictions, references, scorer.tokenizer, scorer.min_len, scorer.max_len)
+        stats = scorer.checked_stats(predictions, references)
         score = scorer.checked_score(stats, count_references(references), options.n_bootstrap, options.seed)
         values = score.to_dict()
         out = {key: values[key] for key in ("google_bleu", "precision", "recall", "signature")}

@@ -23,6 +23,7 @@ from .stats import GleuStats, check_stats
 from .text import checked_text_stats, order_text_stats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from .validation import (
+    TEXTS,
     check_bool,
     check_list,
     check_orders,
@@ -136,10 +137,17 @@ class GLEU:
         settings = f"lowercase={self.lowercase}, min_len={self.min_len}, max_len={self.max_len}"
         return f"GLEU(tokenizer={self.tokenizer.name!r}, {settings})"
 
-    def stats(self, predictions: Sequence[str], references: Sequence[str | Sequence[str]]) -> GleuStats:
+    def stats(
+        self, predictions: Sequence[str], references: Sequence[str | Sequence[str]], names: tuple[str, str] = TEXTS
+    ) -> GleuStats:
         """Per-segment statistics of untokenized text, one row per prediction (arguments as in
-        :meth:`corpus_score`); :func:`google_bleu.scale.parallel_stats` counts them in workers."""
-        predictions, references = check_texts(predictions, references)
+        :meth:`corpus_score`; ``names``: what messages call the two lists, an adapter's field
+        names); :func:`google_bleu.scale.parallel_stats` counts them in workers."""
+        return self.checked_stats(*check_texts(predictions, references, names))
+
+    def checked_stats(self, predictions: list[str], references: list[list[str]]) -> GleuStats:
+        """:meth:`stats` of lists already checked (as :func:`~google_bleu.validation.check_texts`
+        returns them: ``str`` predictions, a list of ``str`` references each)."""
         return checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
 
     def signature(
@@ -236,8 +244,7 @@ class GLEU:
         """
         hypothesis = check_text(hypothesis, "hypothesis")
         references = check_references(references, "references")
-        stats = checked_text_stats([hypothesis], [references], self.tokenizer, self.min_len, self.max_len)
-        return self.checked_score(stats, len(references))
+        return self.checked_score(self.checked_stats([hypothesis], [references]), len(references))
 
     def corpus_score_streams(
         self, predictions: Sequence[str], ref_streams: Sequence[Sequence[str]], n_bootstrap: int | None = None,

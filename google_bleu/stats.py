@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .imports import lazy_module
-from .validation import check_orders, describe
+from .validation import check_orders, describe, integer, is_sequence
 
 np = lazy_module("numpy")
 
@@ -248,10 +248,17 @@ def _check_rows(rows: Any) -> np.ndarray:
     column totals that fit in int64."""
     if isinstance(rows, GleuStats):
         return rows.rows
+    if isinstance(rows, (list, tuple)):  # rows from Python (a harness's log): each one checked
+        for i, row in enumerate(rows):
+            if not is_sequence(row) or isinstance(row, (str, bytes)) or len(row) != len(COLUMNS) or None in map(integer, row):
+                raise TypeError(f"rows[{i}] must be a row of {len(COLUMNS)} integers ({', '.join(COLUMNS)}), got {describe(row)}")
+        rows = np.array([list(map(integer, row)) for row in rows] or np.zeros((0, len(COLUMNS))), dtype=object)
     try:
         array = np.asarray(rows)
     except (TypeError, ValueError) as error:
         raise TypeError(f"rows must be an integer array of shape (n_segments, {len(COLUMNS)}): {error}") from None
+    if array.ndim == 0:
+        raise TypeError(f"rows must be a sequence of statistics rows ({', '.join(COLUMNS)}), got {describe(rows)}")
     if array.ndim != 2 or array.shape[1] != len(COLUMNS):
         raise ValueError(f"rows must have shape (n_segments, {len(COLUMNS)}), got shape {array.shape}")
     # Python ints (dtype object) may be too large for int64: checked below.

@@ -335,7 +335,8 @@ def check_texts(
 ) -> tuple[list[str], list[list[str]]]:
     """Untokenized input: one string per segment and per segment a string or a non-empty sequence
     of strings; as plain ``str`` (``numpy.str_`` converted), references as one list per prediction.
-    Messages name the lists by ``names`` and entries by index (``references[3][1]``).
+    Messages name the lists by ``names`` and entries by index (``references[3][1]``); a name
+    with ``{}`` is a template for an entry's name instead (``"sample {}: label"``).
 
     References that read two ways (more than one segment, each with exactly as many references
     as there are segments, the two readings differing) raise a :class:`ReferenceLayoutWarning`,
@@ -362,11 +363,15 @@ def check_texts(
     predictions = list(predictions)
     normalized = _plain_text_references(predictions, references)
     if normalized is None:
-        predictions = [check_text(prediction, f"{first}[{i}]") for i, prediction in enumerate(predictions)]
-        normalized = [check_references(refs, f"{second}[{i}]") for i, refs in enumerate(references)]
+        predictions = [check_text(prediction, _entry(first, i)) for i, prediction in enumerate(predictions)]
+        normalized = [check_references(refs, _entry(second, i)) for i, refs in enumerate(references)]
     if not per_segment:
-        _check_layout(normalized, second)
+        _check_layout(normalized, second if "{}" not in second else "the references")
     return predictions, normalized
+
+
+def _entry(name: str, index: int) -> str:
+    return name.replace("{}", str(index)) if "{}" in name else f"{name}[{index}]"
 
 
 def _streams_hint(predictions: Sequence, references: Sequence) -> str:

@@ -1,4 +1,5 @@
-"""The one reward shape every framework adapter maps its call onto."""
+"""The one reward shape the framework adapters map their calls onto (docs/design.md, "Where each
+surface plugs in")."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..settings import GLEU, scorer_from_options
-from ..validation import check_references, check_text, describe
+from ..validation import check_text, describe
 from ._text import check_name, special_token_strings
 
 
@@ -15,13 +16,11 @@ class Reward:
 
     Equality, hashing, pickling (the fields only) and the repr come from :attr:`FIELDS` and the
     name, so a framework that pickles its reward with every call (AReaL, TRL's async worker)
-    sends its settings and nothing else, and a copy keeps its name. Subclasses map their framework's call onto :meth:`rows` and
-    set their own defaults as class attributes.
+    sends its settings and nothing else, and a copy keeps its name.
 
     Args:
-        scorer: The settings as a :class:`~google_bleu.GLEU` (default ``GLEU()``: 13a, cased,
-            orders 1-4), or as keywords (``tokenizer=``, ``lowercase=``, ``min_len=``,
-            ``max_len=``).
+        scorer: The settings as a :class:`~google_bleu.GLEU` (default ``GLEU()``), or as
+            keywords (``tokenizer=``, ``lowercase=``, ``min_len=``, ``max_len=``).
         reference_key: The field (dataset column, row key, task field) with the references:
             per sample a string or a list of strings.
         special_tokens: Strings removed from each response before scoring: a list of
@@ -79,9 +78,7 @@ class Reward:
 
     def __repr__(self) -> str:
         def shown(field: str, value: Any) -> str:
-            if field == "special_tokens":
-                return f"{len(value)} special tokens"
-            return f"{field.strip('_')}={value!r}"
+            return f"{len(value)} special tokens" if field == "special_tokens" else f"{field.strip('_')}={value!r}"
 
         return f"{type(self).__name__}({', '.join(shown(f, v) for f, v in zip(self._fields(), self._values()))})"
 
@@ -102,14 +99,7 @@ class Reward:
             )
         return fields[self.reference_key]
 
-    def rows(
-        self, responses: Sequence[str], references: Sequence[Any], where: str = "references[{}]"
-    ) -> list[tuple[float, float, float]]:
-        """Sentence ``(score, precision, recall)`` of each response, in one batched call;
-        ``where`` with ``{}`` replaced by ``i`` names the ``i``-th references in error messages."""
-        checked = [check_references(value, where.replace("{}", str(i))) for i, value in enumerate(references)]
-        return self.scorer.stats(responses, checked).segment_scores()
-
-    def scores(self, responses: Sequence[str], references: Sequence[Any], where: str = "references[{}]") -> list[float]:
-        """Sentence GLEU of each response (:meth:`rows`' first column)."""
-        return [row[0] for row in self.rows(responses, references, where)]
+    def rows(self, responses: Sequence[str], references: Sequence[Any], names: tuple[str, str]) -> list[tuple[float, float, float]]:
+        """Sentence ``(score, precision, recall)`` of each response, in one batched call; the lists
+        are checked once, ``names`` naming them in messages (the framework's fields)."""
+        return self.scorer.stats(responses, references, names).segment_scores()

@@ -1,26 +1,15 @@
-"""What the adapters share: a completion's text, a segment's reference ids, a reward's name,
-the exact mean of sentence scores and checked statistics rows (lm-evaluation-harness and
-lighteval logs); their scorer comes from
-:func:`google_bleu.settings.scorer_from_options`, their other input checks from
-:mod:`google_bleu.validation`."""
+"""What the adapters share: a completion's text, a segment's reference ids, special tokens, a
+reward's name."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
-import numpy as np
-
-from ..stats import COLUMNS
-from ..validation import describe, integer, is_sequence
+from ..validation import describe
 
 # Trainer objects TRL passes besides the dataset columns; left out of error messages.
 TRL_OBJECTS = ("trainer_state", "log_extra", "log_metric")
-
-
-# -- completions as text --------------------------------------------------------------------
 
 
 def _field(message: Any, key: str) -> Any:
@@ -46,13 +35,10 @@ def _message_text(content: Any, index: int) -> str:
 
 
 def completion_text(completion: Any, index: int = 0) -> str:
-    """The text to score of one completion: a string, or the last assistant message's content.
-
-    Messages may be dicts or objects with ``role`` and ``content`` attributes.
+    """The text to score of one completion: a string, or the last assistant message's content
+    (messages as dicts, or objects with ``role`` and ``content``).
 
     Example:
-        >>> completion_text("the cat")
-        'the cat'
         >>> completion_text([{"role": "assistant", "content": "the cat"}])
         'the cat'
     """
@@ -72,11 +58,6 @@ def completion_text(completion: Any, index: int = 0) -> str:
     )
 
 
-def is_array(value: Any) -> bool:
-    """Whether ``value`` is a numpy array or a torch tensor (without importing either)."""
-    return hasattr(value, "ndim") and hasattr(value, "tolist")
-
-
 def reference_ids(value: Any, where: str) -> list:
     """One segment's reference ids: a sequence of ids (one reference, possibly empty) or of id
     sequences (several); ``where`` names the value in the error message.
@@ -85,7 +66,7 @@ def reference_ids(value: Any, where: str) -> list:
         >>> reference_ids([5, 6], "labels[0]"), reference_ids([[5], [6, 7]], "labels[1]")
         ([[5, 6]], [[5], [6, 7]])
     """
-    if is_array(value):
+    if hasattr(value, "ndim") and hasattr(value, "tolist"):  # a numpy array or a torch tensor
         if value.ndim == 1:
             return [value]
         if value.ndim == 2:
@@ -119,8 +100,8 @@ COMMON_SPECIAL_TOKENS = (
 
 
 def special_token_strings(special_tokens: Any) -> tuple[str, ...]:
-    """The special-token strings to strip: a Hugging Face tokenizer's special and added special
-    tokens, or a list of non-empty strings; longest first."""
+    """The special-token strings to strip, longest first: a Hugging Face tokenizer's special and
+    added special tokens, or a list of non-empty strings."""
     if hasattr(special_tokens, "all_special_tokens"):  # a Hugging Face tokenizer
         tokens = list(special_tokens.all_special_tokens)
         added = getattr(special_tokens, "added_tokens_decoder", None) or {}
@@ -146,79 +127,3 @@ def check_name(name: Any) -> str:
     if not name:
         raise ValueError("name must not be empty: frameworks log the reward under it")
     return name
-
-
-def mean_score(values: Sequence[Any], name: str) -> float:
-    """The mean of sentence scores, exact and rounded once (0.0 for none): a sum correctly
-    rounded and then divided would round twice.
-
-    Each value must be a real number in ``[0, 1]`` (a sentence GLEU, precision or recall);
-    NaN, a negative or a larger value is refused rather than averaged.
-
-    Raises:
-        TypeError: A value that is not a real number (``bool`` included), naming its place.
-        ValueError: A value outside ``[0, 1]`` or NaN, naming its place.
-
-    Example:
-        >>> mean_score([0.1] * 10, "scores")  # the sum of ten 0.1 is 0.9999999999999999
-        0.1
-        >>> mean_score([0.5, float("nan")], "scores")
-        Traceback (most recent call last):
-        ...
-        ValueError: scores[1] must be a sentence score in [0, 1], got nan
-    """
-    numbers = []
-    for index, value in enumerate(values):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name}[{index}] must be a sentence score (a float), got {describe(value)}")
-        if not 0 <= value <= 1:  # NaN fails both
-            raise ValueError(f"{name}[{index}] must be a sentence score in [0, 1], got {value!r}")
-        numbers.append(float(value))
-    if not numbers:
-        return 0.0
-    # The exact sum as a few floats: each fsum rounds what the ones before left out.
-    parts: list[float] = []
-    while True:
-        part = math.fsum(numbers + [-p for p in parts])
-        if part == 0:
-            break
-        parts.append(part)
-    return float(sum(map(Fraction, parts)) / len(numbers))
-
-
-# -- statistics rows from a harness log ----------------------------------------------------
-
-
-def check_rows(items: Any, name: str = "items") -> np.ndarray:
-    """Per-sample statistics rows, checked, as an ``(n, 4)`` int64 array.
-
-    Args:
-        items: A sequence of rows ``(n_match, n_hyp, n_ref, n_all)`` of non-negative
-            integers (tuples, or lists after a JSON round trip).
-        name: The argument's name, for error messages.
-
-    Example:
-        >>> check_rows([(6, 18, 14, 18), [3, 3, 3, 3]]).tolist()
-        [[6, 18, 14, 18], [3, 3, 3, 3]]
-        >>> check_rows([(1, 2)])
-        Traceback (most recent call last):
-        ...
-        TypeError: items[0] must be a row of 4 integers (n_match, n_hyp, n_ref, n_all), got tuple (1, 2)
-    """
-    if isinstance(items, (str, bytes, Mapping)) or not is_sequence(items):
-        raise TypeError(f"{name} must be a list of statistics rows, got {describe(items)}")
-    rows = []
-    for i, item in enumerate(items):
-        if (
-            isinstance(item, (str, bytes))
-            or not is_sequence(item)
-            or len(item) != len(COLUMNS)
-            or any(integer(value) is None for value in item)
-        ):
-            raise TypeError(
-                f"{name}[{i}] must be a row of {len(COLUMNS)} integers ({', '.join(COLUMNS)}), got {describe(item)}"
-            )
-        rows.append([int(value) for value in item])
-    # Python ints, whatever their size: GleuStats checks the values (range, consistency,
-    # totals) on the one path every row from outside takes.
-    return np.asarray(rows, dtype=object).reshape(-1, len(COLUMNS))

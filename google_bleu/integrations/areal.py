@@ -1,14 +1,15 @@
 """AReaL's ``reward_fn``: ``RLVRWorkflow(reward_fn="google_bleu.integrations.areal.reward_fn")``.
 
 AReaL (1.0) calls ``reward_fn(prompt, completions, prompt_ids, completion_ids, **data)`` once
-per sample, in a process pool that pickles the reward with every call; ``completions`` is
-decoded with its special tokens and ``data`` is the dataset row. Nothing here imports torch.
+per sample, in a process pool that pickles the reward with every call (docs/rl-rewards.md,
+"AReaL"). Nothing here imports torch.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..validation import check_references
 from ._reward import Reward
 from ._text import COMMON_SPECIAL_TOKENS
 
@@ -16,10 +17,9 @@ __all__ = ["GleuReward", "reward_fn"]
 
 
 class GleuReward(Reward):
-    """AReaL's ``reward_fn``: sentence GLEU of the completion, special tokens removed,
-    against the row's ``reference_key`` field (default ``"answer"``); fields as
-    :class:`~google_bleu.integrations._reward.Reward` (special tokens default to
-    ``COMMON_SPECIAL_TOKENS``).
+    """AReaL's ``reward_fn``: sentence GLEU of the completion (decoded with its special tokens,
+    which are removed; default ``COMMON_SPECIAL_TOKENS``) against the row's ``reference_key``
+    field (default ``"answer"``).
 
     Example:
         >>> reward = GleuReward()
@@ -36,9 +36,9 @@ class GleuReward(Reward):
     def __call__(
         self, prompt: Any = None, completions: Any = None, prompt_ids: Any = None, completion_ids: Any = None, **data: Any
     ) -> float:
-        references = self.lookup(data, "dataset field", "the row has")
+        references = check_references(self.lookup(data, "dataset field", "the row has"), self.reference_key)
         response = self.strip(completions, "completions (the decoded completion)")
-        return self.scores([response], [references], self.reference_key)[0]
+        return self.scorer.checked_stats([response], [references]).segment_scores()[0][0]
 
 
 #: ``GLEU()`` against the row's ``answer``, common chat templates' special tokens removed.

@@ -1,8 +1,6 @@
-"""Exact corpus GLEU over datasets, Ray Data and Daft columns.
-
-Corpus GLEU is ``sum(n_match) / sum(n_all)``: an engine that maps segments to
-:class:`GleuStats` rows (:class:`GleuColumns`) and sums them has the exact corpus score
-(:meth:`GleuColumns.reduce`). datasets, ray, daft and pyarrow are imported only when used.
+"""Exact corpus GLEU over datasets, Ray Data, Daft and Spark columns: :class:`GleuColumns` maps
+segments to statistics rows, :meth:`GleuColumns.reduce` sums them (docs/scale.md). datasets, ray,
+daft and pyarrow are imported only when used.
 """
 
 from __future__ import annotations
@@ -22,22 +20,15 @@ SCORE_COLUMN = "google_bleu"
 
 
 class GleuColumns:
-    """A batch function adding GLEU statistics columns, and their reducer: for ``datasets``
-    and Ray Data alike.
+    """A batch function adding the statistics columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``
+    and ``google_bleu`` (the sentence score), and their reducer, with the settings of its scorer
+    (it pickles with them to every worker).
 
-    Called on a batch (``batched=True``) or a single row, it returns the columns
-    ``n_match``, ``n_hyp``, ``n_ref``, ``n_all`` (:data:`~google_bleu.stats.COLUMNS`) and
-    ``google_bleu`` (the sentence score). The settings live in the object (a
-    :class:`~google_bleu.settings.GLEU`), so the same object reduces the columns again with
-    the orders they were counted with. It pickles with its scorer,
-    so ``num_proc=N`` and Ray workers work.
-
-    The batch decides the shape of the answer: a mapping of lists (``datasets``) gives the new
-    columns as lists; numpy batches (Ray's ``batch_format="numpy"``) the batch's columns and the
-    new ones; a pandas DataFrame a copy with the new columns; a ``pyarrow.Table`` (Ray's
-    ``batch_format="pyarrow"``, the fast one) only the new columns and those named in ``keep``,
-    so no text is converted to numpy nor sent back unless asked for. :meth:`arrow` gives the
-    columns as one Arrow struct, for a Daft batch method.
+    The batch decides the answer: a mapping of lists (``datasets``) gives the new columns as
+    lists; numpy batches (Ray's ``batch_format="numpy"``) the batch's columns and the new ones; a
+    pandas DataFrame a copy with the new columns; a ``pyarrow.Table`` (Ray's
+    ``batch_format="pyarrow"``) only the new columns and those named in ``keep``. :meth:`arrow`
+    gives them as one Arrow struct (Daft, Spark's ``mapInArrow``).
 
     Args:
         predictions: Name of the column of predictions (strings).
@@ -86,7 +77,7 @@ class GleuColumns:
                 raise ValueError(f"column {name!r} not found; the batch has columns {sorted(columns)}")
         predictions = _plain(batch[self.predictions])
         references = [_plain(refs) for refs in _plain(batch[self.references])]
-        return self.scorer.stats(predictions, references)
+        return self.scorer.stats(predictions, references, (self.predictions, self.references))
 
     def __call__(self, batch: Any) -> Any:
         """The new columns for a batch (lists, numpy arrays or a DataFrame) or a single row (scalars)."""
@@ -152,11 +143,17 @@ class GleuColumns:
 
     def reduce(self, columns: Any) -> GleuStats:
         """The one-row corpus :class:`GleuStats` of the columns :meth:`__call__` added: in a Ray
-        ``Dataset`` (summed where its blocks lie, :func:`ray_stats`), a ``datasets.Dataset``, or
-        a mapping of the four statistics columns to sequences of ints."""
-        if _is_ray_dataset(columns):
-            return ray_stats(columns, self.scorer.min_len, self.scorer.max_len)
-        return stats_from_columns(columns, self.scorer.min_len, self.scorer.max_len)
+        ``Dataset`` (each block summed where it lies), a ``datasets.Dataset``, a ``pyarrow.Table``
+        or a mapping of the four statistics columns to sequences of ints. Every path refuses a
+        missing column, a null (``None``, an Arrow null, NaN), a value that is not an integer and
+        a row no segment can have, the same way.
+
+        Example:
+            >>> GleuColumns().reduce({"n_match": [6, 3], "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}).totals()
+            (9, 21, 17, 21)
+        """
+        orders = (self.scorer.min_len, self.scorer.max_len)
+        return _ray_stats(columns, *orders) if _is_ray_dataset(columns) else _statistics(columns, *orders).total()
 
 
 def _is_dataframe(batch: Any) -> bool:
@@ -209,10 +206,9 @@ def _arrow_friendly(references: np.ndarray) -> np.ndarray:
     return out
 
 
-def ray_stats(dataset: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
-    """The one-row corpus :class:`GleuStats` of a Ray ``Dataset`` with the four integer
-    statistics columns, in one execution: each block is checked and summed where it lies
-    (:func:`statistics`), four integers a block reach this process."""
+def _ray_stats(dataset: Any, min_len: int, max_len: int) -> GleuStats:
+    # One execution: each block is checked and summed where it lies, four integers a block
+    # reach this process.
     parts = [GleuStats.empty(min_len, max_len)]
     for block in dataset.map_batches(_block_totals, batch_format="pyarrow", batch_size=None).take_all():
         if block["error"]:  # found in a task, raised here as the caller's own ValueError or TypeError
@@ -226,17 +222,14 @@ def _block_totals(table: Any) -> Any:
     pa = import_optional("pyarrow", "ray", "a Ray block")
     totals, error = (0,) * len(COLUMNS), ""
     try:
-        totals = statistics(table).totals()
+        totals = _statistics(table).totals()
     except (ValueError, TypeError) as caught:
         error = f"{type(caught).__name__}: {caught}"
     return pa.table({**{name: [str(value)] for name, value in zip(COLUMNS, totals)}, "error": [error]})
 
 
-def statistics(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
-    """The per-row :class:`GleuStats` of the columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``
-    of a mapping (lists, numpy arrays), a ``pyarrow.Table`` or a ``datasets.Dataset``; every path
-    refuses the same way a missing column, a null (``None``, an Arrow null, NaN), a value that is
-    not an integer, and a row no segment can have."""
+def _statistics(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
+    """The per-row statistics of the four columns, checked as :meth:`GleuColumns.reduce` says."""
     if hasattr(columns, "with_format") and hasattr(columns, "column_names"):  # a datasets.Dataset
         _check_columns(columns.column_names)
         columns = columns.select_columns(list(COLUMNS)).with_format("arrow")[:]
@@ -295,14 +288,3 @@ def _integers(values: np.ndarray, name: str) -> np.ndarray:
     if values.ndim != 1 or not np.issubdtype(values.dtype, np.integer):
         raise TypeError(f"column {name!r} must hold integers, got dtype {values.dtype} and shape {values.shape}")
     return values
-
-
-def stats_from_columns(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
-    """The one-row corpus :class:`GleuStats` of the columns ``n_match``, ``n_hyp``, ``n_ref``,
-    ``n_all`` (as :func:`statistics` reads them).
-
-    Example:
-        >>> stats_from_columns({"n_match": [6, 3], "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}).totals()
-        (9, 21, 17, 21)
-    """
-    return statistics(columns, min_len, max_len).total()

@@ -1,16 +1,6 @@
-"""Many per-sample reward calls, one batched score: :class:`GleuGatherer`.
-
-RL frameworks call a reward once per sample, many at a time (veRL 0.9's reward loop starts a
-task per sample). The gatherer collects the calls that arrive within ``max_wait`` seconds of
-the first (or until ``max_batch_size`` wait) and scores them with one
-:meth:`GLEU.stats <google_bleu.GLEU.stats>` call; each caller gets its own sentence's row,
-``==`` ``GLEU(...).sentence_score`` of it alone. Calls are gathered per event loop (one
-gatherer serves any number of loops and threads) and per scorer; no task is created (a
-timer callback of the loop, or the call that fills the batch, scores it); a cancelled caller
-leaves its batch, and a batch with no caller left cancels its timer; a wrong input is refused
-in its own call; a batch that still fails is scored sentence by sentence, so only the failing
-caller gets the exception. Scoring runs on the loop's thread. docs/rl-rewards.md, "Many
-concurrent calls, one batched score", shows it in veRL.
+"""Many per-sample reward calls, one batched score: :class:`GleuGatherer` (docs/rl-rewards.md,
+"Many concurrent calls, one batched score"). Each caller gets its own sentence's row, ``==``
+``GLEU(...).sentence_score`` of it alone; a wrong input fails only its own call.
 """
 
 from __future__ import annotations
@@ -105,7 +95,8 @@ class GleuGatherer:
 
     # -- the calls --------------------------------------------------------------------------
     async def segment(
-        self, hypothesis: str, references: str | Sequence[str], *, scorer: GLEU | None = None
+        self, hypothesis: str, references: str | Sequence[str], *, scorer: GLEU | None = None,
+        names: tuple[str, str] = ("hypothesis", "references"),
     ) -> tuple[float, float, float]:
         """``(gleu, precision, recall)`` of one sentence, scored in a batch with its neighbours.
 
@@ -114,16 +105,19 @@ class GleuGatherer:
             references: A string or a non-empty list of strings.
             scorer: Settings for this call instead of the gatherer's (calls with other
                 settings are batched apart).
+            names: What messages call the two arguments (an adapter's field names).
 
         Raises:
-            TypeError: A hypothesis or reference that is not a string, naming the argument.
+            TypeError, ValueError: A hypothesis or reference that is not text, naming it.
         """
         scorer = self.scorer if scorer is None else scorer_from_options(scorer)
-        return await self._submit(scorer, check_text(hypothesis, "hypothesis"), check_references(references, "references"))
+        return await self._submit(scorer, check_text(hypothesis, names[0]), check_references(references, names[1]))
 
-    async def score(self, hypothesis: str, references: str | Sequence[str]) -> float:
+    async def score(
+        self, hypothesis: str, references: str | Sequence[str], *, names: tuple[str, str] = ("hypothesis", "references")
+    ) -> float:
         """Sentence GLEU of one hypothesis (``== GLEU(...).sentence_score(...).score``)."""
-        return (await self.segment(hypothesis, references))[0]
+        return (await self.segment(hypothesis, references, names=names))[0]
 
     # -- gathering --------------------------------------------------------------------------
     async def _submit(self, scorer: GLEU, hypothesis: str, references: list[str]) -> tuple[float, float, float]:

@@ -1,22 +1,19 @@
-"""LightEval (0.13): corpus Google-BLEU and the mean sentence GLEU, as one metric.
-
-:func:`make_lighteval_metric` returns a ``CorpusLevelMetricGrouping`` with two names: under
-``google_bleu`` each sample gives its statistics row and :class:`GleuCorpus` sums them, the
-exact corpus GLEU (``==`` :meth:`google_bleu.GLEU.corpus_score`; LightEval's bootstrap
-resamples the rows); under ``google_bleu_sentence`` each gives its sentence GLEU and
+"""LightEval (0.13): corpus Google-BLEU and the mean sentence GLEU, as one metric
+(:func:`make_lighteval_metric`): under ``google_bleu`` each sample gives its statistics row and
+:class:`GleuCorpus` sums them; under ``google_bleu_sentence`` each gives its sentence GLEU and
 :func:`mean_sentence_gleu` averages them, which is *not* corpus GLEU (docs/metrics-harnesses.md,
 "LightEval"). Imports LightEval (``pip install 'google-bleu[lighteval]'``).
 """
 
 from __future__ import annotations
 
+import statistics
 from typing import Any
 
 from ..imports import import_optional
 from ..settings import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import describe, integer, is_sequence
-from ._text import check_rows, mean_score
 
 
 def _lighteval(module: str) -> Any:
@@ -98,7 +95,7 @@ class GleuPreparator(Preparator):
             golds = [golds]
         if not is_sequence(golds) or not golds or not all(isinstance(gold, str) for gold in golds):
             raise ValueError(f"doc.get_golds() must give one or more reference strings, got {describe(golds)}")
-        return self.scorer.stats([texts[0]], [list(golds)])
+        return self.scorer.checked_stats([str.__str__(texts[0])], [list(map(str.__str__, golds))])
 
     def prepare(self, doc: Any, model_response: Any, **kwargs: Any) -> dict[str, Any]:
         """One value per reported name: the sample's row and its sentence GLEU, of its one
@@ -128,7 +125,7 @@ class GleuCorpus(CorpusLevelComputation):
 
     def stats(self, items: list[Any]) -> GleuStats:
         """The per-sample rows as :class:`GleuStats` (for intervals, signatures, ...)."""
-        return GleuStats(check_rows(items), self.scorer.min_len, self.scorer.max_len)
+        return GleuStats(items, self.scorer.min_len, self.scorer.max_len)
 
     def compute_corpus(self, items: list[Any]) -> float:
         """``sum(n_match) / sum(n_all)`` over the samples' rows."""
@@ -146,10 +143,13 @@ def mean_sentence_gleu(scores: list[float]) -> float:
         >>> mean_sentence_gleu([0.5, 0.25])
         0.375
     """
-    values = list(scores) if is_sequence(scores) else None
+    values = list(scores) if is_sequence(scores) and not isinstance(scores, (str, bytes)) else None
     if values is None or any(isinstance(value, bool) or not isinstance(value, (int, float)) for value in values):
         raise TypeError(f"scores must be a list of sentence GLEU floats, got {describe(scores)}")
-    return mean_score(values, "scores")
+    for index, value in enumerate(values):
+        if not 0 <= value <= 1:  # NaN fails both
+            raise ValueError(f"scores[{index}] must be a sentence score in [0, 1], got {value!r}")
+    return statistics.mean(values) if values else 0.0
 
 
 def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METRIC_NAME) -> CorpusLevelMetricGrouping:

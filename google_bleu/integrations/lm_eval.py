@@ -1,17 +1,7 @@
-"""Exact corpus Google-BLEU in lm-evaluation-harness tasks: :class:`LmEvalGleu`.
-
-Each document's value is its statistics row ``(n_match, n_hyp, n_ref, n_all)``, and the
-aggregation sums the rows and divides: the exact corpus score (the harness's default
-``mean`` of per-document scores would be another number). A task's ``utils.py``::
-
-    from google_bleu.integrations.lm_eval import LmEvalGleu
-    gleu = LmEvalGleu(references="references")
-    process_results = gleu.process_results
-    google_bleu = gleu.aggregation
-
-with ``process_results: !function utils.process_results`` and ``aggregation: !function
-utils.google_bleu`` in its YAML (docs/metrics-harnesses.md; ``examples/lm_eval/``). The
-harness is not imported here.
+"""Exact corpus Google-BLEU in lm-evaluation-harness tasks: :class:`LmEvalGleu`, whose
+``process_results`` gives each document its statistics row and whose ``aggregation`` sums them
+(the harness's default ``mean`` of per-document scores would be another number;
+docs/metrics-harnesses.md, ``examples/lm_eval/``). The harness is not imported here.
 """
 
 from __future__ import annotations
@@ -22,7 +12,6 @@ from typing import Any
 from ..settings import GLEU, scorer_from_options
 from ..stats import GleuStats
 from ..validation import check_references, check_text, describe, is_sequence
-from ._text import check_rows
 
 #: The metric key ``process_results`` returns by default (the evaluate metric's key).
 METRIC_NAME = "google_bleu"
@@ -99,12 +88,12 @@ class LmEvalGleu:
                 "with repeats, add a take_first filter"
             )
         prediction = check_text(results[0], "results[0] (the generation)")
-        stats = self.scorer.stats([prediction], [self.doc_references(doc)])
+        stats = self.scorer.checked_stats([prediction], [self.doc_references(doc)])
         return {self.metric: stats.totals()}
 
     def stats(self, items: Sequence[Sequence[int]]) -> GleuStats:
         """The per-document rows as :class:`GleuStats` (for intervals, signatures, ...)."""
-        return GleuStats(check_rows(items), self.scorer.min_len, self.scorer.max_len)
+        return GleuStats(items, self.scorer.min_len, self.scorer.max_len)
 
     def aggregation(self, items: Sequence[Sequence[int]]) -> float:
         """Corpus GLEU of the per-document rows: ``sum(n_match) / sum(n_all)``."""

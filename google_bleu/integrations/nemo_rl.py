@@ -1,10 +1,6 @@
-"""NeMo-RL: :class:`GleuEnvironment`, whose ``step`` scores the whole batch in one call.
-
-Register it as NeMo-RL registers environments, ``register_env("gleu",
-"google_bleu.integrations.nemo_rl.GleuEnvironmentActor")``, select it with
-``data.env_name: gleu``, and give ``env.gleu`` (``reference_key``, default
-``"ground_truth"``, and the scorer's settings) in the config (docs/rl-rewards.md,
-"NeMo-RL"). Imports NeMo-RL and torch.
+"""NeMo-RL: :class:`GleuEnvironment`, whose ``step`` scores the whole batch in one call, registered
+as ``register_env("gleu", "google_bleu.integrations.nemo_rl.GleuEnvironmentActor")``
+(docs/rl-rewards.md, "NeMo-RL"). Imports NeMo-RL and torch.
 """
 
 from __future__ import annotations
@@ -65,7 +61,7 @@ class GleuEnvironment(EnvironmentInterface):
             raise TypeError(f"message_log_batch must be a list of message logs, got {describe(message_log_batch)}")
         answers = [completion_text(log, index) for index, log in enumerate(message_log_batch)]
         references = self._references(metadata, len(answers))
-        scores = [row[0] for row in self.scorer.stats(answers, references).segment_scores()]
+        scores = [row[0] for row in self.scorer.checked_stats(answers, references).segment_scores()]
         size = len(answers)
         return EnvironmentReturn(
             observations=[{"role": "environment", "content": f"Environment: GLEU {score:.4f}"} for score in scores],

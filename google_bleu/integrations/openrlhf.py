@@ -1,8 +1,5 @@
-"""OpenRLHF's ``reward_func(queries, prompts, labels)``: :class:`OpenRLHFReward`.
-
-``google_bleu/openrlhf_reward.py`` is the file to name in OpenRLHF's (0.11) flags:
-``--reward.remote_url $(python -m google_bleu.openrlhf_reward) --data.label_key <column>``.
-"""
+"""OpenRLHF's ``reward_func(queries, prompts, labels)``: :class:`OpenRLHFReward`; the file to name in
+its flags is ``google_bleu/openrlhf_reward.py`` (docs/rl-rewards.md, "OpenRLHF")."""
 
 from __future__ import annotations
 
@@ -21,18 +18,13 @@ __all__ = ["COMMON_SPECIAL_TOKENS", "OpenRLHFReward"]
 class OpenRLHFReward(Reward):
     """OpenRLHF's ``reward_func(queries, prompts, labels)``: GLEU of each response.
 
-    OpenRLHF (0.11) calls it once per rollout sample, ``reward_func([query], [prompt],
-    [label])``, in a worker thread. Each query is the prompt and the response decoded with
-    ``skip_special_tokens=False``; each label is the ``--data.label_key`` column (a string or a
-    list of strings). The reward removes the prompt (the query must start with it, as decoded
-    or once special tokens are removed from both) and the special tokens, and returns
-    ``{"rewards", "scores", "extra_logs": {"<name>_precision", "<name>_recall"}}``, float64
-    tensors of the scorer's exact sentence values. OpenRLHF logs an exception of
-    ``reward_func`` at INFO and drops the sample's reward: call it once yourself to see it.
-
-    ``special_tokens`` is a Hugging Face tokenizer or a list of strings (``[]`` strips nothing;
-    ``COMMON_SPECIAL_TOKENS`` covers common chat templates); ``scorer``, ``name`` and the
-    settings are as :class:`~google_bleu.integrations._reward.Reward`'s.
+    Each query is the prompt and the response decoded with ``skip_special_tokens=False``; each
+    label is the ``--data.label_key`` column (a string or a list of strings). The reward removes
+    the prompt (the query must start with it, as decoded or once special tokens are removed
+    from both) and the special tokens (a Hugging Face tokenizer's, or a list; ``[]`` strips
+    nothing), and returns ``{"rewards", "scores", "extra_logs": {"<name>_precision",
+    "<name>_recall"}}``, float64 tensors of the exact sentence values. OpenRLHF logs an
+    exception of ``reward_func`` at INFO and drops the sample's reward: call it once yourself.
 
     Example:
         >>> from google_bleu import GLEU
@@ -72,7 +64,7 @@ class OpenRLHFReward(Reward):
         if not len(queries) == len(prompts) == len(labels):
             raise ValueError(f"got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
         responses = [self.response(query, prompt, i) for i, (query, prompt) in enumerate(zip(queries, prompts))]
-        rows = self.rows(responses, labels, "labels[{}]")
+        rows = self.rows(responses, labels, ("queries", "labels"))
         # One tensor, four rows (rewards and scores must not share memory): one allocation a call.
         values = torch.tensor([[row[column] for row in rows] for column in (0, 0, 1, 2)], dtype=torch.float64)
         rewards, scores, precision, recall = values.reshape(4, len(rows))

@@ -49,10 +49,10 @@ class GleuEnv(BaseTextEnv):
     def step(self, action: str) -> BaseTextEnvStepOutput:
         action = check_text(action, "action (the response text)")
         self.turns += 1
-        result = self.scorer.sentence_score(action, self.references)
-        self._metrics = {"gleu": result.score, "gleu_precision": result.precision, "gleu_recall": result.recall}
-        metadata = {"gleu_precision": result.precision, "gleu_recall": result.recall}
-        return BaseTextEnvStepOutput(observations=[], reward=result.score, done=True, metadata=metadata)
+        score, precision, recall = self.scorer.checked_stats([action], [self.references]).segment_scores()[0]
+        self._metrics = {"gleu": score, "gleu_precision": precision, "gleu_recall": recall}
+        metadata = {"gleu_precision": precision, "gleu_recall": recall}
+        return BaseTextEnvStepOutput(observations=[], reward=score, done=True, metadata=metadata)
 
     def get_metrics(self) -> dict[str, Any]:
         return dict(self._metrics)

@@ -1,22 +1,16 @@
 """slime's custom reward: ``--custom-rm-path google_bleu.integrations.slime.gleu_reward``.
 
-slime (0.3) loads the function named by ``--custom-rm-path module.name`` and awaits it as
-``fn(args, sample)`` for one ``Sample`` (wanting a float) or, with ``--group-rm``,
-``fn(args, samples)`` for a list (wanting a list of floats). :class:`GleuReward` scores
-``sample.response`` (text), :class:`GleuIdReward` the response's token ids (the last
-``sample.response_length`` of ``sample.tokens``), each against ``sample.label`` (the
-``--label-key`` column: a reference, or a list of references). A list is scored in one
-batched call; single samples, one task each, are gathered per turn of slime's event loop
-(:class:`.gather.GleuGatherer`, no waiting). Each reward equals ``GLEU(...).sentence_score`` of
-its sample alone (token ids: nltk's ``sentence_gleu`` on the id lists). For other settings,
-name an instance in a file of your own: ``gleu_lc = GleuReward(GLEU(lowercase=True))``.
+slime (0.3) awaits ``fn(args, sample)`` for one ``Sample`` or, with ``--group-rm``,
+``fn(args, samples)`` for a list. :class:`GleuReward` scores ``sample.response``,
+:class:`GleuIdReward` the response's token ids, each against ``sample.label``
+(docs/rl-rewards.md, "slime").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..validation import check_references, check_text, describe, integer
+from ..validation import describe, integer
 from ._reward import Reward
 from ._text import reference_ids
 from .gather import GleuGatherer
@@ -41,7 +35,9 @@ def _label(sample: Any, index: int) -> Any:
 
 
 class GleuReward(Reward):
-    """slime's reward on text: sentence GLEU of ``sample.response`` against ``sample.label``.
+    """slime's reward on text: sentence GLEU of ``sample.response`` against ``sample.label`` (a
+    reference, or a list of them). A list of samples is scored in one call; single samples, one
+    task each, are gathered per turn of slime's event loop (no waiting).
 
     Example:
         >>> import asyncio
@@ -64,12 +60,12 @@ class GleuReward(Reward):
         return self._gatherer.counts()
 
     async def __call__(self, args: Any, sample: Any, **kwargs: Any) -> float | list[float]:
-        samples = sample if isinstance(sample, (list, tuple)) else [sample]
-        responses = [check_text(_field(item, "response", i), f"sample {i}: response") for i, item in enumerate(samples)]
-        labels = [_label(item, i) for i, item in enumerate(samples)]
-        if samples is sample:
-            return self.scores(responses, labels, "sample {}: label")
-        return await self._gatherer.score(responses[0], check_references(labels[0], "sample 0: label"))
+        if not isinstance(sample, (list, tuple)):
+            response, label = _field(sample, "response", 0), _label(sample, 0)
+            return await self._gatherer.score(response, label, names=("sample 0: response", "sample 0: label"))
+        responses = [_field(item, "response", i) for i, item in enumerate(sample)]
+        labels = [_label(item, i) for i, item in enumerate(sample)]
+        return [row[0] for row in self.rows(responses, labels, ("sample {}: response", "sample {}: label"))]
 
 
 class GleuIdReward(Reward):
@@ -78,8 +74,7 @@ class GleuIdReward(Reward):
     :func:`google_bleu.ids.batch_sentence_gleu`, no decoding.
 
     Args:
-        scorer: The orders, ``GLEU(min_len=..., max_len=...)`` (a tokenizer or lowercasing
-            has no meaning for ids and is refused).
+        scorer: The orders, ``GLEU(min_len=..., max_len=...)``.
         pad_id: Id removed before counting, e.g. EOS (slime keeps the stop token in
             ``sample.tokens``). ``None``: every id counts.
 

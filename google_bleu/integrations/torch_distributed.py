@@ -1,36 +1,31 @@
-"""Exact corpus GLEU over a ``torch.distributed`` process group: one ``all_reduce`` (MAX)
-that checks every rank counted with the same orders, then one (SUM) of the four totals;
-every rank gets the exact corpus statistics."""
+"""Exact corpus GLEU over a ``torch.distributed`` process group: every rank's orders and four
+totals gathered in one ``all_gather``, checked and summed by :meth:`GleuStats.summed` on every
+rank (docs/training.md, "torch.distributed")."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..imports import import_optional
-from ..stats import GleuStats
+from ..stats import GleuStats, check_stats
 
 
 def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) -> GleuStats:
-    """Sums the statistics of every rank of a ``torch.distributed`` group.
-
-    Each rank passes the statistics of its own shard; all ranks get back the same one-row
-    :class:`GleuStats` of the whole corpus, whose ``score()`` is exactly the score of one
-    process over all shards (the four totals are summed as int64, no float is reduced).
-    Launched with ``torchrun`` it works unchanged on one machine or many. Every rank must
-    call it, with statistics counted with the same orders (checked: a ``ValueError`` on
-    every rank otherwise).
+    """Sums the statistics of every rank of a ``torch.distributed`` group: each rank passes its
+    own shard's statistics (any number of segments, also zero) and gets back the same one-row
+    :class:`GleuStats` of the whole corpus, whose ``score()`` is exactly one process's over all
+    shards (integers all the way). Every rank must call it, with statistics of the same orders
+    (else a ``ValueError`` on every rank).
 
     Args:
-        stats: This rank's statistics (any number of segments, also zero).
+        stats: This rank's statistics.
         group: The process group (default: the whole world).
-        device: Where the reduced tensor lives. Default: the current CUDA device when the
+        device: Where the gathered tensor lives. Default: the current CUDA device when the
             group's backend is NCCL, else the CPU (gloo).
 
     Returns:
-        The corpus totals as a one-row :class:`GleuStats`. Without an initialised process
-        group (a single process), simply ``stats.total()``.
+        The corpus totals as a one-row :class:`GleuStats`; without an initialised process
+        group (a single process), ``stats.total()``.
 
     Example:
         >>> from google_bleu import GLEU
@@ -40,26 +35,21 @@ def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) ->
     """
     torch = import_optional("torch", "torch", "all_reduce_stats")
     dist = import_optional("torch.distributed", "torch", "all_reduce_stats")
-
-    if not isinstance(stats, GleuStats):
-        raise TypeError(f"stats must be a GleuStats, got {type(stats).__name__}")
+    check_stats(stats, "stats")
     if not (dist.is_available() and dist.is_initialized()):
         return stats.total()
     if device is None:
-        backend = str(dist.get_backend(group))
-        use_cuda = "nccl" in backend and torch.cuda.is_available()
+        use_cuda = "nccl" in str(dist.get_backend(group)) and torch.cuda.is_available()
         device = torch.device("cuda", torch.cuda.current_device()) if use_cuda else torch.device("cpu")
-    # Orders must agree: max and -min of (min_len, max_len) over ranks, in one reduction.
-    orders = torch.tensor(
-        [stats.min_len, stats.max_len, -stats.min_len, -stats.max_len], dtype=torch.int64, device=device
-    )
-    dist.all_reduce(orders, op=dist.ReduceOp.MAX, group=group)
-    high_min, high_max, low_min, low_max = (int(value) for value in orders.tolist())
-    if (high_min, high_max) != (-low_min, -low_max):
+    mine = torch.tensor([stats.min_len, stats.max_len, *stats.totals()], dtype=torch.int64, device=device)
+    every = [torch.empty_like(mine) for _ in range(dist.get_world_size(group))]
+    dist.all_gather(every, mine, group=group)
+    ranks = [row.tolist() for row in every]
+    orders = {tuple(row[:2]) for row in ranks}
+    if len(orders) > 1:
+        low, high = sorted({row[0] for row in ranks}), sorted({row[1] for row in ranks})
         raise ValueError(
             "ranks counted statistics with different n-gram orders: min_len from "
-            f"{-low_min} to {high_min}, max_len from {-low_max} to {high_max}"
+            f"{low[0]} to {low[-1]}, max_len from {high[0]} to {high[-1]}"
         )
-    totals = torch.tensor(stats.totals(), dtype=torch.int64, device=device)
-    dist.all_reduce(totals, op=dist.ReduceOp.SUM, group=group)
-    return GleuStats(np.asarray([totals.tolist()], np.int64), stats.min_len, stats.max_len)
+    return GleuStats.summed(GleuStats([row[2:]], stats.min_len, stats.max_len) for row in ranks)

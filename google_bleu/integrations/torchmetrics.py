@@ -45,7 +45,7 @@ class _Counted(NamedTuple):
     stats: GleuStats
 
 
-def _count(value: Any, name: str) -> int:
+def _state_count(value: Any, name: str) -> int:
     """A total of an incoming state: a Python int or a 0-d integer tensor."""
     if isinstance(value, Tensor) and value.dim() == 0 and not value.is_floating_point() and value.dtype != torch.bool:
         return int(value.item())
@@ -66,13 +66,9 @@ def _rows(rows: Any) -> Tensor:
 
 
 class GoogleBLEUScore(Metric):
-    """Corpus Google-BLEU (GLEU, Wu et al. 2016) as a ``torchmetrics`` metric.
-
-    ``update(preds, target)`` counts a batch; ``compute()`` returns the corpus score of
-    everything counted since the last ``reset()``, as a float64 tensor equal (``==``) to
-    :meth:`google_bleu.GLEU.corpus_score` on the same text. The states are the four
-    int64 totals, summed across processes, so a distributed run gives the exact score of
-    one process over the whole corpus. ``merge_state`` works (``full_state_update=False``).
+    """Corpus Google-BLEU (GLEU, Wu et al. 2016) as a ``torchmetrics`` metric: ``compute()`` is the
+    corpus score of everything counted since the last ``reset()``, a float64 tensor ``==``
+    :meth:`google_bleu.GLEU.corpus_score` of the same text, after any sync or ``merge_state``.
 
     Args:
         scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``: 13a, cased,
@@ -166,7 +162,7 @@ class GoogleBLEUScore(Metric):
         for name in self.metric_state:
             if name not in state:
                 raise ValueError(f"Expected state variable {name} to be present in incoming state {state}")
-        incoming = [_count(state[name], name) for name in COLUMNS]
+        incoming = [_state_count(state[name], name) for name in COLUMNS]
         orders = (self.scorer.min_len, self.scorer.max_len)
         totals = GleuStats.summed([self._stats(), GleuStats([incoming], *orders)])
         if self.return_sentence_scores:
@@ -181,11 +177,8 @@ class GoogleBLEUScore(Metric):
         self.update([], [])
 
     def sync(self, *args: Any, **kwargs: Any) -> None:
-        """torchmetrics' ``sync``, after giving a rank without sentences an empty int64 batch.
-
-        torchmetrics would give that rank a 1-d empty tensor of the metric's float dtype, which
-        cannot be gathered with the other ranks' 2-d int64 rows.
-        """
+        """torchmetrics' ``sync``, after giving a rank without sentences an empty int64 batch (not
+        the empty float tensor torchmetrics would give, which cannot be gathered with int64 rows)."""
         rows = getattr(self, SENTENCE_STATE, None)
         empty = isinstance(rows, list) and not rows
         if empty:
@@ -197,11 +190,8 @@ class GoogleBLEUScore(Metric):
                 rows.clear()  # not synced (one process): the state stays as it was
 
     def set_dtype(self, dst_type: Union[str, torch.dtype]) -> "GoogleBLEUScore":
-        """Returns the metric unchanged: its states are exact int64 counts and stay so.
-
-        torchmetrics' ``set_dtype`` casts every state to ``dst_type`` (float16 holds integers
-        exactly only up to 2,048); the score is a float64 computed from the counts anyway.
-        """
+        """Returns the metric unchanged: its states are exact int64 counts and stay so (float16
+        holds integers exactly only up to 2,048)."""
         return self
 
     def update(self, preds: Union[str, Sequence[str]], target: Sequence[Union[str, Sequence[str]]]) -> None:
@@ -222,7 +212,7 @@ class GoogleBLEUScore(Metric):
             getattr(self, SENTENCE_STATE).append(rows.to(self.device))
 
     def _count(self, preds: Any, target: Any) -> GleuStats:
-        return self.scorer.stats(*_as_text_batch(preds, target))
+        return self.scorer.checked_stats(*_as_text_batch(preds, target))
 
     def _stats(self) -> GleuStats:
         totals = [int(getattr(self, name).item()) for name in COLUMNS]
@@ -237,11 +227,8 @@ class GoogleBLEUScore(Metric):
         return self._stats().totals()
 
     def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
-        """Corpus GLEU, and the sentence scores when ``return_sentence_scores``.
-
-        Both are float64 CPU tensors: float64 holds the exact ratio ``n_match / n_all``
-        (the scorer's float), and not every accelerator has float64.
-        """
+        """Corpus GLEU, and the sentence scores when ``return_sentence_scores``: float64 CPU tensors
+        (the scorer's exact float; not every accelerator has float64)."""
         score = torch.tensor(self._stats().score(), dtype=torch.float64)
         if not self.return_sentence_scores:
             return score

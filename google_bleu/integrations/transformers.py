@@ -1,17 +1,8 @@
-"""A ``compute_metrics`` for transformers' ``Trainer`` and ``Seq2SeqTrainer``.
-
-The hook does what the copied boilerplate often gets wrong: it takes the first element
-when predictions are a tuple, takes the argmax of logits, replaces ``-100`` in BOTH
-predictions and labels by the pad id before decoding (predictions padded across batches
-or processes hold ``-100``, which crashes ``batch_decode``: transformers #22634), decodes
-with ``skip_special_tokens=True``, strips, and scores the texts with one
-:class:`~google_bleu.GLEU` built (and checked) when the hook is made.
-With ``batch_eval_metrics=True`` it adds up the sufficient statistics of each batch, so the
-final result is exactly that of one call over the whole set (averaging per-batch scores
-is not).
-
-Nothing here imports torch or transformers: tensors are converted with their own
-``.numpy()``, and the tokenizer is anything with ``batch_decode`` and ``pad_token_id``.
+"""A ``compute_metrics`` for transformers' ``Trainer`` and ``Seq2SeqTrainer``: :class:`ComputeMetrics`
+(docs/training.md). It takes logits or ids, reads ``-100`` as padding on both sides (transformers
+#22634), decodes without special tokens, and with ``batch_eval_metrics=True`` adds up each
+batch's statistics, so the result is that of one call over the whole set. Nothing here imports
+torch or transformers.
 """
 
 from __future__ import annotations
@@ -39,10 +30,8 @@ def _to_numpy(array: Any) -> np.ndarray:
 
 
 class ComputeMetrics:
-    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` that scores Google-BLEU.
-
-    Pass the instance as ``compute_metrics=``; it is built (and checked) once, never inside
-    the hook.
+    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` that scores Google-BLEU: pass the
+    instance as ``compute_metrics=`` (built and checked once, never inside the hook).
 
     Args:
         tokenizer: The model's transformers tokenizer (``batch_decode``, ``pad_token_id``).
@@ -152,7 +141,7 @@ class ComputeMetrics:
         if len(prediction_ids) != len(label_ids):
             raise ValueError(f"got {len(prediction_ids)} predictions but {len(label_ids)} labels")
         label_ids = self._decodable(label_ids, "label")
-        stats = self.scorer.stats(self.decode(prediction_ids), self.decode(label_ids))
+        stats = self.scorer.stats(self.decode(prediction_ids), self.decode(label_ids), ("decoded predictions", "decoded labels"))
         # Generated length as transformers' examples define it: tokens other than padding.
         gen_tokens = int(np.count_nonzero(prediction_ids != self.pad_token_id))
         return stats, gen_tokens, len(prediction_ids)
@@ -170,7 +159,7 @@ class ComputeMetrics:
         stats, gen_tokens, count = self.batch(eval_pred)
         if compute_result is None:
             return self.result(stats, gen_tokens, count)
-        self._stats = GleuStats.concatenate([self._stats, stats.total()]).total()
+        self._stats = GleuStats.summed([self._stats, stats])
         self._gen_tokens += gen_tokens
         self._gen_count += count
         if not compute_result:

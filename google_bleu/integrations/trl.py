@@ -1,29 +1,25 @@
-"""TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...).
-
-TRL calls ``reward(prompts=..., completions=..., completion_ids=..., **columns)``;
-completions are strings, or lists of messages for conversational datasets. The rewards are
-picklable instances with a ``__name__``, as ``AsyncGRPOTrainer`` (which scores in a spawned
-child without a GPU) needs; scores equal nltk's ``sentence_gleu`` on the same tokens.
-"""
+"""TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...): picklable instances with a
+``__name__``, called as ``reward(prompts=..., completions=..., completion_ids=..., **columns)``
+(docs/rl-rewards.md, "TRL")."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..settings import GLEU
 from ..validation import check_list, describe
 from ._reward import Reward
-from ._text import TRL_OBJECTS, completion_text, mean_score, reference_ids
+from ._text import TRL_OBJECTS, completion_text, reference_ids
 
 
 class GleuReward(Reward):
-    """A TRL reward: sentence GLEU of each completion against the ``reference_key`` column
-    (per example a string or a list of strings); ``name`` is what TRL logs it under
-    (``rewards/<name>/mean``). Fields as :class:`~google_bleu.integrations._reward.Reward`.
-
-    When TRL passes ``log_metric`` (TRL 1.16), the batch's mean sentence precision and recall
-    are logged as ``<name>/precision`` and ``<name>/recall``. Other keywords are ignored.
+    """A TRL reward: sentence GLEU of each completion (a string, or a conversation's last
+    assistant message) against the ``reference_key`` column (per example a string or a list of
+    strings); ``name`` is what TRL logs it under (``rewards/<name>/mean``). When TRL passes
+    ``log_metric``, the batch's mean sentence precision and recall are logged as
+    ``<name>/precision`` and ``<name>/recall``. Other keywords are ignored.
 
     Example:
         >>> from google_bleu import GLEU
@@ -46,10 +42,10 @@ class GleuReward(Reward):
             raise TypeError(f"log_metric must be callable (TRL passes its logger), got {describe(log_metric)}")
         column = self.lookup(kwargs, "dataset column", "the trainer passed", TRL_OBJECTS)
         texts = [completion_text(completion, i) for i, completion in enumerate(check_list(completions, "completions"))]
-        rows = self.rows(texts, check_list(column, self.reference_key), f"{self.reference_key}[{{}}]")
+        rows = self.rows(texts, column, ("completions", self.reference_key))
         if log_metric is not None and rows:
-            log_metric(f"{self.__name__}/precision", mean_score([row[1] for row in rows], "precision"))
-            log_metric(f"{self.__name__}/recall", mean_score([row[2] for row in rows], "recall"))
+            log_metric(f"{self.__name__}/precision", statistics.mean(row[1] for row in rows))
+            log_metric(f"{self.__name__}/recall", statistics.mean(row[2] for row in rows))
         return [row[0] for row in rows]
 
     def __call__(self, completions: Sequence[Any], log_metric: Any = None, **kwargs: Any) -> list[float]:
@@ -57,8 +53,8 @@ class GleuReward(Reward):
 
 
 class AsyncGleuReward(GleuReward):
-    """:class:`GleuReward` as a coroutine, for TRL's asynchronous rewards (TRL 1.16 gathers
-    them on its event loop); the scoring runs in a worker thread, so it never blocks that loop.
+    """:class:`GleuReward` as a coroutine, for TRL's asynchronous rewards; the scoring runs in a
+    worker thread, so it never blocks TRL's event loop.
 
     Example:
         >>> import asyncio
@@ -75,14 +71,10 @@ class AsyncGleuReward(GleuReward):
 class GleuIdReward(Reward):
     """A TRL reward on token ids: ``completion_ids`` against a column of reference ids (per
     example a list of ids, or a list of id lists), without decoding; each score equals nltk's
-    ``sentence_gleu`` on the id lists, counted for the batch at once on ``device``.
-
-    ``reference_key``, ``scorer``, ``name`` and the settings are as :class:`GleuReward`'s (the
-    scorer gives the orders only: ids are never tokenized nor lowercased).
+    ``sentence_gleu`` on the id lists. ``scorer`` gives the orders only.
 
     Args:
-        pad_id: Id removed before counting, e.g. EOS (TRL's ``completion_ids`` end with it
-            when the model stopped); ``None``: every id counts.
+        pad_id: Id removed before counting, e.g. EOS; ``None``: every id counts.
         device: Where the ids are counted (default CPU).
 
     Example:

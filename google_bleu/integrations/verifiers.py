@@ -1,16 +1,7 @@
-"""verifiers (0.4, ``import verifiers.v1 as vf``): GLEU as a task reward.
-
-verifiers awaits each reward of a finished rollout's task with the arguments it names among
-``task`` (the task's data, a ``vf.TaskData``), ``trace`` (the ``vf.Trace``) and ``runtime``.
-:func:`gleu_reward` scores ``trace.last_reply`` against the task's ``answer`` with ``GLEU()``;
-:func:`make_gleu_reward` builds one for another field or settings. Either plugs into a task
-from an environment's TOML, without touching the taskset's code::
-
-    [env.taskset.task.rewards]
-    gleu = { fn = "google_bleu.integrations.verifiers:gleu_reward", weight = 1.0 }
-
-and a task's own ``@vf.reward`` method can return ``await gleu_reward(self.data, trace)``.
-Nothing here imports verifiers.
+"""verifiers (0.4, ``import verifiers.v1 as vf``): GLEU as a task reward, named in an
+environment's TOML (``gleu = { fn = "google_bleu.integrations.verifiers:gleu_reward", weight = 1.0 }``)
+or awaited from a task's ``@vf.reward`` method (docs/rl-rewards.md, "verifiers"). Nothing here
+imports verifiers.
 """
 
 from __future__ import annotations
@@ -18,15 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..settings import GLEU
-from ..validation import check_text, describe
+from ..validation import check_references, check_text, describe
 from ._reward import Reward
 
 
 class VerifiersReward(Reward):
     """A verifiers task reward: sentence GLEU of ``trace.last_reply`` against ``task.<field>``
-    (a string, or a list of strings). A picklable instance with a ``__name__``: name it in an
-    environment's TOML, await it from a task's ``@vf.reward`` method, or mark it itself
-    (``gleu = vf.reward(make_gleu_reward(), weight=1.0)``). Build it with
+    (a string, or a list of strings); a picklable instance with a ``__name__``, made by
     :func:`make_gleu_reward`.
 
     Raises:
@@ -64,7 +53,8 @@ class VerifiersReward(Reward):
                 f"the GLEU reward reads the references from the task's {self.field!r} field; "
                 f"the task's data ({type(task).__name__}) sets {sorted(set(task.model_fields_set) | extra)}"
             )
-        return self.scores([reply], [getattr(task, self.field)], f"task.{self.field}")[0]
+        references = check_references(getattr(task, self.field), f"task.{self.field}")
+        return self.scorer.checked_stats([reply], [references]).segment_scores()[0][0]
 
     # One sentence takes a fraction of a millisecond next to a rollout's seconds: it runs on
     # verifiers' event loop rather than in a worker thread.

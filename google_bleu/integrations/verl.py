@@ -12,35 +12,27 @@ from ..stats import GleuStats
 from ..validation import check_list, check_references, check_text, check_type
 from .gather import GleuGatherer
 
-#: Keywords veRL 0.9's reward managers add to each call when a reward model is enabled
-#: (``NaiveRewardManager.run_single`` and the others pass them whenever
-#: ``reward_router_address`` is set); a GLEU reward does not use them.
+#: Keywords veRL 0.9's reward managers add to each call when a reward model is enabled; a GLEU
+#: reward does not use them.
 VERL_KEYWORDS = ("reward_router_address", "reward_model_tokenizer")
+_BATCH = ("data_sources", "solution_strs", "ground_truths", "extra_infos")
 
 
-def _check_keywords(options: dict[str, Any]) -> None:
+def _verl_scorer(options: dict[str, Any]) -> GLEU:
+    """The scorer of one call: the settings among ``options`` (veRL's ``reward_kwargs``), any
+    keyword that is neither a setting nor veRL's own refused."""
     unknown = sorted(key for key in options if key not in SETTINGS and key not in VERL_KEYWORDS)
     if unknown:
         raise TypeError(
             f"compute_score got unexpected keyword arguments {unknown}: reward_kwargs may set "
             f"{', '.join(SETTINGS)}; veRL itself passes {' and '.join(VERL_KEYWORDS)}"
         )
-
-
-def _verl_scorer(options: dict[str, Any]) -> GLEU:
-    """The scorer of one call: the settings among ``options`` (veRL's ``reward_kwargs``),
-    after refusing keywords that are neither settings nor veRL's own."""
-    _check_keywords(options)
     return scorer_from_options(None, options)
 
 
-def _score_dict(row: tuple[float, float, float]) -> dict[str, float]:
-    # veRL logs every key but "score" beside the reward.
-    return dict(zip(("score", "precision", "recall"), row))
-
-
 def _score_dicts(stats: GleuStats) -> list[dict[str, float]]:
-    return list(map(_score_dict, stats.segment_scores()))
+    # veRL logs every key but "score" beside the reward.
+    return [dict(zip(("score", "precision", "recall"), row)) for row in stats.segment_scores()]
 
 
 def compute_score(
@@ -55,17 +47,11 @@ def compute_score(
     extra_infos: Sequence[Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, float] | list[dict[str, float]]:
-    """veRL's custom reward: ``{"score", "precision", "recall"}`` of one response (veRL logs
-    the extra keys), or a list of them for a batch.
-
-    veRL's per-sample reward managers call ``compute_score(data_source=, solution_str=,
-    ground_truth=, extra_info=)`` and its ``batch`` manager ``compute_score(data_sources=,
-    solution_strs=, ground_truths=, extra_infos=)``; this one function answers both. A ground
-    truth is a string or a non-empty list of strings; ``data_source`` and ``extra_info`` are
-    not used (in a batch their lengths are checked). ``**kwargs`` are the settings
-    (``reward_kwargs``: ``tokenizer``, ``lowercase``, ``min_len``, ``max_len``) and the
-    keywords veRL adds when a reward model is enabled (accepted, not used); any other keyword
-    is refused, naming it.
+    """veRL's custom reward: ``{"score", "precision", "recall"}`` of one response, as veRL's
+    per-sample reward managers call it, or a list of them for a batch, as its ``batch`` manager
+    calls it (the plural keywords). ``data_source`` and ``extra_info`` are not used (in a batch
+    their lengths are checked); ``**kwargs`` are the settings (``reward_kwargs``) and the
+    keywords veRL adds when a reward model is enabled; any other keyword is refused.
 
     Example:
         >>> compute_score("wmt", "the cat sat on the mat", "the cat ate the mat")
@@ -74,7 +60,6 @@ def compute_score(
         ...                                    ground_truths=[["one dog", "a dog"], "y"], extra_infos=[{}, {}])]
         [1.0, 0.0]
     """
-    batch = {"data_sources": data_sources, "solution_strs": solution_strs, "ground_truths": ground_truths}
     if solution_strs is not None or ground_truths is not None or data_sources is not None or extra_infos is not None:
         single = {"data_source": data_source, "solution_str": solution_str, "ground_truth": ground_truth}
         mixed = sorted(key for key, value in single.items() if value is not None)
@@ -82,10 +67,10 @@ def compute_score(
             raise ValueError(
                 f"compute_score takes one sample or a batch, not both: got batch arguments and {mixed or ['extra_info']}"
             )
-        return compute_score_batch(extra_infos=extra_infos, **batch, **kwargs)
+        return compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs)
     response = check_text(solution_str, "solution_str (the decoded response)")
     references = check_references(ground_truth, "ground_truth")
-    return _score_dicts(_verl_scorer(kwargs).stats([response], [references]))[0]
+    return _score_dicts(_verl_scorer(kwargs).checked_stats([response], [references]))[0]
 
 
 def compute_score_batch(
@@ -95,26 +80,21 @@ def compute_score_batch(
     extra_infos: Sequence[Any] | None = None,
     **kwargs: Any,
 ) -> list[dict[str, float]]:
-    """:func:`compute_score`'s batch form alone (``data_sources`` and ``extra_infos`` may be
-    ``None``).
+    """:func:`compute_score`'s batch form alone (``data_sources`` and ``extra_infos`` may be ``None``).
 
     Example:
         >>> compute_score_batch(None, ["a b c"], [["a b c"]])
         [{'score': 1.0, 'precision': 1.0, 'recall': 1.0}]
     """
+    scorer = _verl_scorer(kwargs)
     responses = check_list(solution_strs, "solution_strs")
-    truths = check_list(ground_truths, "ground_truths")
-    counts = {"solution_strs": len(responses), "ground_truths": len(truths)}
+    counts = {"solution_strs": len(responses), "ground_truths": len(check_list(ground_truths, "ground_truths"))}
     for name, value in (("data_sources", data_sources), ("extra_infos", extra_infos)):
         if value is not None:
             counts[name] = len(check_list(value, name))
     if len(set(counts.values())) > 1:
-        raise ValueError(
-            "batch lists need one entry per response, got " + ", ".join(f"{n} {k}" for k, n in counts.items())
-        )
-    responses = [check_text(response, f"solution_strs[{i}]") for i, response in enumerate(responses)]
-    references = [check_references(truth, f"ground_truths[{i}]") for i, truth in enumerate(truths)]
-    return _score_dicts(_verl_scorer(kwargs).stats(responses, references))
+        raise ValueError("batch lists need one entry per response, got " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+    return _score_dicts(scorer.stats(responses, ground_truths, ("solution_strs", "ground_truths")))
 
 
 #: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :func:`compute_score_gathered`.
@@ -160,14 +140,14 @@ def compute_score_with(gatherer: GleuGatherer) -> Any:
 
 
 async def _gathered_score(gatherer: GleuGatherer, solution_str: Any, ground_truth: Any, kwargs: dict) -> dict[str, float]:
-    batch = sorted(key for key in ("data_sources", "solution_strs", "ground_truths", "extra_infos") if key in kwargs)
+    batch = sorted(key for key in _BATCH if key in kwargs)
     if batch:
         raise ValueError(
             f"compute_score_gathered scores one sample per call; got the batch manager's {batch}: "
             "name compute_score for veRL's batch reward manager"
         )
-    response = check_text(solution_str, "solution_str (the decoded response)")
-    references = check_references(ground_truth, "ground_truth")
-    _check_keywords(kwargs)
-    scorer = scorer_from_options(None, kwargs) if any(key in kwargs for key in SETTINGS) else None
-    return _score_dict(await gatherer.segment(response, references, scorer=scorer))
+    scorer = _verl_scorer(kwargs)  # refuses keywords that are neither settings nor veRL's
+    scorer = scorer if any(key in kwargs for key in SETTINGS) else None  # else the gatherer's own
+    names = ("solution_str (the decoded response)", "ground_truth")
+    row = await gatherer.segment(solution_str, ground_truth, scorer=scorer, names=names)
+    return dict(zip(("score", "precision", "recall"), row))

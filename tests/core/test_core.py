@@ -220,8 +220,10 @@ def test_reference_index_follows_slices_and_sums():
         (np.array([[2**64 - 1, 0, 0, 0]], np.uint64), "from 0 to 2**63 - 1"),
         ([[2**70, 0, 0, 0]], "from 0 to 2**63 - 1"),
         ([[2**62, 2**62, 2**62, 2**62]] * 2, "do not fit in int64"),
-        ([[1.0, 1, 1, 1]], "must hold integers"),
-        ([[1, 1, 1]], "shape"),
+        ([[1.0, 1, 1, 1]], "must be a row of 4 integers"),
+        (np.array([[1.0, 1, 1, 1]]), "must hold integers"),
+        ([[1, 1, 1]], "must be a row of 4 integers"),
+        (np.zeros((1, 3), np.int64), "shape"),
     ],
 )
 def test_impossible_statistics_are_refused(rows, message):

@@ -81,24 +81,18 @@ def test_a_hand_made_tokenizer_named_like_a_named_one_pickles_as_itself():
     ],
 )
 def test_statistics_columns_never_wrap_and_are_checked_like_rows(columns, message):
-    from google_bleu.integrations.columns import stats_from_columns
-
     with pytest.raises(ValueError, match=message):
-        stats_from_columns(columns)
+        GleuColumns().reduce(columns)
 
 
 def test_statistics_columns_of_unsigned_ints_sum_exactly():
-    from google_bleu.integrations.columns import stats_from_columns
-
     rows = GLEU().stats(["the cat sat", "a dog"], ["the cat sat on the mat", "a dog ran"]).rows
     unsigned = {name: rows[:, j].astype(np.uint64) for j, name in enumerate(COLUMNS)}
-    assert stats_from_columns(unsigned).totals() == tuple(int(v) for v in rows.sum(axis=0))
+    assert GleuColumns().reduce(unsigned).totals() == tuple(int(v) for v in rows.sum(axis=0))
 
 
 def test_harness_rows_above_int64_get_the_statistics_message():
-    from google_bleu.integrations.lm_eval import check_rows
-
     with pytest.raises(ValueError, match="counts from 0 to 2\\*\\*63 - 1"):
         LmEvalGleu().aggregation([(2**63, 2**63, 2**63, 2**63)])
     with pytest.raises(ValueError, match="counts from 0 to 2\\*\\*63 - 1"):
-        GleuStats(check_rows([(2**63, 2**63, 2**63, 2**63)]))
+        GleuStats([(2**63, 2**63, 2**63, 2**63)])

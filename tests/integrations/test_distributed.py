@@ -15,7 +15,7 @@ import pytest
 
 import google_bleu
 from google_bleu import GLEU, GleuStats
-from google_bleu.integrations.columns import GleuColumns, stats_from_columns
+from google_bleu.integrations.columns import GleuColumns
 from google_bleu.integrations.torch_distributed import all_reduce_stats
 from tests.helpers.oracles import REPO, SAMPLES, hf_google_bleu, read_lines
 
@@ -180,7 +180,7 @@ def test_datasets_map_num_proc_reduces_to_the_exact_corpus_score(dataset):
     # The same per row (batched=False), and from plain column dicts.
     rows = dataset.select(range(40)).map(columns)
     assert rows["google_bleu"][:] == whole[:40].sentence_scores().tolist()
-    assert stats_from_columns(rows.to_dict(), 1, 3) == whole[:40].total()
+    assert GleuColumns(scorer=GLEU(max_len=3)).reduce(rows.to_dict()) == whole[:40].total()
 
 
 def test_gleu_columns_bad_input(dataset):
@@ -190,11 +190,11 @@ def test_gleu_columns_bad_input(dataset):
     with pytest.raises(ValueError, match=r"missing statistics columns \['n_match', 'n_hyp', 'n_ref', 'n_all'\]"):
         columns.reduce(dataset)
     with pytest.raises(ValueError, match=r"missing statistics columns \['n_all'\]"):
-        stats_from_columns({"n_match": [1], "n_hyp": [1], "n_ref": [1]})
+        GleuColumns().reduce({"n_match": [1], "n_hyp": [1], "n_ref": [1]})
     with pytest.raises(TypeError, match="must hold integers"):
-        stats_from_columns({"n_match": [0.5], "n_hyp": [1], "n_ref": [1], "n_all": [1]})
+        GleuColumns().reduce({"n_match": [0.5], "n_hyp": [1], "n_ref": [1], "n_all": [1]})
     with pytest.raises(TypeError, match="a mapping of columns"):
-        stats_from_columns([1, 2, 3, 4])
+        GleuColumns().reduce([1, 2, 3, 4])
     with pytest.raises(ValueError, match="predictions"):
         GleuColumns(predictions="hyp", references="refs")({"hyp": ["a", "b"], "refs": [["a"]]})
 
@@ -234,4 +234,4 @@ def test_a_null_statistic_is_refused_the_same_way_everywhere(kind, rows):
         GleuColumns().reduce(null_containers(rows)[kind])
     nan = {"n_match": np.array([6.0, np.nan]), "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}
     with pytest.raises(TypeError, match=NULL_MESSAGE):
-        stats_from_columns(nan)  # pandas and numpy say "missing" with NaN
+        GleuColumns().reduce(nan)  # pandas and numpy say "missing" with NaN

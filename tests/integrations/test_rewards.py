@@ -148,7 +148,7 @@ def test_async_reward_is_awaited_by_trls_own_check_and_equals_the_sync_one():
 
 
 def test_reference_counts_must_match():
-    with pytest.raises(ValueError, match="predictions has 2, references has 1"):
+    with pytest.raises(ValueError, match="completions and reference: completions has 2, reference has 1"):
         GleuReward()(["a", "b"], reference=[["a"]])
 
 

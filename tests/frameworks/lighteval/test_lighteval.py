@@ -309,7 +309,7 @@ def test_settings_are_one_scorer():
         make_lighteval_metric(lowercase=True)
     with pytest.raises(TypeError, match="metric_name must be a non-empty str"):
         make_lighteval_metric(metric_name="")
-    with pytest.raises(TypeError, match=r"items\[0\] must be a row of 4 integers"):
+    with pytest.raises(TypeError, match=r"rows\[0\] must be a row of 4 integers"):
         GleuCorpus().compute_corpus([0.5])
     with pytest.raises(TypeError, match="scores must be a list of sentence GLEU floats"):
         mean_sentence_gleu([(6, 18, 14, 18)])
