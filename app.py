@@ -23,7 +23,7 @@ from google_bleu.space import limits, page, render
 from google_bleu.space.content import ABOUT, CSS, INTRO, SHOW_RESULT, WATCH_UPLOADS, into_view
 from google_bleu.space.examples import examples
 from google_bleu.space.inputs import TOKENIZERS
-from google_bleu.validation import MAX_ORDER, import_optional
+from google_bleu.validation import import_optional
 
 gr = import_optional("gradio", "app", "the Space (app.py)")
 Middleware = import_optional("starlette.middleware", "app", "the Space (app.py)").Middleware
@@ -49,8 +49,10 @@ def build() -> gr.Blocks:
     with gr.Blocks(title="Google-BLEU (GLEU)", analytics_enabled=False, delete_cache=limits.UPLOAD_CLEANUP) as demo:
         gr.Markdown(INTRO)
         tokenizer = gr.Dropdown(TOKENIZERS, value="13a", label="Tokenizer", render=False, elem_id="tokenizer")
-        min_len = gr.Number(1, label="min_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
-        max_len = gr.Number(4, label="max_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
+        # No bounds, no rounding: gradio would refuse an order out of bounds with error pills and a
+        # toast, and round 1.5 to 2; the handler says what is wrong, under Compute.
+        min_len = gr.Number(1, label="min_len", render=False, min_width=80)
+        max_len = gr.Number(4, label="max_len", render=False, min_width=80)
         lowercase = gr.Checkbox(False, label="Lowercase", render=False)
         with gr.Row(elem_id="main"):
             with gr.Column(scale=3, elem_id="main-left"):
@@ -74,9 +76,8 @@ def build() -> gr.Blocks:
                     # Short tab names: all four stay visible on a phone.
                     with gr.Tabs():
                         with gr.Tab("Why", elem_id="tab-why"):
-                            segment = gr.Number(
-                                1, label="Segment number (or click its row under Segments)", precision=0, minimum=1,
-                                elem_id="segment",
+                            segment = gr.Number(  # unbounded too: page.highlight says what is wrong
+                                1, label="Segment number (or click its row under Segments)", elem_id="segment"
                             )
                             info = gr.Markdown(elem_id="segment-info")
                             hyp_text = _highlighted("Prediction: matched n-grams", "highlight-prediction")

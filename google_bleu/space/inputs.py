@@ -22,6 +22,7 @@ from google_bleu import GLEU, GleuScore, GleuStats, get_tokenizer
 from google_bleu.scale.lines import split_lines
 from google_bleu.scorer import scorer_from_options
 from google_bleu.signature import count_references
+from google_bleu.validation import MAX_ORDER
 
 from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, release, upload_folder
 
@@ -129,6 +130,9 @@ def scorer_for(tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> GL
     """The :class:`GLEU` of the chosen settings; a bad setting becomes an :class:`InputError`."""
     if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
         raise InputError(f"unknown tokenizer {tokenizer!r}: this page offers {', '.join(TOKENIZERS)}")
+    for name, value in (("min_len", min_len), ("max_len", max_len)):
+        if value is None:  # an empty field
+            raise InputError(f"{name} must be an integer from 1 to {MAX_ORDER}, got none: the field is empty")
     try:
         return scorer_from_options(None, {"tokenizer": tokenizer, "lowercase": lowercase, "min_len": min_len, "max_len": max_len})
     except (ValueError, TypeError, ImportError) as error:

@@ -99,7 +99,7 @@ def run(predictions: Any, references: Any, tokenizer: Any, min_len: Any, max_len
         render.score_histogram(stats.sentence_scores()),
         scored.output,
         state,
-        gr.update(value=1, maximum=n_segments),
+        1,
         hyp_spans,
         ref_spans,
         info,

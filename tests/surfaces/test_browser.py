@@ -154,6 +154,52 @@ def test_example_click_and_bad_input_message(page):
     shot(page, "space-error")
 
 
+#: (field, what is typed, the message under Compute): every order the page refuses.
+BAD_ORDERS = [
+    ("min_len", "0", "min_len must be >= 1, got min_len=0"),
+    ("min_len", "-2", "min_len must be >= 1, got min_len=-2"),
+    ("max_len", "101", "max_len must be <= 100, got max_len=101"),
+    ("min_len", "5", "max_len must be >= min_len, got min_len=5 and max_len=4"),
+    ("max_len", "", "max_len must be an integer from 1 to 100, got none: the field is empty"),
+    ("min_len", "1.5", "min_len must be an integer, got float 1.5"),  # said, not rounded to 2
+]
+
+
+def _no_error_pill_or_toast(page) -> bool:
+    """No "Error" on screen: gradio's pill over an output, or its toast."""
+    return page.get_by_text("Error", exact=True).filter(visible=True).count() == 0
+
+
+def test_a_bad_order_is_said_under_compute_in_place_of_the_last_message(page):
+    page.get_by_text("The cat sat on the mat", exact=True).click()
+    assert shown_score(page) == "33.33"
+    message = page.locator("#message")
+    for field, typed, wanted in BAD_ORDERS:
+        page.get_by_label(field, exact=True).fill(typed)
+        page.click("#compute")
+        page.wait_for_function(
+            "(text) => { const e = document.querySelector('#message'); return e && e.innerText.includes(text); }",
+            arg=wanted, timeout=10_000,
+        )
+        # The one message, this order's (none stale), right under Compute and on screen; the old
+        # result gone, and no error pill or toast of gradio's in its place.
+        assert message.inner_text().strip() == f"⚠️ {wanted}"
+        assert 0 <= top(page, "#message") - top(page, "#compute") < 150 and on_screen(page, "#message")
+        page.wait_for_selector("#results", state="hidden")
+        assert _no_error_pill_or_toast(page), typed
+        if typed == "101":
+            shot(page, "space-bad-order")
+        page.get_by_label(field, exact=True).fill({"min_len": "1", "max_len": "4"}[field])
+    page.click("#compute")
+    assert shown_score(page) == "33.33" and not message.is_visible()
+    # The segment number too: out of range or not whole, said beside the highlight, not refused by gradio.
+    for typed in ("0", "2", "1.5"):
+        page.locator("#segment input").fill(typed)
+        page.locator("#segment input").press("Enter")
+        page.locator("#segment-info").get_by_text("choose a segment between 1 and 1").wait_for(timeout=10_000)
+        assert _no_error_pill_or_toast(page), typed
+
+
 def test_oversize_input_shows_its_message(page):
     # One character over the page's cap, typed into the box as a user would paste it.
     from google_bleu.space import limits
