@@ -49,8 +49,7 @@ def build() -> gr.Blocks:
     with gr.Blocks(title="Google-BLEU (GLEU)", analytics_enabled=False, delete_cache=limits.UPLOAD_CLEANUP) as demo:
         gr.Markdown(INTRO)
         tokenizer = gr.Dropdown(TOKENIZERS, value="13a", label="Tokenizer", render=False, elem_id="tokenizer")
-        # No bounds, no rounding: gradio would refuse an order out of bounds with error pills and a
-        # toast, and round 1.5 to 2; the handler says what is wrong, under Compute.
+        # No bounds or rounding of gradio's (error pills, 1.5 read as 2): page.run says what is wrong.
         min_len = gr.Number(1, label="min_len", render=False, min_width=80)
         max_len = gr.Number(4, label="max_len", render=False, min_width=80)
         lowercase = gr.Checkbox(False, label="Lowercase", render=False)

@@ -26,6 +26,9 @@ CSS = """
 #score, #message { scroll-margin-top: 12px; }
 #message, #message *, .refused, .refused * { color: #b91c1c !important; }
 #loaded-predictions, #loaded-references { font-size: 0.9rem; }
+/* A highlight hugs its words: gradio's margins and side padding read as spaces the text lacks
+   ("sagt ,"); a hairline apart where two touch. */
+#highlight-prediction .highlighted, #highlight-reference .highlighted { margin: 0 1px; padding-left: 0; padding-right: 0; }
 /* The signature wraps only between its fields (after a |), never inside one ("ngram:1-4"). */
 #score code.signature { display: inline; } #score .signature span { white-space: nowrap; }
 /* A focus ring that a keyboard user sees at once, on every control the page has. */

@@ -18,13 +18,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from google_bleu import GLEU, GleuScore, GleuStats, get_tokenizer
+from google_bleu import GLEU, MAX_ORDER, GleuScore, GleuStats, get_tokenizer
 from google_bleu.scale.lines import split_lines
 from google_bleu.scorer import scorer_from_options
 from google_bleu.signature import count_references
-from google_bleu.validation import MAX_ORDER
 
-from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, release, upload_folder
+from .limits import (
+    FILE_LIMIT,
+    MAX_FILE_BYTES,
+    MAX_INPUT_CHARS,
+    MAX_REFERENCES,
+    MAX_SEGMENTS,
+    UPLOAD_TYPES,
+    release,
+    upload_folder,
+)
 
 #: What separates the references of one segment on its line: ``|||`` (with the spaces
 #: around it) or a tab.
@@ -207,8 +215,10 @@ def check_upload(name: str, size: int, limit: int = MAX_FILE_BYTES) -> None:
     if Path(name).suffix.lower() not in UPLOAD_TYPES:
         raise InputError(f"{name} is not a text file: upload {' or '.join(UPLOAD_TYPES)} files, one segment a line")
     if size > limit:
-        together = " for the reference files together" if limit < MAX_FILE_BYTES else ""
-        raise InputError(f"{name} is too large: {size:,} bytes, at most {limit:,}{together}")
+        most = f"at most {FILE_LIMIT}" if limit == MAX_FILE_BYTES else (
+            f"with {limit:,} left of the {FILE_LIMIT} that the reference files may hold together"
+        )
+        raise InputError(f"{name} is too large: {size:,} bytes, {most}")
 
 
 def _read_text(path: str, limit: int) -> str:

@@ -30,9 +30,28 @@ from google_bleu.validation import import_optional
 MAX_INPUT_CHARS = 2_000_000
 #: Most segments (lines) accepted.
 MAX_SEGMENTS = 20_000
-#: Largest uploaded file, in bytes (UTF-8 takes at most 4 bytes a character); also the most
-#: the reference files of one upload may hold together.
-MAX_FILE_BYTES = 4 * MAX_INPUT_CHARS
+#: Largest uploaded file, in bytes; also the most the reference files of one upload may hold
+#: together. 8 MiB: room for ``MAX_INPUT_CHARS`` characters of 4 bytes (UTF-8's most), and a
+#: round figure in the unit of gradio's own refusal in the browser ("8.0 Mb", :func:`size_text`).
+MAX_FILE_BYTES = 8 << 20
+
+
+def size_text(size: int) -> str:
+    """A size as gradio's refusal of a file over ``max_file_size`` says it (its client's
+    ``prettyBytes``: units of 1024, one decimal), so that the page names the limit alike.
+
+    Example:
+        >>> size_text(MAX_FILE_BYTES), size_text(8_000_000), size_text(512)
+        ('8.0 Mb', '7.6 Mb', '512.0 b')
+    """
+    value, units = float(size), ["b", "Kb", "Mb", "Gb"]
+    while value >= 1024 and len(units) > 1:
+        value, units = value / 1024, units[1:]
+    return f"{value:.1f} {units[0]}"
+
+
+#: The file limit in the page's words: gradio's, then the exact bytes.
+FILE_LIMIT = f"{size_text(MAX_FILE_BYTES)} ({MAX_FILE_BYTES:,} bytes)"
 #: Most reference files one upload may hold (one per reference).
 MAX_REFERENCES = 8
 #: Most files in one request to gradio's upload route, and the largest body it may have
@@ -187,7 +206,7 @@ class UploadLimit:
         if size > MAX_UPLOAD_REQUEST_BYTES:
             return 413, (
                 f"upload too large: {size:,} bytes, at most {MAX_UPLOAD_REQUEST_BYTES:,} in one upload "
-                f"(the page takes files of at most {MAX_FILE_BYTES:,} bytes, {MAX_INPUT_CHARS:,} characters)"
+                f"(the page takes files of at most {FILE_LIMIT}, {MAX_INPUT_CHARS:,} characters)"
             )
         self._forget_gone()
         files = self.stored.get(client, {})

@@ -120,6 +120,42 @@ def test_paste_compute_read_score_highlight_and_table(page):
     page.locator("#distribution canvas, #distribution svg").first.wait_for()
 
 
+#: Each two neighbouring pieces of the highlighted text with no space between them in the text,
+#: on one line: the gap between their glyphs, in px; and the width of a space in their font.
+_GLYPH_GAPS = """(root) => {
+  const texts = Array.from(document.querySelectorAll(root + ' .textfield span.text'), (e) => e.firstChild)
+    .filter((node) => node && node.data);
+  const box = (node, i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
+    return r.getBoundingClientRect(); };
+  const gaps = [];
+  texts.slice(1).forEach((b, i) => {
+    const a = texts[i];
+    if (/\\s$/.test(a.data) || /^\\s/.test(b.data)) return;
+    const left = box(a, a.data.length - 1), right = box(b, 0);
+    if (Math.abs(left.top - right.top) < 2) gaps.push([a.data + '|' + b.data, right.left - left.right]);
+  });
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = getComputedStyle(texts[0].parentElement).font;
+  return {gaps, space: context.measureText(' ').width};
+}"""
+
+
+def test_highlights_add_no_space_the_text_lacks(page):
+    # Segment 3 of the WMT17 example: "sagt," with the comma matched and the word not.
+    page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
+    page.locator("#segment-info").get_by_text("Segment 1").wait_for()
+    page.locator("#segment input").fill("3")
+    page.locator("#segment input").press("Enter")
+    page.locator("#segment-info").get_by_text("Segment 3").wait_for()
+    for side in ("#highlight-prediction", "#highlight-reference"):
+        measured = page.evaluate(_GLYPH_GAPS, side)
+        assert measured["gaps"], side  # the segment has such neighbours
+        wide = [(pair, round(gap, 1)) for pair, gap in measured["gaps"] if gap >= measured["space"] / 2]
+        assert wide == [], (side, measured["space"], wide)
+    page.locator("#highlight-prediction").scroll_into_view_if_needed()
+    shot(page, "space-highlight")
+
+
 def test_an_example_computes_when_clicked_and_shows_the_original_words(page):
     page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
     shown_score(page)  # no click on Compute
@@ -478,7 +514,12 @@ def test_gradio_s_own_refusals_are_said_under_the_upload_and_no_note_is_stale(pa
     shot(page, "space-refused-type")
     upload.nth(0).set_input_files(str(tmp_path / "big.txt"))
     size = limits.MAX_FILE_BYTES + 4
-    _note(page, "#loaded-predictions", f"⚠️ Not loaded: big.txt is too large: {size:,} bytes, at most {limits.MAX_FILE_BYTES:,}")
+    # One limit, said one way: the note names it as gradio's own toast does.
+    toast = page.locator(".toast-body").filter(has_text="maximum allowed size")
+    toast.wait_for()
+    said = re.search(r"maximum allowed size of (\S+ \S+): ", toast.inner_text())[1]
+    note = _note(page, "#loaded-predictions", f"⚠️ Not loaded: big.txt is too large: {size:,} bytes, at most ")
+    assert note.endswith(f"at most {said} ({limits.MAX_FILE_BYTES:,} bytes)"), (said, note)
     assert page.locator("#predictions textarea").input_value() == "a b\nc d"  # the boxes unchanged
     shot(page, "space-refused-size")
     # The references: gradio sends the .txt among them and leaves the .csv out; the note names both.
