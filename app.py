@@ -1,7 +1,7 @@
 """The Gradio Space for google-bleu: score, compare and see why, in the browser.
 
 The entry point: the page's layout and its wiring. Limits, input checks, rendering and the
-handlers live in :mod:`google_bleu.space` (``limits``, ``inputs``, ``render``, ``page``, ``content``);
+handlers live in ``space/`` beside this file (``limits``, ``inputs``, ``render``, ``page``, ``content``);
 scoring is the core's :class:`google_bleu.GLEU`. Run it with ``make app`` (or
 ``python app.py``). Besides the page it serves one named API endpoint, ``compute``
 (values 0-1, as the evaluate module returns them; the page shows 0-100)::
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from google_bleu.space import limits, page, render
-from google_bleu.space.content import ABOUT, CSS, INTRO, SHOW_RESULT, WATCH_UPLOADS, into_view
-from google_bleu.space.examples import examples
-from google_bleu.space.inputs import TOKENIZERS
 from google_bleu.validation import import_optional
+from space import limits, page, render
+from space.content import ABOUT, CSS, INTRO, SHOW_RESULT, WATCH_UPLOADS, into_view
+from space.examples import examples
+from space.inputs import TOKENIZERS
 
 gr = import_optional("gradio", "app", "the Space (app.py)")
 Middleware = import_optional("starlette.middleware", "app", "the Space (app.py)").Middleware

@@ -28,7 +28,7 @@ from gradio_client.exceptions import AppError
 
 import app
 from google_bleu import GLEU, explain, get_tokenizer, text_stats
-from google_bleu.space import inputs, limits, page, render
+from space import inputs, limits, page, render
 from tests.helpers.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO, SAMPLES, read_lines
 
 

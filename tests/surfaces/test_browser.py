@@ -238,7 +238,7 @@ def test_a_bad_order_is_said_under_compute_in_place_of_the_last_message(page):
 
 def test_oversize_input_shows_its_message(page):
     # One character over the page's cap, typed into the box as a user would paste it.
-    from google_bleu.space import limits
+    from space import limits
 
     page.locator("#predictions textarea").fill("x" * limits.MAX_INPUT_CHARS)
     page.locator("#references textarea").fill("y")
@@ -439,7 +439,7 @@ _BROKEN_WORDS = """(selector) => {
 
 
 def test_the_segments_table_and_the_histogram_read_whole(page):
-    from google_bleu.space import render
+    from space import render
 
     page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
     shown_score(page)
@@ -498,7 +498,7 @@ def _note(page, selector, starts):
 def test_gradio_s_own_refusals_are_said_under_the_upload_and_no_note_is_stale(page, tmp_path):
     # gradio refuses a file of another type or over max_file_size in the browser, before sending
     # it, with a toast that passes: the note under the upload says why, in place of the last one.
-    from google_bleu.space import limits
+    from space import limits
 
     (tmp_path / "hyp.txt").write_text("a b\nc d\n", encoding="utf-8")
     (tmp_path / "notes.csv").write_text("a,b\n", encoding="utf-8")

@@ -19,7 +19,7 @@ from google_bleu.validation import import_optional
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
 
-pd = import_optional("pandas", "app", "the Space (google_bleu.space)")
+pd = import_optional("pandas", "app", "the Space (app.py)")
 
 #: The scale scores are shown on, stated wherever one is.
 SCALE = "0–100"

@@ -92,7 +92,7 @@ MAX_CELL_CHARS = 300
 
 
 def _responses() -> Any:
-    return import_optional("starlette.responses", "app", "the Space (google_bleu.space)")
+    return import_optional("starlette.responses", "app", "the Space (app.py)")
 
 
 async def _answer(scope: dict, receive: Any, send: Any, status: int, detail: str) -> None:
@@ -142,7 +142,7 @@ def _cut_off(detail: str) -> Exception:
     would leave those files on disk, where gradio's cleanup never looks (it deletes only the
     uploads it has answered with). ``tests/surfaces/test_app.py`` checks both, so a gradio that
     changes this fails there."""
-    formparsers = import_optional("starlette.formparsers", "app", "the Space (google_bleu.space)")
+    formparsers = import_optional("starlette.formparsers", "app", "the Space (app.py)")
     return formparsers.MultiPartException(f"upload over the maximum allowed size: {detail}")
 
 

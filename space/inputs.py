@@ -210,7 +210,7 @@ def check_upload(name: str, size: int, limit: int = MAX_FILE_BYTES) -> None:
         >>> check_upload("notes.csv", 10)
         Traceback (most recent call last):
         ...
-        google_bleu.space.inputs.InputError: notes.csv is not a text file: upload .txt files, one segment a line
+        space.inputs.InputError: notes.csv is not a text file: upload .txt files, one segment a line
     """
     if Path(name).suffix.lower() not in UPLOAD_TYPES:
         raise InputError(f"{name} is not a text file: upload {' or '.join(UPLOAD_TYPES)} files, one segment a line")

@@ -62,7 +62,7 @@ SHOW_RESULT = into_view("#score", "#message", "start")
 
 #: Run once the page is loaded (``gr.HTML``'s ``js_on_load``, where ``props`` and ``trigger``
 #: are gradio's): the names and sizes of the files chosen or dropped on either upload, sent to
-#: the page (:func:`google_bleu.space.page.chosen_files`) before gradio checks and sends them.
+#: the page (:func:`space.page.chosen_files`) before gradio checks and sends them.
 WATCH_UPLOADS = """
 const which = (target) => target && target.closest && (
   target.closest('#prediction-file') ? 'predictions' : target.closest('#reference-files') ? 'references' : null);

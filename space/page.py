@@ -4,7 +4,7 @@ The page's own state holds only what explaining a segment needs besides the text
 settings, a fingerprint of the text that was scored, and its statistics (five integers a
 segment). The text is read again from the boxes when a segment is explained, so the state
 never holds a second copy of it (gradio keeps each session's last box values, bounded by
-the page's caps: see :mod:`google_bleu.space.limits`); if the boxes changed since Compute,
+the page's caps: see :mod:`space.limits`); if the boxes changed since Compute,
 the page says so instead of explaining other text with old numbers.
 """
 
@@ -30,7 +30,7 @@ from .inputs import (
     split_references,
 )
 
-gr = import_optional("gradio", "app", "the Space (google_bleu.space)")
+gr = import_optional("gradio", "app", "the Space (app.py)")
 
 
 def message(text: str) -> dict:
@@ -232,7 +232,7 @@ def load_references(paths: Any, left_out: Any = None) -> tuple[Any, ...]:
 def chosen_files(report: Any) -> tuple[Any, Any, Any]:
     """Files chosen or dropped on an upload, as the browser reports them before gradio sends
     them (``{"which": "predictions" or "references", "files": [{"name", "size"}, ...]}``, JSON,
-    from :data:`google_bleu.space.content.WATCH_UPLOADS`). gradio refuses them in the browser
+    from :data:`space.content.WATCH_UPLOADS`). gradio refuses them in the browser
     with a toast that passes: all of them when one is over ``max_file_size``, and those of
     another type, sending the others (which the upload's own handler then reads). The note
     under that upload says why; files that will be sent change nothing here.
