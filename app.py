@@ -1,18 +1,7 @@
-"""The Gradio Space for google-bleu: score, compare and see why, in the browser.
+"""The Gradio Space: the page's layout and wiring, run with ``python app.py`` (``make app``).
 
-The entry point: the page's layout and its wiring. Limits, input checks, rendering and the
-handlers live in ``space/`` beside this file (``limits``, ``inputs``, ``render``, ``page``, ``content``);
-scoring is the core's :class:`google_bleu.GLEU`. Run it with ``make app`` (or
-``python app.py``). Besides the page it serves one named API endpoint, ``compute``
-(values 0-1, as the evaluate module returns them; the page shows 0-100)::
-
-    from gradio_client import Client
-    Client("http://127.0.0.1:7860/").predict(
-        "the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False, api_name="/compute"
-    )  # GleuScore.to_dict() (the evaluate module's keys and the exact totals), with sentence_scores
-
-On a Space the package is not installed: this file imports ``google_bleu`` from the folder
-beside it, and ``requirements.txt`` lists what the page needs.
+Its parts are in ``space/`` beside this file; docs/space.md describes the page, its limits and
+its ``compute`` endpoint.
 """
 
 from __future__ import annotations
@@ -39,13 +28,7 @@ def _highlighted(label: str, elem_id: str) -> gr.HighlightedText:
 
 
 def build() -> gr.Blocks:
-    """The page and its API.
-
-    The page reads top to bottom, for the eye and for Tab: a short introduction, the two
-    boxes, Compute (its message, then the result, right under it), the examples; the settings
-    sit beside the boxes (on a phone, after the examples); the uploads and the note on the
-    metric close the page.
-    """
+    """The page (its order: docs/space.md, *Layout*) and the ``compute`` endpoint."""
     with gr.Blocks(title="Google-BLEU (GLEU)", analytics_enabled=False, delete_cache=limits.UPLOAD_CLEANUP) as demo:
         gr.Markdown(INTRO)
         tokenizer = gr.Dropdown(TOKENIZERS, value="13a", label="Tokenizer", render=False, elem_id="tokenizer")

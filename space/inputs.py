@@ -1,11 +1,5 @@
-"""The page's input: text boxes and uploads to lines, settings to a :class:`GLEU`, checked.
-
-Pasted text and uploads follow the shared line policy (:mod:`google_bleu.scale.lines`);
-settings are checked by :class:`GLEU` itself. Several references for a segment share its
-line, separated by ``|||`` (typed on any keyboard; spaces around it belong to it) or by a
-tab (pasted from a spreadsheet or a ``-nr`` file). Every input is bounded where it is read
-(characters, lines, files, bytes), and every problem is an :class:`InputError` whose message
-is shown on the page (or returned by the API), never a traceback.
+"""The page's input: text boxes and uploads to lines, settings to a :class:`GLEU`, checked and
+bounded where read; every problem is an :class:`InputError`, its message shown on the page.
 """
 
 from __future__ import annotations
@@ -187,10 +181,8 @@ def score(
 
 
 def discard_upload(path: str) -> None:
-    """Deletes an upload that gradio keeps in its temporary folder (and its folder, when empty)
-    once no other upload of the same file waits to be read (gradio stores a file by its
-    content, so two clients' uploads of one file share its path); a file anywhere else is
-    left alone."""
+    """Deletes an upload in gradio's folder (and its folder, when empty) once no other upload of
+    the same file waits to be read (:func:`space.limits.release`); any other file is left alone."""
     file = Path(path).resolve()
     if upload_folder() not in file.parents or not release(str(file)):
         return
@@ -202,9 +194,7 @@ def discard_upload(path: str) -> None:
 
 
 def check_upload(name: str, size: int, limit: int = MAX_FILE_BYTES) -> None:
-    """Refuses a file by its name's type or its size: what gradio's upload refuses in the
-    browser before sending it (``file_types``, ``max_file_size``), and the page again where it
-    reads the file.
+    """Refuses a file by its name's type or its size, as gradio does in the browser.
 
     Example:
         >>> check_upload("notes.csv", 10)
@@ -241,9 +231,7 @@ def _read_text(path: str, limit: int) -> str:
 
 
 def read_upload(path: str) -> list[str]:
-    """Lines of an uploaded UTF-8 text file, after the type and size checks; the upload is
-    deleted once read (or refused). At most ``MAX_FILE_BYTES`` are read, whatever the file's
-    size claims, and the text must fit the page's caps on characters and lines.
+    """Lines of an uploaded UTF-8 text file, within the page's caps; deleted once read (or refused).
 
     Raises:
         InputError: Not a ``.txt`` file, too large, too many lines, or not UTF-8 text.
@@ -257,10 +245,8 @@ def read_upload(path: str) -> list[str]:
 
 
 def read_references(paths: list[str]) -> str:
-    """The references box from one uploaded file per reference: line by line, the files'
-    lines joined by ``|||``. Bounded before anything is read (the number of files) and while
-    reading (the files' bytes together, then the box's characters and lines); every file is
-    released once, read or not (deleted when no other upload of it waits: :func:`discard_upload`).
+    """The references box from one uploaded file per reference, a line's references joined by
+    ``|||``; bounded in files, bytes together, characters and lines; every file released once.
 
     Raises:
         InputError: Too many files, one of :func:`read_upload`'s problems, files of different
