@@ -128,7 +128,7 @@ def digest(predictions: str, references: str) -> str:
     return h.hexdigest()
 
 
-def scorer_for(tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> GLEU:
+def scorer_for(tokenizer: Any = "13a", min_len: Any = 1, max_len: Any = 4, lowercase: Any = False) -> GLEU:
     """The :class:`GLEU` of the chosen settings; a bad setting becomes an :class:`InputError`."""
     if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
         raise InputError(f"unknown tokenizer {tokenizer!r}: this page offers {', '.join(TOKENIZERS)}")
@@ -161,16 +161,10 @@ class Scored:
         return self.result.to_dict()
 
 
-def score(
-    predictions: Any,
-    references: Any,
-    tokenizer: Any = "13a",
-    min_len: Any = 1,
-    max_len: Any = 4,
-    lowercase: Any = False,
-) -> Scored:
-    """Parses and scores the text boxes; every problem becomes an :class:`InputError`."""
-    scorer = scorer_for(tokenizer, min_len, max_len, lowercase)
+def score(predictions: Any, references: Any, *settings: Any) -> Scored:
+    """Parses and scores the text boxes with :func:`scorer_for`'s ``settings``; every problem
+    becomes an :class:`InputError`."""
+    scorer = scorer_for(*settings)
     prediction_lines, reference_lists = parse_inputs(predictions, references)
     try:
         stats = scorer.stats(prediction_lines, reference_lists)
