@@ -1,18 +1,7 @@
-"""The Gradio Space for google-bleu: score, compare and see why, in the browser.
+"""The Gradio Space: the page's layout and wiring, run with ``python app.py`` (``make app``).
 
-The entry point: the page's layout and its wiring. Limits, input checks, rendering and the
-handlers live in :mod:`google_bleu.space` (``limits``, ``inputs``, ``render``, ``page``, ``content``);
-scoring is the core's :class:`google_bleu.GLEU`. Run it with ``make app`` (or
-``python app.py``). Besides the page it serves one named API endpoint, ``compute``
-(values 0-1, as the evaluate module returns them; the page shows 0-100)::
-
-    from gradio_client import Client
-    Client("http://127.0.0.1:7860/").predict(
-        "the cat sat on the mat", "the cat ate the mat", "13a", 1, 4, False, api_name="/compute"
-    )  # GleuScore.to_dict() (the evaluate module's keys and the exact totals), with sentence_scores
-
-On a Space the package is not installed: this file imports ``google_bleu`` from the folder
-beside it, and ``requirements.txt`` lists what the page needs.
+Its parts are in ``space/`` beside this file; docs/space.md describes the page, its limits and
+its ``compute`` endpoint.
 """
 
 from __future__ import annotations
@@ -20,11 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from google_bleu.imports import import_optional
-from google_bleu.space import limits, page, render
-from google_bleu.space.content import ABOUT, CSS, INTRO, SHOW_RESULT, WATCH_UPLOADS, into_view
-from google_bleu.space.examples import examples
-from google_bleu.space.inputs import TOKENIZERS
-from google_bleu.validation import MAX_ORDER
+from space import limits, page, render
+from space.content import ABOUT, CSS, INTRO, SHOW_RESULT, WATCH_UPLOADS, into_view
+from space.examples import examples
+from space.inputs import TOKENIZERS
 
 gr = import_optional("gradio", "app", "the Space (app.py)")
 Middleware = import_optional("starlette.middleware", "app", "the Space (app.py)").Middleware
@@ -40,18 +28,13 @@ def _highlighted(label: str, elem_id: str) -> gr.HighlightedText:
 
 
 def build() -> gr.Blocks:
-    """The page and its API.
-
-    The page reads top to bottom, for the eye and for Tab: a short introduction, the two
-    boxes, Compute (its message, then the result, right under it), the examples; the settings
-    sit beside the boxes (on a phone, after the examples); the uploads and the note on the
-    metric close the page.
-    """
+    """The page (its order: docs/space.md, *Layout*) and the ``compute`` endpoint."""
     with gr.Blocks(title="Google-BLEU (GLEU)", analytics_enabled=False, delete_cache=limits.UPLOAD_CLEANUP) as demo:
         gr.Markdown(INTRO)
         tokenizer = gr.Dropdown(TOKENIZERS, value="13a", label="Tokenizer", render=False, elem_id="tokenizer")
-        min_len = gr.Number(1, label="min_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
-        max_len = gr.Number(4, label="max_len", precision=0, minimum=1, maximum=MAX_ORDER, render=False, min_width=80)
+        # No bounds or rounding of gradio's (error pills, 1.5 read as 2): page.run says what is wrong.
+        min_len = gr.Number(1, label="min_len", render=False, min_width=80)
+        max_len = gr.Number(4, label="max_len", render=False, min_width=80)
         lowercase = gr.Checkbox(False, label="Lowercase", render=False)
         with gr.Row(elem_id="main"):
             with gr.Column(scale=3, elem_id="main-left"):
@@ -75,9 +58,8 @@ def build() -> gr.Blocks:
                     # Short tab names: all four stay visible on a phone.
                     with gr.Tabs():
                         with gr.Tab("Why", elem_id="tab-why"):
-                            segment = gr.Number(
-                                1, label="Segment number (or click its row under Segments)", precision=0, minimum=1,
-                                elem_id="segment",
+                            segment = gr.Number(  # unbounded too: page.highlight says what is wrong
+                                1, label="Segment number (or click its row under Segments)", elem_id="segment"
                             )
                             info = gr.Markdown(elem_id="segment-info")
                             hyp_text = _highlighted("Prediction: matched n-grams", "highlight-prediction")

@@ -31,8 +31,8 @@ collect_ignore = [path for path, module in _ADAPTERS.items() if importlib.util.f
 NEEDS = {
     "google_bleu/google_bleu.py": [("evaluate", "evaluate")],
     "google_bleu/integrations/torchmetrics.py": [("torch", "torchmetrics")],
-    "google_bleu/space/page.py": [("gradio", "app")],
-    "google_bleu/space/render.py": [("pandas", "app")],
+    "space/page.py": [("gradio", "app")],
+    "space/render.py": [("pandas", "app")],
     "docs/hooks/griffe_examples.py": [("griffe", "docs")],
     "tests/helpers/bad_inputs.py": [("torch", "torch"), ("pandas", "app")],
     "tests/ids/test_pairwise.py": [("torch", "torch")],

@@ -28,7 +28,7 @@ from gradio_client.exceptions import AppError
 
 import app
 from google_bleu import GLEU, explain, get_tokenizer
-from google_bleu.space import inputs, limits, page, render
+from space import inputs, limits, page, render
 from tests.helpers.oracles import CARD_PREDICTIONS, CARD_REFERENCES, REPO, SAMPLES, read_lines
 
 
@@ -470,7 +470,7 @@ def test_uploads_fill_the_boxes(tmp_path):
     # A file over the byte cap (gradio's max_file_size stops it at upload; here it is read as
     # at most that many bytes, whatever its size).
     (tmp_path / "big.txt").write_bytes(b"a" * (limits.MAX_FILE_BYTES + 1))
-    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.MAX_FILE_BYTES:,}" in refusal(
+    assert f"big.txt is too large: {limits.MAX_FILE_BYTES + 1:,} bytes, at most {limits.FILE_LIMIT}" in refusal(
         "big.txt"
     )
     # Files outside gradio's upload folder are the user's: never deleted.
@@ -488,7 +488,7 @@ def test_files_gradio_refuses_in_the_browser_are_said_in_the_note():
     assert note["value"] == "⚠️ **Not loaded:** notes.csv is not a text file: upload .txt files, one segment a line"
     assert note["elem_classes"] == ["refused"] and other == left_out == gradio.skip()
     note = chosen("predictions", ("big.txt", big))[0]["value"]
-    assert note == f"⚠️ **Not loaded:** big.txt is too large: {big:,} bytes, at most {limits.MAX_FILE_BYTES:,}"
+    assert note == f"⚠️ **Not loaded:** big.txt is too large: {big:,} bytes, at most 8.0 Mb (8,388,608 bytes)"
     # References: one file too large, and gradio sends none; one of another type, and it sends the others.
     other, note, left_out = chosen("references", ("a.txt", 5), ("big.txt", big))
     assert note["value"].startswith("⚠️ **Not loaded: a.txt, big.txt.** big.txt is too large") and left_out is None
@@ -545,7 +545,8 @@ def _file_data(path):
         (
             "Reference files (one per reference, at most 8)",
             {"r0.txt": "😀".encode() * 1_050_000, "r1.txt": "😀".encode() * 1_050_000},
-            "r1.txt is too large: 4,200,000 bytes, at most 3,800,000 for the reference files together",
+            "r1.txt is too large: 4,200,000 bytes, with 4,188,608 left of the 8.0 Mb (8,388,608 bytes) that the "
+            "reference files may hold together",
         ),
         # Files: more than one per reference the page takes.
         (

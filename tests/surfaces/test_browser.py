@@ -120,6 +120,42 @@ def test_paste_compute_read_score_highlight_and_table(page):
     page.locator("#distribution canvas, #distribution svg").first.wait_for()
 
 
+#: Each two neighbouring pieces of the highlighted text with no space between them in the text,
+#: on one line: the gap between their glyphs, in px; and the width of a space in their font.
+_GLYPH_GAPS = """(root) => {
+  const texts = Array.from(document.querySelectorAll(root + ' .textfield span.text'), (e) => e.firstChild)
+    .filter((node) => node && node.data);
+  const box = (node, i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
+    return r.getBoundingClientRect(); };
+  const gaps = [];
+  texts.slice(1).forEach((b, i) => {
+    const a = texts[i];
+    if (/\\s$/.test(a.data) || /^\\s/.test(b.data)) return;
+    const left = box(a, a.data.length - 1), right = box(b, 0);
+    if (Math.abs(left.top - right.top) < 2) gaps.push([a.data + '|' + b.data, right.left - left.right]);
+  });
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = getComputedStyle(texts[0].parentElement).font;
+  return {gaps, space: context.measureText(' ').width};
+}"""
+
+
+def test_highlights_add_no_space_the_text_lacks(page):
+    # Segment 3 of the WMT17 example: "sagt," with the comma matched and the word not.
+    page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
+    page.locator("#segment-info").get_by_text("Segment 1").wait_for()
+    page.locator("#segment input").fill("3")
+    page.locator("#segment input").press("Enter")
+    page.locator("#segment-info").get_by_text("Segment 3").wait_for()
+    for side in ("#highlight-prediction", "#highlight-reference"):
+        measured = page.evaluate(_GLYPH_GAPS, side)
+        assert measured["gaps"], side  # the segment has such neighbours
+        wide = [(pair, round(gap, 1)) for pair, gap in measured["gaps"] if gap >= measured["space"] / 2]
+        assert wide == [], (side, measured["space"], wide)
+    page.locator("#highlight-prediction").scroll_into_view_if_needed()
+    shot(page, "space-highlight")
+
+
 def test_an_example_computes_when_clicked_and_shows_the_original_words(page):
     page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
     shown_score(page)  # no click on Compute
@@ -154,9 +190,55 @@ def test_example_click_and_bad_input_message(page):
     shot(page, "space-error")
 
 
+#: (field, what is typed, the message under Compute): every order the page refuses.
+BAD_ORDERS = [
+    ("min_len", "0", "min_len must be >= 1, got min_len=0"),
+    ("min_len", "-2", "min_len must be >= 1, got min_len=-2"),
+    ("max_len", "101", "max_len must be <= 100, got max_len=101"),
+    ("min_len", "5", "max_len must be >= min_len, got min_len=5 and max_len=4"),
+    ("max_len", "", "max_len must be an integer from 1 to 100, got none: the field is empty"),
+    ("min_len", "1.5", "min_len must be an integer, got float 1.5"),  # said, not rounded to 2
+]
+
+
+def _no_error_pill_or_toast(page) -> bool:
+    """No "Error" on screen: gradio's pill over an output, or its toast."""
+    return page.get_by_text("Error", exact=True).filter(visible=True).count() == 0
+
+
+def test_a_bad_order_is_said_under_compute_in_place_of_the_last_message(page):
+    page.get_by_text("The cat sat on the mat", exact=True).click()
+    assert shown_score(page) == "33.33"
+    message = page.locator("#message")
+    for field, typed, wanted in BAD_ORDERS:
+        page.get_by_label(field, exact=True).fill(typed)
+        page.click("#compute")
+        page.wait_for_function(
+            "(text) => { const e = document.querySelector('#message'); return e && e.innerText.includes(text); }",
+            arg=wanted, timeout=10_000,
+        )
+        # The one message, this order's (none stale), right under Compute and on screen; the old
+        # result gone, and no error pill or toast of gradio's in its place.
+        assert message.inner_text().strip() == f"⚠️ {wanted}"
+        assert 0 <= top(page, "#message") - top(page, "#compute") < 150 and on_screen(page, "#message")
+        page.wait_for_selector("#results", state="hidden")
+        assert _no_error_pill_or_toast(page), typed
+        if typed == "101":
+            shot(page, "space-bad-order")
+        page.get_by_label(field, exact=True).fill({"min_len": "1", "max_len": "4"}[field])
+    page.click("#compute")
+    assert shown_score(page) == "33.33" and not message.is_visible()
+    # The segment number too: out of range or not whole, said beside the highlight, not refused by gradio.
+    for typed in ("0", "2", "1.5"):
+        page.locator("#segment input").fill(typed)
+        page.locator("#segment input").press("Enter")
+        page.locator("#segment-info").get_by_text("choose a segment between 1 and 1").wait_for(timeout=10_000)
+        assert _no_error_pill_or_toast(page), typed
+
+
 def test_oversize_input_shows_its_message(page):
     # One character over the page's cap, typed into the box as a user would paste it.
-    from google_bleu.space import limits
+    from space import limits
 
     page.locator("#predictions textarea").fill("x" * limits.MAX_INPUT_CHARS)
     page.locator("#references textarea").fill("y")
@@ -357,7 +439,7 @@ _BROKEN_WORDS = """(selector) => {
 
 
 def test_the_segments_table_and_the_histogram_read_whole(page):
-    from google_bleu.space import render
+    from space import render
 
     page.get_by_text("WMT17 en→de, uedin-nmt, 40 segments", exact=True).click()
     shown_score(page)
@@ -416,7 +498,7 @@ def _note(page, selector, starts):
 def test_gradio_s_own_refusals_are_said_under_the_upload_and_no_note_is_stale(page, tmp_path):
     # gradio refuses a file of another type or over max_file_size in the browser, before sending
     # it, with a toast that passes: the note under the upload says why, in place of the last one.
-    from google_bleu.space import limits
+    from space import limits
 
     (tmp_path / "hyp.txt").write_text("a b\nc d\n", encoding="utf-8")
     (tmp_path / "notes.csv").write_text("a,b\n", encoding="utf-8")
@@ -432,7 +514,12 @@ def test_gradio_s_own_refusals_are_said_under_the_upload_and_no_note_is_stale(pa
     shot(page, "space-refused-type")
     upload.nth(0).set_input_files(str(tmp_path / "big.txt"))
     size = limits.MAX_FILE_BYTES + 4
-    _note(page, "#loaded-predictions", f"⚠️ Not loaded: big.txt is too large: {size:,} bytes, at most {limits.MAX_FILE_BYTES:,}")
+    # One limit, said one way: the note names it as gradio's own toast does.
+    toast = page.locator(".toast-body").filter(has_text="maximum allowed size")
+    toast.wait_for()
+    said = re.search(r"maximum allowed size of (\S+ \S+): ", toast.inner_text())[1]
+    note = _note(page, "#loaded-predictions", f"⚠️ Not loaded: big.txt is too large: {size:,} bytes, at most ")
+    assert note.endswith(f"at most {said} ({limits.MAX_FILE_BYTES:,} bytes)"), (said, note)
     assert page.locator("#predictions textarea").input_value() == "a b\nc d"  # the boxes unchanged
     shot(page, "space-refused-size")
     # The references: gradio sends the .txt among them and leaves the .csv out; the note names both.

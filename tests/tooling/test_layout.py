@@ -23,6 +23,8 @@ import google_bleu
 from tests.helpers.oracles import REPO
 
 PACKAGE = REPO / "google_bleu"
+#: The Space's modules, beside app.py: not in the package, not in the wheel.
+SPACE = REPO / "space"
 SCRIPT = PACKAGE / "google_bleu.py"
 #: Third-party packages a core module may import (the script also evaluate and datasets).
 CORE_THIRD_PARTY = {"numpy", "sacrebleu"}
@@ -200,17 +202,33 @@ def test_rooms_and_flat_files():
     core = {f"{name}.py" for name in {"google_bleu", *evaluate_copies(SCRIPT)}}
     assert flat - core == FLAT_ENTRY_POINTS
     rooms = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
-    assert rooms == {"analysis", "cli", "ids", "integrations", "scale", "space"}
+    assert rooms == {"analysis", "cli", "ids", "integrations", "scale"}
     for path in PACKAGE.rglob("*.py"):
         room = path.relative_to(PACKAGE).parts[0]
         _, _, absolute = imports(path)
-        # The metric script and load() need evaluate and datasets; the Space's room needs gradio.
-        allowed = {"google_bleu.py": {"evaluate", "datasets"}, "__init__.py": {"evaluate", "datasets"}, "space": {"gradio"}}
+        # The metric script and load() need evaluate and datasets.
+        allowed = {"google_bleu.py": {"evaluate", "datasets"}, "__init__.py": {"evaluate", "datasets"}}
         if room != "integrations":
             unexpected = absolute & FRAMEWORKS - allowed.get(room, set())
             assert not unexpected, f"{path}: frameworks {unexpected} outside integrations/"
         if "torch" in absolute:
             assert room in ("integrations", "ids"), f"{path} imports torch outside integrations/ and ids/"
+
+
+def test_the_space_imports_the_package_and_gradio_and_the_package_never_the_space():
+    # What a pip user installs (the package) holds no module of the Space's and none that
+    # imports gradio; the Space's modules (space/, app.py) take the package and gradio (with
+    # what gradio brings: pandas, starlette) and nothing else outside the standard library.
+    for path in PACKAGE.rglob("*.py"):
+        _, _, absolute = imports(path)
+        assert not absolute & {"space", "app", "gradio"}, path
+    beside = {"space", "google_bleu", "gradio", "pandas", "starlette", "numpy", "__future__"}
+    taken = set()
+    for path in [*SPACE.glob("*.py"), REPO / "app.py"]:
+        _, _, absolute = imports(path)
+        assert absolute - set(sys.stdlib_module_names) <= beside, path
+        taken |= absolute
+    assert {"google_bleu", "gradio"} <= taken
 
 
 def test_the_top_level_is_small_and_lists_its_lazy_names():
@@ -355,7 +373,7 @@ def _plain_optional_imports(path: Path) -> list[str]:
             continue
         for name in names:
             top = name.split(".")[0]
-            if top not in BASE | set(sys.stdlib_module_names) | {"google_bleu", "__future__"}:
+            if top not in BASE | set(sys.stdlib_module_names) | {"google_bleu", "__future__", "space"}:
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}: import {name}")
     return found
 
@@ -365,7 +383,7 @@ def test_every_optional_import_names_its_extra():
     # names the extra; the metric script is the exception (evaluate.load runs it, so evaluate
     # and datasets are there; google_bleu.GoogleBleu checks them first).
     found = []
-    for path in [*sorted(PACKAGE.rglob("*.py")), REPO / "app.py"]:
+    for path in [*sorted(PACKAGE.rglob("*.py")), *sorted(SPACE.glob("*.py")), REPO / "app.py"]:
         if path != SCRIPT:
             found += _plain_optional_imports(path)
     assert found == []
@@ -396,8 +414,8 @@ WITHOUT = [
     (["nemo_rl"], "import google_bleu.integrations.nemo_rl", "install NeMo-RL 0.7 from a checkout"),
     (["lighteval"], "import google_bleu.integrations.lighteval",
      "google_bleu.integrations.lighteval needs lighteval: pip install 'google-bleu[lighteval]'"),
-    (["gradio"], "import app", "the Space (google_bleu.space) needs gradio: pip install 'google-bleu[app]'"),
-    (["pandas"], "import google_bleu.space.render", "needs pandas: pip install 'google-bleu[app]'"),
+    (["gradio"], "import app", "the Space (app.py) needs gradio: pip install 'google-bleu[app]'"),
+    (["pandas"], "import space.render", "needs pandas: pip install 'google-bleu[app]'"),
     (["evaluate"], "import google_bleu\ngoogle_bleu.load()", "google_bleu.load() needs evaluate: pip install 'google-bleu[evaluate]'"),
     (["datasets"], "import google_bleu\ngoogle_bleu.GoogleBleu", "google_bleu.GoogleBleu needs datasets: pip install 'google-bleu[evaluate]'"),
 ]

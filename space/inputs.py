@@ -1,11 +1,5 @@
-"""The page's input: text boxes and uploads to lines, settings to a :class:`GLEU`, checked.
-
-Pasted text and uploads follow the shared line policy (:mod:`google_bleu.scale.lines`);
-settings are checked by :class:`GLEU` itself. Several references for a segment share its
-line, separated by ``|||`` (typed on any keyboard; spaces around it belong to it) or by a
-tab (pasted from a spreadsheet or a ``-nr`` file). Every input is bounded where it is read
-(characters, lines, files, bytes), and every problem is an :class:`InputError` whose message
-is shown on the page (or returned by the API), never a traceback.
+"""The page's input: text boxes and uploads to lines, settings to a :class:`GLEU`, checked and
+bounded where read; every problem is an :class:`InputError`, its message shown on the page.
 """
 
 from __future__ import annotations
@@ -17,12 +11,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from google_bleu import GLEU, GleuScore, GleuStats, get_tokenizer
+from google_bleu import GLEU, MAX_ORDER, GleuScore, GleuStats, get_tokenizer
 from google_bleu.scale.lines import split_lines
 from google_bleu.settings import scorer_from_options
 from google_bleu.signature import count_references
 
-from .limits import MAX_FILE_BYTES, MAX_INPUT_CHARS, MAX_REFERENCES, MAX_SEGMENTS, UPLOAD_TYPES, release, upload_folder
+from .limits import (
+    FILE_LIMIT,
+    MAX_FILE_BYTES,
+    MAX_INPUT_CHARS,
+    MAX_REFERENCES,
+    MAX_SEGMENTS,
+    UPLOAD_TYPES,
+    release,
+    upload_folder,
+)
 
 #: What separates the references of one segment on its line: ``|||`` (with the spaces
 #: around it) or a tab.
@@ -124,10 +127,13 @@ def digest(predictions: str, references: str) -> str:
     return h.hexdigest()
 
 
-def scorer_for(tokenizer: Any, min_len: Any, max_len: Any, lowercase: Any) -> GLEU:
+def scorer_for(tokenizer: Any = "13a", min_len: Any = 1, max_len: Any = 4, lowercase: Any = False) -> GLEU:
     """The :class:`GLEU` of the chosen settings; a bad setting becomes an :class:`InputError`."""
     if not isinstance(tokenizer, str) or tokenizer not in TOKENIZERS:
         raise InputError(f"unknown tokenizer {tokenizer!r}: this page offers {', '.join(TOKENIZERS)}")
+    for name, value in (("min_len", min_len), ("max_len", max_len)):
+        if value is None:  # an empty field
+            raise InputError(f"{name} must be an integer from 1 to {MAX_ORDER}, got none: the field is empty")
     try:
         return scorer_from_options(None, {"tokenizer": tokenizer, "lowercase": lowercase, "min_len": min_len, "max_len": max_len})
     except (ValueError, TypeError, ImportError) as error:
@@ -154,16 +160,10 @@ class Scored:
         return self.result.to_dict()
 
 
-def score(
-    predictions: Any,
-    references: Any,
-    tokenizer: Any = "13a",
-    min_len: Any = 1,
-    max_len: Any = 4,
-    lowercase: Any = False,
-) -> Scored:
-    """Parses and scores the text boxes; every problem becomes an :class:`InputError`."""
-    scorer = scorer_for(tokenizer, min_len, max_len, lowercase)
+def score(predictions: Any, references: Any, *settings: Any) -> Scored:
+    """Parses and scores the text boxes with :func:`scorer_for`'s ``settings``; every problem
+    becomes an :class:`InputError`."""
+    scorer = scorer_for(*settings)
     prediction_lines, reference_lists = parse_inputs(predictions, references)
     try:
         stats = scorer.stats(prediction_lines, reference_lists)
@@ -174,10 +174,8 @@ def score(
 
 
 def discard_upload(path: str) -> None:
-    """Deletes an upload that gradio keeps in its temporary folder (and its folder, when empty)
-    once no other upload of the same file waits to be read (gradio stores a file by its
-    content, so two clients' uploads of one file share its path); a file anywhere else is
-    left alone."""
+    """Deletes an upload in gradio's folder (and its folder, when empty) once no other upload of
+    the same file waits to be read (:func:`space.limits.release`); any other file is left alone."""
     file = Path(path).resolve()
     if upload_folder() not in file.parents or not release(str(file)):
         return
@@ -189,21 +187,21 @@ def discard_upload(path: str) -> None:
 
 
 def check_upload(name: str, size: int, limit: int = MAX_FILE_BYTES) -> None:
-    """Refuses a file by its name's type or its size: what gradio's upload refuses in the
-    browser before sending it (``file_types``, ``max_file_size``), and the page again where it
-    reads the file.
+    """Refuses a file by its name's type or its size, as gradio does in the browser.
 
     Example:
         >>> check_upload("notes.csv", 10)
         Traceback (most recent call last):
         ...
-        google_bleu.space.inputs.InputError: notes.csv is not a text file: upload .txt files, one segment a line
+        space.inputs.InputError: notes.csv is not a text file: upload .txt files, one segment a line
     """
     if Path(name).suffix.lower() not in UPLOAD_TYPES:
         raise InputError(f"{name} is not a text file: upload {' or '.join(UPLOAD_TYPES)} files, one segment a line")
     if size > limit:
-        together = " for the reference files together" if limit < MAX_FILE_BYTES else ""
-        raise InputError(f"{name} is too large: {size:,} bytes, at most {limit:,}{together}")
+        most = f"at most {FILE_LIMIT}" if limit == MAX_FILE_BYTES else (
+            f"with {limit:,} left of the {FILE_LIMIT} that the reference files may hold together"
+        )
+        raise InputError(f"{name} is too large: {size:,} bytes, {most}")
 
 
 def _read_text(path: str, limit: int) -> str:
@@ -226,9 +224,7 @@ def _read_text(path: str, limit: int) -> str:
 
 
 def read_upload(path: str) -> list[str]:
-    """Lines of an uploaded UTF-8 text file, after the type and size checks; the upload is
-    deleted once read (or refused). At most ``MAX_FILE_BYTES`` are read, whatever the file's
-    size claims, and the text must fit the page's caps on characters and lines.
+    """Lines of an uploaded UTF-8 text file, within the page's caps; deleted once read (or refused).
 
     Raises:
         InputError: Not a ``.txt`` file, too large, too many lines, or not UTF-8 text.
@@ -242,10 +238,8 @@ def read_upload(path: str) -> list[str]:
 
 
 def read_references(paths: list[str]) -> str:
-    """The references box from one uploaded file per reference: line by line, the files'
-    lines joined by ``|||``. Bounded before anything is read (the number of files) and while
-    reading (the files' bytes together, then the box's characters and lines); every file is
-    released once, read or not (deleted when no other upload of it waits: :func:`discard_upload`).
+    """The references box from one uploaded file per reference, a line's references joined by
+    ``|||``; bounded in files, bytes together, characters and lines; every file released once.
 
     Raises:
         InputError: Too many files, one of :func:`read_upload`'s problems, files of different

@@ -1,11 +1,7 @@
-"""The page's event handlers and the ``compute`` endpoint: inputs checked, outputs rendered.
+"""The page's event handlers and the ``compute`` endpoint.
 
-The page's own state holds only what explaining a segment needs besides the text boxes: the
-settings, a fingerprint of the text that was scored, and its statistics (five integers a
-segment). The text is read again from the boxes when a segment is explained, so the state
-never holds a second copy of it (gradio keeps each session's last box values, bounded by
-the page's caps: see :mod:`google_bleu.space.limits`); if the boxes changed since Compute,
-the page says so instead of explaining other text with old numbers.
+The page's state holds the settings, a fingerprint of the scored text and its statistics, never
+the text: a segment is explained from the boxes, and only while they hold the text scored.
 """
 
 from __future__ import annotations
@@ -30,7 +26,7 @@ from .inputs import (
     split_references,
 )
 
-gr = import_optional("gradio", "app", "the Space (google_bleu.space)")
+gr = import_optional("gradio", "app", "the Space (app.py)")
 
 
 def message(text: str) -> dict:
@@ -99,7 +95,7 @@ def run(predictions: Any, references: Any, tokenizer: Any, min_len: Any, max_len
         render.score_histogram(stats.sentence_scores()),
         scored.output,
         state,
-        gr.update(value=1, maximum=n_segments),
+        1,
         hyp_spans,
         ref_spans,
         info,
@@ -160,10 +156,8 @@ def _loaded(text: str) -> dict:
 
 
 def _refused(names: str, reason: str) -> tuple[Any, ...]:
-    """A refused upload: the reason under the upload, where the user is looking. The boxes are
-    unchanged, so the result of their text (if any) stays, and so does Compute's message.
-
-    Outputs as :func:`load_predictions`'."""
+    """A refused upload: the reason under it, and nothing else changed (outputs as
+    :func:`load_predictions`')."""
     return (gr.skip(), gr.skip(), None, refusal_note(names, reason), gr.skip(), gr.skip())
 
 
@@ -180,14 +174,13 @@ def refusal_note(names: str, reason: str) -> dict:
 
 
 def _stale() -> tuple[Any, Any]:
-    """The results and the state after an upload: the text changed, so the old result goes
-    (as after bad input) instead of staying beside text it was not computed on."""
+    """The results and the state after an upload: the old result goes with the old text."""
     return gr.update(visible=False), None
 
 
 def load_predictions(path: Any) -> tuple[Any, ...]:
-    """Fills the predictions box from an uploaded file, then clears the upload (deleted once
-    read) and says under it which file was loaded, or why it was not.
+    """Fills the predictions box from an uploaded file (deleted once read); the note under the
+    upload says which file was loaded, or why not.
 
     Outputs: the box, the message under Compute, the upload, the note under it, the results,
     the state.
@@ -204,10 +197,8 @@ def load_predictions(path: Any) -> tuple[Any, ...]:
 
 
 def load_references(paths: Any, left_out: Any = None) -> tuple[Any, ...]:
-    """Fills the references box from one file per reference (a line's references joined by
-    ``|||``), then clears the uploads (deleted once read) and says under them which files were
-    loaded, or why they were not, and why the files that gradio left out were (``left_out``,
-    from :func:`chosen_files`).
+    """Fills the references box from one file per reference, as :func:`load_predictions` does;
+    the note also says why gradio left files out (``left_out``, from :func:`chosen_files`).
 
     Outputs: as :func:`load_predictions`.
     """
@@ -230,16 +221,12 @@ def load_references(paths: Any, left_out: Any = None) -> tuple[Any, ...]:
 
 
 def chosen_files(report: Any) -> tuple[Any, Any, Any]:
-    """Files chosen or dropped on an upload, as the browser reports them before gradio sends
-    them (``{"which": "predictions" or "references", "files": [{"name", "size"}, ...]}``, JSON,
-    from :data:`google_bleu.space.content.WATCH_UPLOADS`). gradio refuses them in the browser
-    with a toast that passes: all of them when one is over ``max_file_size``, and those of
-    another type, sending the others (which the upload's own handler then reads). The note
-    under that upload says why; files that will be sent change nothing here.
+    """The files chosen or dropped on an upload (JSON from :data:`space.content.WATCH_UPLOADS`:
+    ``{"which": "predictions" or "references", "files": [{"name", "size"}, ...]}``): the note under
+    that upload says why gradio refuses some in the browser (all, when one is too large; those
+    of another type, sending the others).
 
-    Outputs: the note under the predictions upload, the note under the reference uploads, the
-    reason the reference files of another type were left out (for :func:`load_references`
-    to say beside the files it loads; ``None`` when none was).
+    Outputs: the two notes, and the reason reference files were left out (``None`` when none was).
     """
     unchanged = (gr.skip(), gr.skip(), gr.skip())
     try:  # the client's event: anything may come

@@ -9,11 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import google_bleu
 from google_bleu.scale.lines import split_lines
 
 from .inputs import JOIN, TOKENIZERS
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(google_bleu.__file__).resolve().parent / "samples"
 
 _CARD_PREDICTIONS = (
     "It is a guide to action which ensures that the rubber duck always disobeys the commands of the cat\n"

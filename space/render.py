@@ -1,8 +1,5 @@
-"""What the page shows: the score card, the segments table, the histogram and the
-highlighted explanation of one segment. Pure functions of the statistics and the text.
-
-Scores for people are on the 0-100 scale (sacrebleu's, what the CLI prints), and say so;
-the raw result and the API keep the evaluate module's 0-1.
+"""What the page shows, from the statistics and the text: the score card, the segments table,
+the histogram and one segment's highlighted explanation; scores on the 0-100 scale, saying so.
 """
 
 from __future__ import annotations
@@ -19,7 +16,7 @@ from google_bleu.result import figure
 
 from .limits import MAX_CELL_CHARS, MAX_SHOWN_TOKENS, MAX_TABLE_ROWS
 
-pd = import_optional("pandas", "app", "the Space (google_bleu.space)")
+pd = import_optional("pandas", "app", "the Space (app.py)")
 
 #: The scale scores are shown on, stated wherever one is.
 SCALE = "0–100"
@@ -66,9 +63,8 @@ def score_card(result: GleuScore, n_segments: int) -> str:
 
 
 def signature_html(signature: str) -> str:
-    """The signature as inline code that a narrow screen wraps only after a ``|``: each field
-    is a span the page's style keeps on one line (so ``ngram:1-4`` is never cut at its
-    hyphen), each ``|`` a place to break; the text, and what a copy gives, is the signature.
+    """The signature as inline code that a narrow screen wraps only after a ``|`` (each field a
+    span the page's style keeps on one line); the text, and what a copy gives, is the signature.
 
     Example:
         >>> signature_html("nrefs:1|ngram:1-4")
@@ -152,13 +148,10 @@ def align(text: str, tokens: Sequence[str]) -> list[tuple[int, int]] | None:
 
 
 def spans(text: str, tokens: Sequence[str], orders: list[int], joins: list[bool], lowercase: bool = False) -> Spans:
-    """The highlighted text of one side: the original words where the tokens align with the
-    text (lowercased first when the scorer lowercases), each token coloured by the longest
-    matched n-gram it belongs to; otherwise the tokens joined by spaces. Neighbouring tokens
-    share one highlight only when one matched n-gram holds both (``joins``, from
-    :meth:`Explanation.hypothesis_joins`): two matched 1-grams side by side are two boxes, not
-    one that would read as a matched 2-gram. Only the first ``len(orders)`` tokens are shown,
-    with a note when cut.
+    """The highlighted text of one side: the words as written where the tokens align with the
+    text, lowercased first with ``lowercase`` (else the tokens joined by spaces), each coloured
+    by the longest matched n-gram it belongs to; neighbours share a highlight only when one
+    matched n-gram holds both (``joins``). Only the first ``len(orders)`` tokens are shown.
 
     Example:
         >>> spans("28-jähriger Mann", ["28", "-", "jähriger", "Mann"], [1, 0, 2, 2], [False, False, True])
@@ -199,12 +192,9 @@ def spans(text: str, tokens: Sequence[str], orders: list[int], joins: list[bool]
 def explain_segment(
     scorer: GLEU, stats: GleuStats, index: int, prediction: str, references: Sequence[str]
 ) -> tuple[Spans, Spans, str]:
-    """Why segment ``index`` scores what it does: its prediction and chosen reference with the
-    matched n-grams highlighted, and the arithmetic from its row of ``stats``.
-
-    The work is bounded: only the first ``MAX_SHOWN_TOKENS`` tokens of each side are explained
-    (all of the segment's n-grams are in its row); when a side is longer, the highlighted
-    matches are those found within the first tokens of both sides, and the page says so.
+    """Why segment ``index`` scores what it does: its prediction and chosen reference, matched
+    n-grams highlighted among the first ``MAX_SHOWN_TOKENS`` tokens of each side, and the
+    arithmetic from its row of ``stats``.
     """
     chosen = int(stats.reference_index[index])
     n_match, n_hyp, n_ref, n_all = stats.rows[index].tolist()

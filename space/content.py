@@ -26,6 +26,9 @@ CSS = """
 #score, #message { scroll-margin-top: 12px; }
 #message, #message *, .refused, .refused * { color: #b91c1c !important; }
 #loaded-predictions, #loaded-references { font-size: 0.9rem; }
+/* A highlight hugs its words: gradio's margins and side padding read as spaces the text lacks
+   ("sagt ,"); a hairline apart where two touch. */
+#highlight-prediction .highlighted, #highlight-reference .highlighted { margin: 0 1px; padding-left: 0; padding-right: 0; }
 /* The signature wraps only between its fields (after a |), never inside one ("ngram:1-4"). */
 #score code.signature { display: inline; } #score .signature span { white-space: nowrap; }
 /* A focus ring that a keyboard user sees at once, on every control the page has. */
@@ -59,7 +62,7 @@ SHOW_RESULT = into_view("#score", "#message", "start")
 
 #: Run once the page is loaded (``gr.HTML``'s ``js_on_load``, where ``props`` and ``trigger``
 #: are gradio's): the names and sizes of the files chosen or dropped on either upload, sent to
-#: the page (:func:`google_bleu.space.page.chosen_files`) before gradio checks and sends them.
+#: the page (:func:`space.page.chosen_files`) before gradio checks and sends them.
 WATCH_UPLOADS = """
 const which = (target) => target && target.closest && (
   target.closest('#prediction-file') ? 'predictions' : target.closest('#reference-files') ? 'references' : null);

@@ -1,17 +1,7 @@
-"""What one request, one session and the whole Space may use, and the caps on requests.
+"""What one request, one session and the whole Space may use (docs/space.md, *Limits*).
 
-Every bound has its own visible message. Memory is bounded per session and in total: gradio
-keeps, for at most ``SESSION_CAPACITY`` sessions, the last value of every component (the
-text boxes included, so at most ``MAX_INPUT_CHARS`` characters of text, and the outputs:
-a table of at most ``MAX_TABLE_ROWS`` rows, one explained segment); the page's own state
-adds the statistics of the last result (five integers a segment), never a second copy of
-the text. Disk is bounded by :class:`UploadLimit`.
-
-gradio and its server do what they have means for: FastAPI's ``max_body_size`` caps every
-request body (413 before the body is read when its declared length is over, as it arrives
-when it has none), gradio's ``max_file_size`` each uploaded file, its queue the requests computed at once and waiting. This module adds only what they
-have no means for: what gradio's upload route may store on disk, per request, per client
-and in all.
+gradio and FastAPI bound request bodies, each file and the queue; :class:`UploadLimit` adds
+what they have no means for: what gradio's upload route stores on disk.
 """
 
 from __future__ import annotations
@@ -30,9 +20,9 @@ from google_bleu.imports import import_optional
 MAX_INPUT_CHARS = 2_000_000
 #: Most segments (lines) accepted.
 MAX_SEGMENTS = 20_000
-#: Largest uploaded file, in bytes (UTF-8 takes at most 4 bytes a character); also the most
-#: the reference files of one upload may hold together.
-MAX_FILE_BYTES = 4 * MAX_INPUT_CHARS
+#: Largest uploaded file (and the reference files of one upload together), in bytes: room for
+#: ``MAX_INPUT_CHARS`` characters of UTF-8's 4 bytes, round in gradio's unit (:func:`size_text`).
+MAX_FILE_BYTES = 8 << 20
 #: Most reference files one upload may hold (one per reference).
 MAX_REFERENCES = 8
 #: Most files in one request to gradio's upload route, and the largest body it may have
@@ -50,13 +40,11 @@ UPLOAD_TYPES = [".txt"]
 #: Gradio deletes the files it keeps (uploads included) this often and after this age, in
 #: seconds; the app deletes an upload as soon as it has read it.
 UPLOAD_CLEANUP = (60, 300)
-#: Bytes JSON may take for one character: a character outside the Basic Multilingual Plane
-#: (an emoji, CJK Extension B) is a surrogate pair, ``\\ud83d\\ude00``, when the encoder escapes
-#: non-ASCII (Python's ``json.dumps`` default, so ``requests``' ``json=``).
+#: Bytes JSON may take for one character: ``\\ud83d\\ude00`` for one outside the Basic
+#: Multilingual Plane, when the encoder escapes non-ASCII (``json.dumps``' default).
 JSON_BYTES_PER_CHAR = 12
-#: Largest request body, in bytes (FastAPI's ``max_body_size``): the text at the worst JSON
-#: escaping, plus room for the other fields. Uploads (multipart) have their own cap,
-#: ``MAX_UPLOAD_REQUEST_BYTES``.
+#: Largest request body but an upload's, in bytes (FastAPI's ``max_body_size``): the text at the
+#: worst JSON escaping, plus room for the other fields.
 MAX_REQUEST_BYTES = JSON_BYTES_PER_CHAR * MAX_INPUT_CHARS + (1 << 20)
 #: Requests computed at the same time (a free Space has 2 CPU cores).
 CONCURRENCY = 2
@@ -72,8 +60,26 @@ MAX_SHOWN_TOKENS = 1_000
 MAX_CELL_CHARS = 300
 
 
+def size_text(size: int) -> str:
+    """A size as gradio's refusal of a file over ``max_file_size`` says it in the browser (units
+    of 1024, one decimal), so that the page names the limit alike.
+
+    Example:
+        >>> size_text(MAX_FILE_BYTES), size_text(8_000_000), size_text(512)
+        ('8.0 Mb', '7.6 Mb', '512.0 b')
+    """
+    value, units = float(size), ["b", "Kb", "Mb", "Gb"]
+    while value >= 1024 and len(units) > 1:
+        value, units = value / 1024, units[1:]
+    return f"{value:.1f} {units[0]}"
+
+
+#: The file limit in the page's words: gradio's, then the exact bytes.
+FILE_LIMIT = f"{size_text(MAX_FILE_BYTES)} ({MAX_FILE_BYTES:,} bytes)"
+
+
 def _responses() -> Any:
-    return import_optional("starlette.responses", "app", "the Space (google_bleu.space)")
+    return import_optional("starlette.responses", "app", "the Space (app.py)")
 
 
 async def _answer(scope: dict, receive: Any, send: Any, status: int, detail: str) -> None:
@@ -117,38 +123,23 @@ def release(path: str) -> bool:
 
 
 def _cut_off(detail: str) -> Exception:
-    """An upload stopped while gradio parses it, as Starlette's multipart parse error (a public
-    Starlette name): gradio's parser catches that class, deletes the files it has written so
-    far and answers 413 (its message names "maximum allowed size"). Any other exception there
-    would leave those files on disk, where gradio's cleanup never looks (it deletes only the
-    uploads it has answered with). ``tests/surfaces/test_app.py`` checks both, so a gradio that
-    changes this fails there."""
-    formparsers = import_optional("starlette.formparsers", "app", "the Space (google_bleu.space)")
+    """An upload stopped while gradio parses it: Starlette's multipart parse error, the one
+    exception on which gradio deletes the files it has written so far (and answers 413); any
+    other would leave them where gradio's cleanup never looks (tests/surfaces/test_app.py)."""
+    formparsers = import_optional("starlette.formparsers", "app", "the Space (app.py)")
     return formparsers.MultiPartException(f"upload over the maximum allowed size: {detail}")
 
 
 class UploadLimit:
-    """ASGI middleware: bounds what gradio's upload route stores on disk.
+    """ASGI middleware: bounds what gradio's upload route stores on disk, per request, per
+    client address (behind a proxy that hides addresses, one for all) and in all (413, 429, 507;
+    docs/space.md, *Limits*), and answers gradio's deep-link route, which would write a
+    session's text to disk, with 404.
 
-    ``POST /gradio_api/upload`` writes every file of its body into the upload folder, where
-    it stays until the page reads it (and deletes it) or gradio's cleanup removes it
-    (``UPLOAD_CLEANUP``); the route knows no session, and gradio bounds only each file's size
-    and (at 1,000) the files of a request, so uploads are bounded here per request, per client
-    (its address as the server sees it: behind a proxy that does not pass addresses on, every
-    visitor shares one allowance) and in total. Before the body is read, a request is
-    refused when its declared length is over ``MAX_UPLOAD_REQUEST_BYTES`` (413); when the files
-    its client stored that are still on disk, plus this body, would pass
-    ``MAX_CLIENT_UPLOAD_BYTES`` or ``MAX_CLIENT_UPLOAD_FILES`` (429); or when the folder's
-    files plus the bodies being received would pass ``MAX_UPLOAD_DISK_BYTES`` or
-    ``MAX_UPLOAD_DISK_FILES`` (507); an upload being received counts as its declared length
-    and as ``MAX_UPLOAD_FILES`` files, so that the caps hold exactly. While it arrives, a body
-    is cut off (413) past its declared length, past ``MAX_UPLOAD_REQUEST_BYTES`` and past
-    ``MAX_UPLOAD_FILES`` files, and when the client goes away before its end, in each case with
-    :func:`_cut_off`, so that gradio deletes the part it has written. Each path the route
-    answers with is counted in ``HANDED_OUT``.
-
-    It also answers gradio's deep-link route with 404: that route writes a session's inputs
-    and outputs (its text) into the upload folder, and this page has no deep links.
+    A request is refused before its body is read by its declared length; an upload being
+    received counts as that length and as ``MAX_UPLOAD_FILES`` files, so the caps hold exactly.
+    A body is cut off (:func:`_cut_off`) past its length, the caps or its client's departure.
+    Each path the route answers with is counted in ``HANDED_OUT``.
     """
 
     def __init__(self, app: Any, folder: Callable[[], Path] = upload_folder) -> None:
@@ -187,7 +178,7 @@ class UploadLimit:
         if size > MAX_UPLOAD_REQUEST_BYTES:
             return 413, (
                 f"upload too large: {size:,} bytes, at most {MAX_UPLOAD_REQUEST_BYTES:,} in one upload "
-                f"(the page takes files of at most {MAX_FILE_BYTES:,} bytes, {MAX_INPUT_CHARS:,} characters)"
+                f"(the page takes files of at most {FILE_LIMIT}, {MAX_INPUT_CHARS:,} characters)"
             )
         self._forget_gone()
         files = self.stored.get(client, {})
