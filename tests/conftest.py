@@ -66,6 +66,7 @@ SLOW_TESTS = {
     "test_one_real_grpo_step",
     "test_one_real_grpo_step_with_the_async_reward_and_its_logged_metrics",
     "test_one_real_grpo_step_with_the_token_id_reward",
+    "test_the_grpo_example_scores_every_completion_with_the_three_rewards",
     "test_rejection_rate_under_simulated_null_is_nominal",
     # Long differential runs against nltk and sacrebleu (property-based or exhaustive).
     "test_corpus_gleu_equals_nltk",

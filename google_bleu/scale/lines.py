@@ -87,7 +87,7 @@ def lines_from_bytes(data: bytes, name: str, first_line: int = 1) -> list[str]:
         >>> lines_from_bytes(b"ok\\n\\xff\\n", "x.txt")
         Traceback (most recent call last):
         ...
-        google_bleu.scale.lines.LineError: x.txt: line 2 is not valid UTF-8 (invalid start byte at byte 0)
+        google_bleu.scale.lines.LineError: x.txt: line 2 is not valid UTF-8 (invalid start byte at byte 0); convert it to UTF-8 first, e.g. iconv -f LATIN1 -t UTF-8 FILE > NEW
     """
     try:
         text = data.decode("utf-8")
@@ -96,7 +96,7 @@ def lines_from_bytes(data: bytes, name: str, first_line: int = 1) -> list[str]:
         line_start = data.rfind(b"\n", 0, error.start) + 1
         number = data.count(b"\n", 0, error.start) + first_line
         raise LineError(
-            f"{name}: line {number} is not valid UTF-8 ({error.reason} at byte {error.start - line_start})"
+            f"{name}: line {number} is not valid UTF-8 ({error.reason} at byte {error.start - line_start}); convert it to UTF-8 first, e.g. iconv -f LATIN1 -t UTF-8 FILE > NEW"
         ) from None
     return split_lines(text)
 

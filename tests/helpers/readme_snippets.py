@@ -42,7 +42,8 @@ def readme_snippet(name: str) -> str:
 # A block that is a fragment (it uses names an earlier block, the text or the reader's own
 # program define) says so in the text; what completes it when it runs alone is its prelude,
 # below, by the name of its marker. The suite runs every block that is not a ``>>>`` session
-# (those are doctests) alone in a fresh ``python`` with its prelude.
+# (those are doctests) alone in a fresh ``python`` with its prelude, and the README's blocks,
+# all of them, in order in one interpreter without preludes (``run_in_order``).
 #: The names the blocks of docs/scale.md take from the one before them.
 _SCALE_SAMPLE = """\
 from pathlib import Path
@@ -58,12 +59,6 @@ predictions = (sample / "sys_online-A.0.txt").read_text("utf-8").splitlines()
 #: words what a fragment continues or takes from the reader; the values that run it alone
 #: are here, where a reader of the page does not meet them.
 PRELUDES: dict[str, str] = {
-    "how-to-use": """\
-import os
-os.chdir(os.environ["REPO"])  # the repository root
-predictions = ["the cat sat on the mat"]
-references = [["the cat ate the mat", "a cat sat on the mat"]]
-""",
     "lighteval": """\
 # A custom model that replays the WMT17 system online-B.0 (tests/frameworks/lighteval).
 model_name, model_file = "online-B.0", "tests/frameworks/lighteval/wmt17_model.py"
@@ -141,14 +136,18 @@ class PythonBlock:
         return f"{self.prelude}\n{self.code}\n" if self.prelude else f"{self.code}\n"
 
 
+def _page_blocks(page: Path) -> list[tuple[int, str | None, str]]:
+    """``(line of the fence, 1-based; marker name or None; code)`` of each ```python block of a page."""
+    text = page.read_text("utf-8")
+    return [(text.count("\n", 0, m.start("code")), m["name"], m["code"]) for m in _PYTHON.finditer(text)]
+
+
 def python_blocks() -> list[PythonBlock]:
     """Every ```python block of the README and the guides, in page order."""
     found: list[tuple[Path, int, str | None, str, str]] = []
     for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
-        text = page.read_text("utf-8")
-        for match in _PYTHON.finditer(text):
-            line = text.count("\n", 0, match.start("code"))  # the fence's line, 1-based
-            found.append((page, line, match["name"], match["code"], PRELUDES.get(match["name"] or "", "").strip("\n")))
+        for line, name, code in _page_blocks(page):
+            found.append((page, line, name, code, PRELUDES.get(name or "", "").strip("\n")))
     by_name = {name: (code, prelude) for _, _, name, code, prelude in found if name}
 
     def expand(prelude: str, seen: tuple[str, ...]) -> str:
@@ -163,6 +162,29 @@ def python_blocks() -> list[PythonBlock]:
         return f"{expand(its_prelude, (*seen, name))}\n{code}" if its_prelude else code
 
     return [PythonBlock(page, line, name, code, expand(prelude, ())) for page, line, name, code, prelude in found]
+
+
+def run_in_order(page: Path | str) -> None:
+    """Every python block of ``page``, in page order, in one namespace, as a reader pastes them
+    into one interpreter (no prelude): a ``>>>`` session as a doctest (with the flags of
+    pyproject.toml), any other block as a script. Prints ``<where> ok`` after each block; the
+    first that fails raises, naming it."""
+    import doctest
+
+    page = Path(page)
+    namespace: dict = {"__name__": "__main__"}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for line, name, code in _page_blocks(page):
+        block = PythonBlock(page, line, name, code, "")
+        if block.is_doctest:
+            test = doctest.DocTestParser().get_doctest(code, namespace, block.where, str(page), line)
+            report: list[str] = []
+            if runner.run(test, out=report.append, clear_globs=False).failed:
+                raise AssertionError(f"{block.where} fails after the blocks before it:\n{''.join(report)}")
+            namespace = test.globs  # a copy, with what the session bound
+        else:
+            exec(compile(code, block.where, "exec"), namespace)  # a traceback names the block
+        print(f"{block.where} ok", flush=True)
 
 
 #: A trailing comment that says what its line prints: a list, a dict or a decimal number.

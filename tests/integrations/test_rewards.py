@@ -6,7 +6,7 @@ import pytest
 
 from google_bleu import GLEU
 from google_bleu.integrations.trl import GleuReward
-from tests.helpers.oracles import SAMPLES, nltk_sentence, read_lines, tokenize_13a
+from tests.helpers.oracles import REPO, SAMPLES, nltk_sentence, read_lines, tokenize_13a
 
 PROMPTS = ["Translate: le chat", "Translate: un chien", "Translate: le chat"]
 COMPLETIONS = ["the cat sat on the mat .", "a dog", ""]
@@ -155,64 +155,34 @@ def test_reference_counts_must_match():
 # -- one real GRPO step -------------------------------------------------------------------
 
 
-def _tiny_model_and_tokenizer():
-    torch = pytest.importorskip("torch")
+def _example():
+    """examples/grpo/train_gleu_grpo.py as a module (its model and tokenizer serve these tests too)."""
+    import importlib.util
+
     pytest.importorskip("trl")
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    spec = importlib.util.spec_from_file_location("train_gleu_grpo", REPO / "examples" / "grpo" / "train_gleu_grpo.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example
 
-    words = "translate : le chat un chien the cat sat on a mat dog ate".split()
-    vocab = {"<pad>": 0, "<eos>": 1, "<unk>": 2, **{w: i + 3 for i, w in enumerate(dict.fromkeys(words))}}
-    backend = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    backend.decoder = decoders.WordPiece()  # joins words with spaces
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, pad_token="<pad>", eos_token="<eos>", unk_token="<unk>"
-    )
+
+def _tiny_tokenizer():
+    tokenizer = _example().build_tokenizer(["translate : le chat un chien the cat sat on a mat dog ate"])
     tokenizer.chat_template = "{% for m in messages %}{{ m['content'] }} {% endfor %}"
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-        pad_token_id=0,
-        bos_token_id=1,
-        eos_token_id=1,
-    )
-    return LlamaForCausalLM(config), tokenizer
+    return tokenizer
 
 
-def _grpo_step(tmp_path, model, tokenizer, dataset, reward):
-    """One real GRPO training step on CPU with this reward: 4 completions (2 per prompt)."""
-    from trl import GRPOConfig, GRPOTrainer
-
-    args = GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=4,
-        num_generations=2,
-        max_completion_length=6,
-        max_steps=1,
-        use_cpu=True,
-        bf16=False,
-        report_to="none",
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
-    )
-    trainer = GRPOTrainer(model=model, reward_funcs=reward, args=args, train_dataset=dataset, processing_class=tokenizer)
-    trainer.train()
-    return trainer
+def _grpo_step(tmp_path, tokenizer, dataset, reward):
+    """One real GRPO training step on CPU with this reward, as the example runs it: 8
+    completions (4 for each of the 2 prompts) from a new tiny model."""
+    return _example().train([reward], tokenizer, dataset, str(tmp_path))
 
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::FutureWarning")  # transformers 5 renames gradient checkpointing
 @pytest.mark.parametrize("conversational", [False, True])
 def test_one_real_grpo_step(tmp_path, conversational):
-    model, tokenizer = _tiny_model_and_tokenizer()
+    tokenizer = _tiny_tokenizer()
     from datasets import Dataset
 
     prompts = ["translate : le chat", "translate : un chien"]
@@ -228,11 +198,11 @@ def test_one_real_grpo_step(tmp_path, conversational):
         return rewards
 
     recorded_gleu.__name__ = "gleu"
-    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu)
+    trainer = _grpo_step(tmp_path, tokenizer, dataset, recorded_gleu)
 
     assert len(calls) == 1
     completions, references, rewards = calls[0]
-    assert len(completions) == 4
+    assert len(completions) == 8
     if conversational:
         assert all(c[0]["role"] == "assistant" for c in completions)
         texts = [c[0]["content"] for c in completions]
@@ -240,7 +210,7 @@ def test_one_real_grpo_step(tmp_path, conversational):
         texts = completions
     assert rewards == oracle(texts, references)
     logged = trainer.state.log_history[0]
-    assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)  # float32 in the trainer
+    assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 8, rel=1e-6)  # float32 in the trainer
 
 
 @pytest.mark.slow
@@ -251,7 +221,7 @@ def test_one_real_grpo_step_with_the_async_reward_and_its_logged_metrics(tmp_pat
 
     from google_bleu.integrations.trl import AsyncGleuReward
 
-    model, tokenizer = _tiny_model_and_tokenizer()
+    tokenizer = _tiny_tokenizer()
     dataset = Dataset.from_dict(
         {"prompt": ["translate : le chat", "translate : un chien"], "reference": [["the cat sat"], ["a dog"]]}
     )
@@ -264,22 +234,22 @@ def test_one_real_grpo_step_with_the_async_reward_and_its_logged_metrics(tmp_pat
         return rewards
 
     recorded_gleu.__name__ = "gleu"
-    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu)
+    trainer = _grpo_step(tmp_path, tokenizer, dataset, recorded_gleu)
     assert len(calls) == 1
     completions, references, rewards = calls[0]
     assert rewards == oracle(completions, references)
     rows = GLEU().stats(completions, references).segment_scores()
     logged = trainer.state.log_history[0]
-    assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)
-    assert logged["gleu/precision"] == pytest.approx(sum(row[1] for row in rows) / 4, rel=1e-6)
-    assert logged["gleu/recall"] == pytest.approx(sum(row[2] for row in rows) / 4, rel=1e-6)
+    assert logged["rewards/gleu/mean"] == pytest.approx(sum(rewards) / 8, rel=1e-6)
+    assert logged["gleu/precision"] == pytest.approx(sum(row[1] for row in rows) / 8, rel=1e-6)
+    assert logged["gleu/recall"] == pytest.approx(sum(row[2] for row in rows) / 8, rel=1e-6)
 
 
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::FutureWarning")
 def test_one_real_grpo_step_with_the_token_id_reward(tmp_path):
     """GleuIdReward in a real GRPO step: completion_ids against a reference-ids column, no decoding."""
-    model, tokenizer = _tiny_model_and_tokenizer()
+    tokenizer = _tiny_tokenizer()
     from datasets import Dataset
 
     from google_bleu.integrations.trl import GleuIdReward
@@ -298,16 +268,82 @@ def test_one_real_grpo_step_with_the_token_id_reward(tmp_path):
         return rewards
 
     recorded_gleu_ids.__name__ = gleu_ids.__name__
-    trainer = _grpo_step(tmp_path, model, tokenizer, dataset, recorded_gleu_ids)
+    trainer = _grpo_step(tmp_path, tokenizer, dataset, recorded_gleu_ids)
 
     assert len(calls) == 1
     completion_ids, column, rewards = calls[0]
-    assert len(completion_ids) == 4
+    assert len(completion_ids) == 8
     eos = tokenizer.eos_token_id
     expected = [nltk_sentence([ref], [t for t in ids if t != eos]) for ids, ref in zip(completion_ids, column)]
     assert rewards == expected
     logged = trainer.state.log_history[0]
-    assert logged["rewards/gleu_ids/mean"] == pytest.approx(sum(rewards) / 4, rel=1e-6)
+    assert logged["rewards/gleu_ids/mean"] == pytest.approx(sum(rewards) / 8, rel=1e-6)
+
+
+# -- the example of docs/rl-rewards.md: examples/grpo/train_gleu_grpo.py ---------------------
+def _recorded(reward, calls):
+    """``reward`` under its own name, sync or async as it is, keeping each call's batch and result."""
+    import inspect
+
+    def keep(kwargs, rewards):
+        calls.setdefault(reward.__name__, []).append((kwargs, rewards))
+        return rewards
+
+    if inspect.iscoroutinefunction(reward.__call__):
+
+        async def recorded(**kwargs):
+            return keep(kwargs, await reward(**kwargs))
+    else:
+
+        def recorded(**kwargs):
+            return keep(kwargs, reward(**kwargs))
+
+    recorded.__name__ = reward.__name__
+    return recorded
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # transformers 5 renames gradient checkpointing
+def test_the_grpo_example_scores_every_completion_with_the_three_rewards(tmp_path, monkeypatch, capsys):
+    import re
+
+    example = _example()
+    calls: dict[str, list] = {}
+    built = example.gleu_rewards
+    monkeypatch.setattr(example, "gleu_rewards", lambda tokenizer: [_recorded(r, calls) for r in built(tokenizer)])
+    monkeypatch.chdir(tmp_path)  # run as a reader would, from a folder of their own
+    trainer = example.main()
+
+    assert trainer.state.global_step == 1
+    assert sorted(calls) == ["gleu", "gleu_async", "gleu_ids"] and all(len(batches) == 1 for batches in calls.values())
+    prompts, references = example.segments()
+    per_completion = [refs for refs in references for _ in range(example.NUM_GENERATIONS)]
+    logged = trainer.state.log_history[0]
+    for name in ("gleu", "gleu_async"):  # the text, scored directly: nltk on 13a tokens
+        ((kwargs, rewards),) = calls[name]
+        assert kwargs["references"] == per_completion and len(kwargs["completions"]) == 8
+        assert rewards == oracle(kwargs["completions"], per_completion)
+        assert logged[f"rewards/{name}/mean"] == pytest.approx(sum(rewards) / 8, rel=1e-6)  # float32 in TRL
+        assert len(set(rewards)) > 1  # not all alike (nor all zero): GRPO had something to learn from
+    ((kwargs, rewards),) = calls["gleu_ids"]  # the ids, scored directly: nltk on the ids without EOS
+    eos = trainer.processing_class.eos_token_id
+    expected = [
+        nltk_sentence(refs, [t for t in ids if t != eos])
+        for ids, refs in zip(kwargs["completion_ids"], kwargs["reference_ids"])
+    ]
+    assert rewards == expected and len(expected) == 8
+    assert kwargs["reference_ids"] == [
+        trainer.processing_class(refs, add_special_tokens=False)["input_ids"] for refs in per_completion
+    ]
+    assert logged["rewards/gleu_ids/mean"] == pytest.approx(sum(rewards) / 8, rel=1e-6)
+
+    # It prints what docs/rl-rewards.md shows, after the command that runs it.
+    printed = capsys.readouterr().out
+    guide = (REPO / "docs" / "rl-rewards.md").read_text("utf-8")
+    (block,) = re.findall(r"<!-- rl-grpo-example -->\n```text\n(.*?)\n```", guide, re.DOTALL)
+    shown = block.split("$ python examples/grpo/train_gleu_grpo.py\n", 1)[1]
+    assert printed == shown + "\n"
+    assert "--index-url https://download.pytorch.org/whl/cpu" in block  # torch's CPU build, before TRL
 
 
 def _named_rewards(name: str) -> dict:

@@ -68,7 +68,7 @@ def test_pasted_text_follows_the_same_rule_as_files():
 
 
 def test_invalid_utf8_names_source_line_and_byte():
-    with pytest.raises(LineError, match=r"^f\.txt: line 3 is not valid UTF-8 \(invalid continuation byte at byte 7\)$"):
+    with pytest.raises(LineError, match=r"^f\.txt: line 3 is not valid UTF-8 \(invalid continuation byte at byte 7\); convert it to UTF-8 first, e\.g\. iconv -f LATIN1 -t UTF-8 FILE > NEW$"):
         lines_from_bytes(b"fine\nalso fine\nbroken \xe9t\xe9\n", "f.txt")
     with pytest.raises(ValueError, match="standard input: line 1 is not valid UTF-8"):
         lines_from_bytes(b"\xff", "standard input")

@@ -156,7 +156,9 @@ def test_a_workers_range_follows_the_shared_line_policy(tmp_path):
         read_range(source.where(10, 12), 11, 2)
     with pytest.raises(Exception, match="line 12 ") as whole:
         decode_lines(Path(bad).read_bytes(), "f")
-    assert str(error.value) == str(whole.value) == "f: line 12 is not valid UTF-8 (invalid continuation byte at byte 0)"
+    assert str(error.value) == str(whole.value) == (
+        "f: line 12 is not valid UTF-8 (invalid continuation byte at byte 0); convert it to UTF-8 first, e.g. iconv -f LATIN1 -t UTF-8 FILE > NEW"
+    )
     # A file that changed between the index and the read is an error, never other lines.
     write(tmp_path / "bad.txt", b"a\n" * 5)
     for start, end in ((0, 10), (6, 8), (2, 12)):

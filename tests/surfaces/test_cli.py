@@ -11,6 +11,7 @@ import json
 import os
 import pty
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -427,7 +428,15 @@ def test_missing_and_unreadable_files(tmp_path):
 def test_invalid_utf8_names_the_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine\nalso fine\nbroken \xe9t\xe9\n")
-    assert_one_line_error(run_cli(bad, "-i", bad), f"{bad}: line 3 is not valid UTF-8")
+    done = run_cli(bad, "-i", bad)
+    assert_one_line_error(done, f"{bad}: line 3 is not valid UTF-8", "; convert it to UTF-8 first, e.g. iconv ")
+    # It says how to go on (-e takes UTF-8 only): its command, run on this Latin-1 file, makes
+    # one the command reads, with the text the file meant.
+    iconv = done.stderr.decode().split("e.g. ", 1)[1].strip().replace("FILE", shlex.quote(str(bad)))
+    converted = tmp_path / "NEW"
+    subprocess.run(["bash", "-c", iconv], cwd=tmp_path, check=True)
+    assert converted.read_text("utf-8") == "fine\nalso fine\nbroken été\n"
+    assert ok_json(converted, "-i", converted)["score"] == 100.0
     good = tmp_path / "good.txt"
     good.write_text("a\nb\nc\n", encoding="utf-8")
     assert_one_line_error(run_cli(good, stdin=b"a\n\xff\nc\n"), "standard input: line 2 is not valid UTF-8")

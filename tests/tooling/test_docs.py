@@ -164,13 +164,45 @@ def test_every_marked_block_is_run_by_a_test():
         assert re.search(rf"[\"']{re.escape(name)}[\"']", sources), f"no test runs the block marked {name!r}"
 
 
-def test_how_to_use_block(tmp_path, monkeypatch):
-    from tests.helpers.oracles import CARD_PREDICTIONS, CARD_REFERENCES
+def test_how_to_use_block(tmp_path, monkeypatch, capsys):
+    # From a folder that is not the repository root; the offline flags are tests/conftest.py's.
+    from tests.helpers.oracles import hf_google_bleu
 
-    monkeypatch.chdir(REPO)  # evaluate.load("google_bleu") resolves the folder from here
-    namespace = {"predictions": CARD_PREDICTIONS, "references": CARD_REFERENCES}
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
     exec(readme_snippet("how-to-use"), namespace)
-    assert round(namespace["result"]["google_bleu"], 2) == 0.61
+    printed = capsys.readouterr().out
+    result = namespace["metric"].compute(predictions=namespace["predictions"], references=namespace["references"])
+    assert printed == f"{result}\n"
+    assert result["google_bleu"] == hf_google_bleu(namespace["predictions"], namespace["references"])
+    assert result["precision"] != result["recall"]  # the example shows that they differ
+
+
+def test_readme_blocks_pasted_in_order_into_one_interpreter_all_work(tmp_path):
+    # A reader pastes every python block of the README, in order, into one interpreter, in a
+    # folder of their own, offline: each works with what the blocks before it bound.
+    readme = REPO / "README.md"
+    done = run_alone(f"from tests.helpers.readme_snippets import run_in_order\nrun_in_order({str(readme)!r})\n", tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    blocks = [block.where for block in python_blocks() if block.page == readme]
+    assert [line[:-3] for line in done.stdout.splitlines() if line.endswith(" ok")] == blocks and len(blocks) >= 6
+
+
+def test_run_in_order_fails_on_a_name_an_earlier_block_rebinds(tmp_path, capsys):
+    # The README's old shape: a script block binds the package's name to the metric, and the
+    # next block's google_bleu.load() finds no such attribute.
+    from tests.helpers.readme_snippets import run_in_order
+
+    page = tmp_path / "page.md"
+    page.write_text(
+        "```python\n>>> import json\n>>> json.dumps(1)\n'1'\n\n```\n\n"
+        "```python\njson = {'a': 1}\n```\n\n"
+        "```python\n>>> json.dumps(2)\n'2'\n\n```\n",
+        "utf-8",
+    )
+    with pytest.raises(AssertionError, match=r"page\.md:12 fails after the blocks before it:(?s:.*)AttributeError"):
+        run_in_order(page)
+    assert capsys.readouterr().out == "page.md:1 ok\npage.md:8 ok\n"
 
 
 def test_space_client_block(app_url):
