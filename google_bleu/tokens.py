@@ -7,11 +7,22 @@ the same names (``nltk.translate.gleu_score``) and return exactly the same float
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from itertools import chain
+from typing import Any
 
 from .counting import segment_rows
 from .imports import lazy_module
 from .stats import GleuStats
-from .validation import check_orders, check_tokens, unhashable_token
+from .validation import (
+    PLAIN_TYPES,
+    check_item,
+    check_orders,
+    check_sequence,
+    describe,
+    is_tensor,
+    named_texts,
+    not_a_sequence,
+)
 
 np = lazy_module("numpy")
 
@@ -73,3 +84,78 @@ def sentence_gleu(references: Sequence[Tokens], hypothesis: Tokens, min_len: int
         0.09090909090909091
     """
     return corpus_gleu([references], [hypothesis], min_len, max_len)
+
+
+def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
+    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level
+    passes over types; anything else goes through the per-item checks, which name the problem)."""
+    if not set(map(type, hypotheses)) <= PLAIN_TYPES or not set(map(type, list_of_references)) <= PLAIN_TYPES:
+        return False
+    if list_of_references and not all(map(len, list_of_references)):
+        return False
+    return set(map(type, chain.from_iterable(list_of_references))) <= PLAIN_TYPES
+
+
+def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
+    """Pre-tokenized input (sequences as the module says; a bare string is refused): one token
+    sequence per segment and per segment a non-empty sequence of them, as lists (tokens not copied).
+
+    Example:
+        >>> check_tokens([["a"]], [])
+        Traceback (most recent call last):
+        ...
+        ValueError: got 1 hypotheses but 0 reference lists
+    """
+    check_sequence(hypotheses, "hypotheses")
+    check_sequence(list_of_references, "list_of_references")
+    if len(hypotheses) != len(list_of_references):
+        raise ValueError(f"got {len(hypotheses)} hypotheses but {len(list_of_references)} reference lists")
+    hypotheses = list(hypotheses)
+    list_of_references = list(list_of_references)
+    if _plain_token_input(hypotheses, list_of_references):
+        return hypotheses, list_of_references
+    # A torch tensor's elements are 0-d tensors, hashed by identity: two equal id tensors
+    # would share no token. Token ids in a tensor are scored as ids (their values), as the
+    # token-id functions of google_bleu.ids score them.
+    hypotheses = [_tensor_ids(h, f"hypothesis {i}") for i, h in enumerate(hypotheses)]
+    list_of_references = [
+        refs if not_a_sequence(refs) else [_tensor_ids(r, f"reference {j} of segment {i}") for j, r in enumerate(refs)]
+        for i, refs in enumerate(list_of_references)
+    ]
+    for i, hypothesis in enumerate(hypotheses):
+        if isinstance(hypothesis, (str, bytes)):
+            kind = type(hypothesis).__name__
+            raise TypeError(f"hypothesis {i} is a {kind}, not a token sequence; split it first (e.g. text.split()): {describe(hypothesis)}")
+        check_item(hypothesis, "hypothesis {} must be a sequence of tokens", i)
+    for i, references in enumerate(list_of_references):
+        check_item(references, "references of segment {} must be a sequence of token sequences", i)
+        if len(references) == 0:
+            raise ValueError(f"segment {i} has no reference; every hypothesis needs at least one")
+        for j, reference in enumerate(references):
+            check_item(reference, "reference {} of segment {} must be a token sequence (e.g. text.split())", j, i)
+    return hypotheses, list_of_references
+
+
+def _tensor_ids(tokens: Any, name: str) -> Any:
+    # A 1-D tensor of ids becomes a list of Python numbers; anything else is left as it is.
+    if not is_tensor(tokens):
+        return tokens
+    if tokens.dim() != 1:
+        raise ValueError(f"{name} must be a 1-D tensor of token ids, got shape {list(tokens.shape)}")
+    return tokens.tolist()
+
+
+def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
+    """Where the first unhashable token of validated token input is, or ``None``.
+
+    Example:
+        >>> unhashable_token([["a"], ["b", ["c"]]], [[["a"]], [["b"]]])
+        "hypotheses[1], token 1 is a list ['c']"
+    """
+    for name, tokens in named_texts(hypotheses, list_of_references, ("hypotheses", "list_of_references")):
+        for k, token in enumerate(tokens):
+            try:
+                hash(token)
+            except TypeError:
+                return f"{name}, token {k} is a {type(token).__name__} {token!r:.40}"
+    return None

@@ -1,11 +1,7 @@
-"""Input checks: each raises a ``TypeError`` for a wrong kind of value and a ``ValueError``
-for a wrong value, naming the argument and showing what was given.
-
-Wherever one entry per segment is expected, a ``list``, ``tuple``, numpy array, pandas
-``Series``, datasets ``Column`` or other sized, indexable sequence is accepted; refused,
-naming why: strings (scored character by character), mappings (they iterate their keys),
-tables (select one column), sets, generators and iterators (make a list), 0-d arrays.
-"""
+"""Input checks: a ``TypeError`` for a wrong kind of value, a ``ValueError`` for a wrong value,
+naming the argument and showing what was given (docs/design.md, "Validation"). Where one entry
+per segment is expected, any sized, indexable sequence is accepted (a list, tuple, numpy array,
+pandas Series, datasets column); strings, mappings, tables, sets and iterators are refused."""
 
 from __future__ import annotations
 
@@ -20,9 +16,8 @@ from typing import Any
 #: Highest n-gram order accepted: an unbounded order makes O(n**2) n-grams per segment
 #: (nltk's CVE-2024-39705 class of memory blow-up), and orders beyond a few dozen have no use.
 MAX_ORDER = 100
-#: Most bootstrap resamples or randomization trials accepted: resampling holds one row of
-#: totals per sample, and a million pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000
-#: and 10,000).
+#: Most bootstrap resamples or randomization trials accepted: a million pins a p-value of 0.001
+#: to about 3% (sacrebleu uses 1,000 and 10,000).
 MAX_SAMPLES = 1_000_000
 
 
@@ -111,13 +106,13 @@ def check_seed(value: Any, name: str = "seed") -> int | None:
     return number
 
 
-_PLAIN_TYPES = frozenset((list, tuple))
+PLAIN_TYPES = frozenset((list, tuple))
 _STR = frozenset({str})
 
 
-def _not_a_sequence(value: Any) -> str | None:
+def not_a_sequence(value: Any) -> str | None:
     """Why ``value`` is refused as a sequence (see the module docstring), or ``None``."""
-    if type(value) in _PLAIN_TYPES:  # the common case, without the ABC machinery
+    if type(value) in PLAIN_TYPES:  # the common case, without the ABC machinery
         return None
     if isinstance(value, (str, bytes, bytearray)):
         return "a string"
@@ -136,7 +131,7 @@ def _not_a_sequence(value: Any) -> str | None:
 def is_sequence(value: Any) -> bool:
     """Whether ``value`` is an accepted sequence, strings included (callers refuse them
     with their own message). For the adapters that check their own input shapes."""
-    return isinstance(value, (str, bytes)) or _not_a_sequence(value) is None
+    return isinstance(value, (str, bytes)) or not_a_sequence(value) is None
 
 
 def check_list(value: Any, name: str) -> list:
@@ -154,74 +149,15 @@ def check_sequence(value: Any, name: str, what: str = "a sequence with one entry
         ...
         TypeError: predictions must be a sequence with one entry per segment (list, tuple, numpy array, pandas Series, datasets column), got dict {'a': 1}: a mapping (iterating it gives its keys)
     """
-    _check_item(value, "{} must be {} (list, tuple, numpy array, pandas Series, datasets column)", name, what)
+    check_item(value, "{} must be {} (list, tuple, numpy array, pandas Series, datasets column)", name, what)
 
 
-def _check_item(value: Any, what: str, *where: Any) -> None:
+def check_item(value: Any, what: str, *where: Any) -> None:
     # A TypeError "<what, filled in with where>, got <value>: <why>" unless value is an
     # accepted sequence (the message is made only then).
-    problem = _not_a_sequence(value)
+    problem = not_a_sequence(value)
     if problem is not None:
         raise TypeError(f"{what.format(*where)}, got {describe(value)}: {problem}")
-
-
-def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
-    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level
-    passes over types; anything else goes through the per-item checks, which name the problem)."""
-    if not set(map(type, hypotheses)) <= _PLAIN_TYPES or not set(map(type, list_of_references)) <= _PLAIN_TYPES:
-        return False
-    if list_of_references and not all(map(len, list_of_references)):
-        return False
-    return set(map(type, chain.from_iterable(list_of_references))) <= _PLAIN_TYPES
-
-
-def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
-    """Pre-tokenized input (sequences as the module says; a bare string is refused): one token
-    sequence per segment and per segment a non-empty sequence of them, as lists (tokens not copied).
-
-    Example:
-        >>> check_tokens([["a"]], [])
-        Traceback (most recent call last):
-        ...
-        ValueError: got 1 hypotheses but 0 reference lists
-    """
-    check_sequence(hypotheses, "hypotheses")
-    check_sequence(list_of_references, "list_of_references")
-    if len(hypotheses) != len(list_of_references):
-        raise ValueError(f"got {len(hypotheses)} hypotheses but {len(list_of_references)} reference lists")
-    hypotheses = list(hypotheses)
-    list_of_references = list(list_of_references)
-    if _plain_token_input(hypotheses, list_of_references):
-        return hypotheses, list_of_references
-    # A torch tensor's elements are 0-d tensors, hashed by identity: two equal id tensors
-    # would share no token. Token ids in a tensor are scored as ids (their values), as the
-    # token-id functions of google_bleu.ids score them.
-    hypotheses = [_tensor_ids(h, f"hypothesis {i}") for i, h in enumerate(hypotheses)]
-    list_of_references = [
-        refs if _not_a_sequence(refs) else [_tensor_ids(r, f"reference {j} of segment {i}") for j, r in enumerate(refs)]
-        for i, refs in enumerate(list_of_references)
-    ]
-    for i, hypothesis in enumerate(hypotheses):
-        if isinstance(hypothesis, (str, bytes)):
-            kind = type(hypothesis).__name__
-            raise TypeError(f"hypothesis {i} is a {kind}, not a token sequence; split it first (e.g. text.split()): {describe(hypothesis)}")
-        _check_item(hypothesis, "hypothesis {} must be a sequence of tokens", i)
-    for i, references in enumerate(list_of_references):
-        _check_item(references, "references of segment {} must be a sequence of token sequences", i)
-        if len(references) == 0:
-            raise ValueError(f"segment {i} has no reference; every hypothesis needs at least one")
-        for j, reference in enumerate(references):
-            _check_item(reference, "reference {} of segment {} must be a token sequence (e.g. text.split())", j, i)
-    return hypotheses, list_of_references
-
-
-def _tensor_ids(tokens: Any, name: str) -> Any:
-    # A 1-D tensor of ids becomes a list of Python numbers; anything else is left as it is.
-    if not is_tensor(tokens):
-        return tokens
-    if tokens.dim() != 1:
-        raise ValueError(f"{name} must be a 1-D tensor of token ids, got shape {list(tokens.shape)}")
-    return tokens.tolist()
 
 
 def check_strings(values: list, name: str) -> None:
@@ -264,8 +200,8 @@ def check_references(refs: Any, name: str, item: str = "prediction") -> list[str
     if type(refs) is list and set(map(type, refs)) == _STR:
         return refs
     if isinstance(refs, str):
-        return [_text(refs)]
-    _check_item(refs, "{} must be a str or a list of str", name)
+        return [check_text(refs, name)]
+    check_item(refs, "{} must be a str or a list of str", name)
     refs = list(refs.tolist() if getattr(refs, "ndim", None) == 1 and hasattr(refs, "tolist") else refs)
     if not refs:
         raise ValueError(f"{name} has no reference; every {item} needs at least one")
@@ -279,23 +215,7 @@ def check_type(value: Any, kind: type, name: str, what: str) -> Any:
     return value
 
 
-def unhashable_token(hypotheses: list, list_of_references: list) -> str | None:
-    """Where the first unhashable token of validated token input is, or ``None``.
-
-    Example:
-        >>> unhashable_token([["a"], ["b", ["c"]]], [[["a"]], [["b"]]])
-        "hypotheses[1], token 1 is a list ['c']"
-    """
-    for name, tokens in _named(hypotheses, list_of_references, ("hypotheses", "list_of_references")):
-        for k, token in enumerate(tokens):
-            try:
-                hash(token)
-            except TypeError:
-                return f"{name}, token {k} is a {type(token).__name__} {token!r:.40}"
-    return None
-
-
-def _named(hypotheses: list, references: list, names: tuple[str, str]) -> Any:
+def named_texts(hypotheses: list, references: list, names: tuple[str, str]) -> Any:
     # Each sentence of checked input with its name: "<first>[i]", then "<second>[i][j]".
     yield from ((f"{names[0]}[{i}]", sentence) for i, sentence in enumerate(hypotheses))
     yield from ((f"{names[1]}[{i}][{j}]", ref) for i, refs in enumerate(references) for j, ref in enumerate(refs))
@@ -309,16 +229,11 @@ def _plain_text_references(predictions: list, references: Any) -> list[list[str]
     kinds = set(map(type, references))
     if kinds <= _STR:
         return [[ref] for ref in references]
-    if not kinds <= _PLAIN_TYPES or not all(map(len, references)):
+    if not kinds <= PLAIN_TYPES or not all(map(len, references)):
         return None
     if not set(map(type, chain.from_iterable(references))) <= _STR:
         return None
     return list(references) if kinds == {list} else list(map(list, references))
-
-
-def _text(value: Any) -> str:
-    # str subclasses (numpy.str_, from arrays and Series) become plain str for the engine.
-    return value if type(value) is str else str.__str__(value)
 
 
 #: How :func:`check_texts` names its two lists in messages (an adapter passes its framework's fields).
@@ -417,7 +332,7 @@ def _outside() -> int:
     return level
 
 
-def check_utf8(predictions: list[str], references: list[list[str]], names: tuple[str, str] = TEXTS) -> None:
+def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
     """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``,
     from ``surrogateescape`` decoding or JSON): the scoring core handles it, but what stores
     text as UTF-8 (evaluate's Arrow cache) cannot. The message names the segment.
@@ -437,7 +352,7 @@ def check_utf8(predictions: list[str], references: list[list[str]], names: tuple
         return
     except UnicodeEncodeError:
         pass
-    for name, text in _named(predictions, references, names):
+    for name, text in named_texts(predictions, references, TEXTS):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:

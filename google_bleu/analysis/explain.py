@@ -26,8 +26,8 @@ from itertools import chain
 from ..counting import clip, walk
 from ..imports import lazy_module
 from ..keys import token_ids
-from ..tokens import gleu_stats
-from ..validation import check_tokens, integer
+from ..tokens import check_tokens, gleu_stats
+from ..validation import integer
 
 np = lazy_module("numpy")
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import google_bleu
 from google_bleu import GLEU, GleuStats, corpus_gleu, gleu_stats, sentence_gleu
 from google_bleu.counting import ngram_counts
-from google_bleu.validation import check_tokens
+from google_bleu.tokens import check_tokens
 from tests.helpers.oracles import nltk_corpus, nltk_sentence
 
 pytestmark = pytest.mark.usefixtures("both_strategies")
