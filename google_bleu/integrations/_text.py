@@ -81,22 +81,9 @@ def reference_ids(value: Any, where: str) -> list:
 #: Special-token strings of common chat templates (ChatML/Qwen, Llama 3, Llama 2/Mistral,
 #: Gemma): what the OpenRLHF and AReaL rewards strip from decoded text by default.
 COMMON_SPECIAL_TOKENS = (
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|endoftext|>",
-    "<|begin_of_text|>",
-    "<|end_of_text|>",
-    "<|start_header_id|>",
-    "<|end_header_id|>",
-    "<|eot_id|>",
-    "<s>",
-    "</s>",
-    "<bos>",
-    "<eos>",
-    "<pad>",
-    "<start_of_turn>",
-    "<end_of_turn>",
-)
+    "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>",
+    "<|end_header_id|>", "<|eot_id|>", "<s>", "</s>", "<bos>", "<eos>", "<pad>", "<start_of_turn>", "<end_of_turn>",
+)  # fmt: skip
 
 
 def special_token_strings(special_tokens: Any) -> tuple[str, ...]:

@@ -97,34 +97,12 @@ def compute_score_batch(
     return _score_dicts(scorer.stats(responses, ground_truths, ("solution_strs", "ground_truths")))
 
 
-#: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :func:`compute_score_gathered`.
-gathered = GleuGatherer()
-
-
-async def compute_score_gathered(
-    data_source: Any = None,
-    solution_str: str | None = None,
-    ground_truth: str | Sequence[str] | None = None,
-    extra_info: Any = None,
-    **kwargs: Any,
-) -> dict[str, float]:
-    """veRL's async ``compute_score``: what :func:`compute_score` returns for one sample, the
-    calls arriving within 1 ms of the first (up to 64) scored in one batch by :data:`gathered`
-    (calls with other ``reward_kwargs`` are batched apart). The batch manager's keywords are
-    refused: name :func:`compute_score` there.
-
-    Example:
-        >>> import asyncio
-        >>> asyncio.run(compute_score_gathered("wmt", "the cat sat on the mat", "the cat ate the mat"))["score"]
-        0.3333333333333333
-    """
-    return await _gathered_score(gathered, solution_str, ground_truth, kwargs)
-
-
 def compute_score_with(gatherer: GleuGatherer) -> Any:
-    """:func:`compute_score_gathered` on ``gatherer`` (its scorer, batch size and window): an
-    async function to name in a reward file of your own (``compute_score =
-    compute_score_with(GleuGatherer(GLEU(lowercase=True), max_wait=0.005))``)."""
+    """:func:`compute_score` for one sample, as an async function whose concurrent calls are scored in
+    batches by ``gatherer`` (its scorer, batch size and window; calls with other ``reward_kwargs``
+    are batched apart); the batch manager's keywords are refused. Name it in a reward file of your
+    own: ``compute_score = compute_score_with(GleuGatherer(GLEU(lowercase=True), max_wait=0.005))``.
+    """
     check_type(gatherer, GleuGatherer, "gatherer", "a GleuGatherer")
 
     async def compute_score(
@@ -137,6 +115,24 @@ def compute_score_with(gatherer: GleuGatherer) -> Any:
         return await _gathered_score(gatherer, solution_str, ground_truth, kwargs)
 
     return compute_score
+
+
+#: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :func:`compute_score_gathered`:
+#: the calls arriving within 1 ms of the first (up to 64) are scored in one batch.
+gathered = GleuGatherer()
+
+
+async def compute_score_gathered(
+    data_source: Any = None, solution_str: str | None = None, ground_truth: Any = None, extra_info: Any = None, **kwargs: Any
+) -> dict[str, float]:
+    """veRL's async ``compute_score``: :func:`compute_score_with` on :data:`gathered`.
+
+    Example:
+        >>> import asyncio
+        >>> asyncio.run(compute_score_gathered("wmt", "the cat sat on the mat", "the cat ate the mat"))["score"]
+        0.3333333333333333
+    """
+    return await _gathered_score(gathered, solution_str, ground_truth, kwargs)
 
 
 async def _gathered_score(gatherer: GleuGatherer, solution_str: Any, ground_truth: Any, kwargs: dict) -> dict[str, float]:
