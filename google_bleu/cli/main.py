@@ -1,21 +1,7 @@
-"""Command-line tool ``google-bleu`` (also ``python -m google_bleu``), in sacrebleu's habits.
-
-    google-bleu REF [REF ...] -i HYP [HYP ...]     several REF files = several references
-    google-bleu REF < HYP                           one system from standard input
-    google-bleu REF -i HYP --confidence             95% bootstrap interval (seed echoed)
-    google-bleu REF -i BASE SYS1 SYS2 --paired-bs   paired tests against the first system
-    google-bleu REF -i HYP --sentence-level         one score a line
-
-A thin adapter over :class:`google_bleu.GLEU`: :func:`run` takes the checked options
-(:mod:`.options`, one frozen value holding the scorer), streams the files a chunk of lines at
-a time by the shared line policy (:mod:`google_bleu.scale.lines`: sacrebleu's, UTF-8, a
-byte-order mark kept with a warning) to ``--jobs`` workers (:mod:`google_bleu.scale.parallel`),
-and prints the scores (:mod:`.render`). Memory grows with the per-segment statistics, not
-with the text; a progress bar (tqdm's) is drawn on a terminal for long inputs unless ``-q``.
-
-Exit status: 0 on success; 2 for a usage or input error (one line on stderr, no
-traceback); 1 when the output cannot be written (a full disk, a closed stream). Any other
-error is a bug and keeps its traceback.
+"""The ``google-bleu`` command (docs/cli.md): :func:`run` parses the options (:mod:`.options`),
+has the files counted by ``--jobs`` workers (:mod:`google_bleu.scale`) and prints the scores
+(:mod:`.render`); :func:`main` turns errors into one line and an exit status (0 ok, 2 a usage or
+input error, 1 the output or a worker failed).
 """
 
 from __future__ import annotations

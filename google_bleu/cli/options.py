@@ -1,10 +1,6 @@
-"""The command's options: the parser (sacrebleu's names, short forms and spellings, its
-options that mean nothing here refused with what to do instead), and :func:`parse`, which
-checks them all and returns one frozen :class:`Options` for the run.
-
-Figures (``--width``, ``--scale``) follow the scorer's own rule (:func:`~google_bleu.result.check_figures`).
-``-l SRC-TRG`` means what it means in sacrebleu without a test set: the target language chooses
-the default tokenizer (``zh``, ``ja-mecab``, ``ko-mecab``, else ``13a``).
+"""The command's options (sacrebleu's names, short forms and spellings; its options that mean
+nothing here refused with what to do instead) and :func:`parse`, which checks them all and
+returns one frozen :class:`Options` for the run (docs/cli.md).
 """
 
 from __future__ import annotations
