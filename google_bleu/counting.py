@@ -4,7 +4,7 @@ rows (``docs/design.md``, "The counting engine")."""
 
 from __future__ import annotations
 
-try:  # Counter's own counting loop, in C, without Counter() (tests/core/test_engine.py pins it)
+try:  # Counter's own counting loop, in C, without Counter() (tests/core/test_counting.py pins it)
     from collections import _count_elements
 except ImportError:  # pragma: no cover - the loop collections itself falls back to
     def _count_elements(mapping: dict, iterable: Any) -> None:

@@ -98,9 +98,6 @@ def read_batch(
     return hyp, ref, device
 
 
-# -- CPU: flat numpy arrays ---------------------------------------------------------------
-
-
 def flat_ids(matrix: Any, lengths: Any, pad_id: int | None) -> tuple[np.ndarray, np.ndarray]:
     """Flat ids (row-major) and row lengths of a padded ``[N, L]`` tensor, with numpy."""
     ids = matrix.detach().cpu().numpy().astype(np.int64, copy=False)
@@ -124,9 +121,6 @@ def id_lists_of(ids: np.ndarray, lengths: np.ndarray) -> list[list[int]]:
     """The id lists of flat ids and lengths (:func:`flat_lists` undone)."""
     flat, ends = ids.tolist(), np.cumsum(lengths).tolist()
     return [flat[end - length : end] for end, length in zip(ends, lengths.tolist())]
-
-
-# -- other devices: fixed-shape tensors ------------------------------------------------------
 
 
 def compact_rows(torch: Any, matrix: Any, lengths: Any, pad_id: int | None) -> tuple[Any, Any]:

@@ -57,9 +57,6 @@ class Prepared(NamedTuple):
     tensors: tuple | None = None  # tensors on a GPU: (hyp, hyp_len, ref or None, ref_len), compacted there
 
 
-# -- input ------------------------------------------------------------------------------
-
-
 def _kind_of(name: str, value: Any) -> str | None:
     """``"tensor"``, ``"text"``, ``"tokens"``, or None for an empty sequence."""
     if is_tensor(value):
@@ -211,9 +208,6 @@ def _device_side(torch: Any, value: Any, lengths: Any, pad_id: int | None) -> tu
     return ids, counts
 
 
-# -- counting ---------------------------------------------------------------------------
-
-
 def ngram_groups(prepared: Prepared, lengths: np.ndarray) -> np.ndarray:
     """Per token position of all distinct sentences, a representative position of the same token."""
     n_tokens = int(lengths.sum())
@@ -249,9 +243,6 @@ def score_matrix(prepared: Prepared, min_len: int, max_len: int) -> Any:
     scores = ratio(matches, np.maximum(n_hyp[:, None], n_ref[None, :]))[hyp_inverse][:, ref_inverse]
     # Tensors here are on the CPU (on another device they are scored there, above).
     return scores if prepared.device is None else torch_module().from_numpy(scores).to(prepared.device)
-
-
-# -- public -----------------------------------------------------------------------------
 
 
 def pairwise_gleu(
