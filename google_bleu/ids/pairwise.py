@@ -181,7 +181,6 @@ def prepare(
         ref = None if references is None else _token_side(ref_name, references, pad_id)
         return Prepared(kind, hyp, ref, None, None, None)
     torch = torch_module()
-
     device = hypotheses.device
     hyp_lengths = _checked_tensor(torch, hyp_name, hypotheses, hypothesis_lengths, hyp_lengths_name, device, hyp_name)
     ref_lengths = None
