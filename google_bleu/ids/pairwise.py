@@ -231,7 +231,8 @@ def score_matrix(prepared: Prepared, min_len: int, max_len: int) -> Any:
     ref_lengths = hyp_lengths if within else prepared.ref.lengths
     lengths = hyp_lengths if within else np.concatenate((hyp_lengths, ref_lengths))
     n_left, n_right = hyp_lengths.size, ref_lengths.size
-    rows, columns, n_columns = shared_columns(ngram_groups(prepared, lengths), lengths, n_left, within, min_len, max_len)
+    group = ngram_groups(prepared, lengths)
+    rows, columns, n_columns = shared_columns(group, lengths, n_left, within, min_len, max_len)
     matches = match_matrix(rows, columns, n_columns, n_left, n_right, within)
     n_hyp = ngram_counts(hyp_lengths, min_len, max_len)
     n_ref = ngram_counts(ref_lengths, min_len, max_len)
