@@ -1,11 +1,10 @@
-"""The counting engine: per-segment GLEU statistics. Small inputs are counted in plain Python
-(:func:`python_rows`), larger ones by one vectorised algorithm (:func:`count_matches` over
-:func:`walk`, :func:`choose_references`) with numpy, to the same rows
-(``docs/design.md``, "The counting engine")."""
+"""The counting engine: per-segment GLEU statistics, of small inputs in plain Python (:func:`python_rows`),
+of larger ones with numpy (:func:`count_matches` over :func:`walk`, :func:`choose_references`), to the same
+rows (``docs/design.md``, "The counting engine")."""
 
 from __future__ import annotations
 
-try:  # Counter's own counting loop, in C, without Counter() (tests/core/test_engine.py pins it)
+try:  # Counter's own counting loop, in C, without Counter() (tests/core/test_counting.py pins it)
     from collections import _count_elements
 except ImportError:  # pragma: no cover - the loop collections itself falls back to
     def _count_elements(mapping: dict, iterable: Any) -> None:
@@ -25,11 +24,10 @@ from .validation import check_token_kinds
 
 np = lazy_module("numpy")
 
-#: Tokens per chunk (all sides together): a chunk's hash table and temporaries stay near the
-#: CPU caches, and memory bounded whatever the corpus size.
+#: Tokens per chunk (all sides together): a chunk's temporaries stay near the CPU caches.
 CHUNK_TOKENS = 1 << 16
-#: Inputs of at most this many tokens (all sides together) are counted in plain Python, where
-#: a numpy call's fixed cost outweighs its speed (``benchmarks/bench_small.py``).
+#: Inputs of at most this many tokens (all sides together) are counted in plain Python
+#: (``benchmarks/bench_small.py`` measures where numpy becomes cheaper).
 SMALL_TOKENS = 1024
 #: Characters per token assumed when text is sized before it is tokenized (13a on WMT
 #: news gives 5 to 6; a language without spaces fewer tokens, so fewer is safe).
@@ -37,8 +35,7 @@ CHARS_PER_TOKEN = 5
 
 
 def chunks(sizes: np.ndarray, limit: int) -> Any:
-    """``(start, stop)`` ranges of consecutive items whose ``sizes`` add up to about ``limit``
-    (an item larger than ``limit`` is a range of its own).
+    """``(start, stop)`` ranges of consecutive items whose ``sizes`` add up to about ``limit``.
 
     Example:
         >>> list(chunks(np.array([2, 2, 5, 1]), 4))
@@ -78,8 +75,7 @@ def small_input(n_tokens: int = 0, n_chars: int = 0) -> bool:
 
 
 def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
-    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths: an
-    ``int``, or a numpy array of integers.
+    """Number of n-grams of orders ``min_len..max_len`` in sequences of these lengths (an ``int`` or an array).
 
     Example:
         >>> ngram_counts(np.array([0, 1, 4, 6]), 1, 4).tolist(), ngram_counts(6, 1, 4)
@@ -119,10 +115,9 @@ def _clipped(a: list, b: Any) -> int:
 
 
 def _matches(hyp_slices: list, hyp_grams: list, reference: list, max_len: int) -> list[int]:
-    """Clipped matches against ``reference`` of each order from 1, to ``max_len`` or the first
-    order with none. ``hyp_grams[k - 1]`` holds the hypothesis n-grams of order k (tokens at
-    order 1, tuples above) and ``hyp_slices[k - 1]`` the hypothesis from its k-th token, added
-    as needed and kept for the segment's other references."""
+    """Clipped matches against ``reference`` of each order from 1, to ``max_len`` or the first order with
+    none. ``hyp_grams[k - 1]``: the hypothesis n-grams of order k; ``hyp_slices[k - 1]``: the hypothesis
+    from its k-th token; both grown as needed and kept for the segment's other references."""
     found = [_clipped(hyp_grams[0], reference)]
     if not found[0] or max_len == 1:
         return found
@@ -147,8 +142,8 @@ def _matches(hyp_slices: list, hyp_grams: list, reference: list, max_len: int) -
 
 
 def _chained(bigrams: list, bigram_at: dict, max_len: int) -> list[int]:
-    """Clipped matches of orders 2 and up when neither side holds a bigram twice: the k-gram at
-    i matches when the k - 1 bigrams from i are at consecutive reference positions (``bigram_at``)."""
+    """Clipped matches of orders 2 and up when neither side holds a bigram twice: the k-gram at i matches
+    when the k - 1 bigrams from i are at consecutive reference positions (``bigram_at``)."""
     at = list(map(bigram_at.get, bigrams, repeat(-2)))  # -2: not in the reference
     found = [len(at) - at.count(-2)]
     follows = list(map(eq, at[1:], map(add, at[:-1], repeat(1))))  # -1 is no position
@@ -180,7 +175,7 @@ def _best(n_hyp_tokens: int, candidates: list, min_len: int, max_len: int) -> tu
 
 
 def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
-    """:func:`segment_rows` in plain Python: nltk's ``corpus_gleu`` with set intersections."""
+    """:func:`segment_rows` in plain Python: nltk's algorithm with set intersections."""
     spans = order_spans(min_len, max_len, by_order)
     results: list = [([], []) for _ in spans]
     for hypothesis, references in zip(hypotheses, list_of_references):
@@ -227,17 +222,16 @@ def pair_counts(group: np.ndarray, sentence: np.ndarray, n_sentences: int) -> tu
 
 
 class Step:
-    """One order of a :func:`walk`: per entry (n-gram occurrence) its label ``group`` in ``0..n-1``
-    (equal labels, equal n-grams) and ``position``; the first side's ``n_first`` entries come
-    first; ``counted``: ``order >= min_len``. The consumer sets ``live`` (per label: may extend)."""
+    """One order of a :func:`walk` (``docs/design.md``, "The walk"): per entry (n-gram occurrence) its
+    label ``group`` in ``0..n-1`` and ``position``, the first side's ``n_first`` first; ``counted``:
+    ``order >= min_len``. The consumer sets ``live`` (per label: may extend)."""
 
     __slots__ = ("order", "counted", "group", "position", "n", "n_first", "live")
 
 
 def walk(group: np.ndarray, same_sentence: np.ndarray, min_len: int, max_len: int, n_first: int = 0) -> Iterator[Step]:
-    """The one order loop of the n-gram walk (``docs/design.md``, "The walk"): from order-1
-    labels ``group`` (``same_sentence``: whether positions p and p + 1 share a sentence), one
-    :class:`Step` per order; then the live n-grams extend, until ``max_len`` or none is left.
+    """The one order loop of the n-gram walk: from order-1 labels ``group`` (``same_sentence``: whether
+    positions p and p + 1 share a sentence), one :class:`Step` per order; the live n-grams extend.
 
     Example:
         >>> for step in walk(np.array([0, 1, 0, 1, 4]), np.ones(4, bool), 1, 4):  # a b a b c
@@ -253,8 +247,7 @@ def walk(group: np.ndarray, same_sentence: np.ndarray, min_len: int, max_len: in
         yield step
         if order == max_len or step.live is None:
             return
-        # The (n+1)-gram at p: the live n-grams at p and p + 1, in one sentence (at order 1 as given;
-        # later two live n-grams at adjacent positions overlap), keyed exactly by their two labels.
+        # The (n+1)-gram at p: the live n-grams at p and p + 1 in one sentence, keyed by their labels.
         live_at = np.take(step.live, step.group)
         extends = live_at[:-1] & live_at[1:]
         extends &= same_sentence if order == 1 else np.diff(step.position) == 1
@@ -277,10 +270,10 @@ def count_matches(
     group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """Clipped n-gram matches of every reference sentence (0 for hypotheses), per order with
-    ``by_order``. ``group``: per position, a representative position of the same token in the
-    same segment (padding: a group of its own); ``sentence_of``: per position its sentence, the
-    hypotheses' ``n_hyp_pos`` first; ``one_ref``: one reference per segment."""
+    """Clipped n-gram matches of every reference sentence (0 for hypotheses), per order with ``by_order``.
+    ``group``: per position, a representative position of the same token in the same segment;
+    ``sentence_of``: per position its sentence, the hypotheses' ``n_hyp_pos`` first; ``one_ref``: one
+    reference per segment."""
     n_rows = max_len - min_len + 1 if by_order else 1
     matches = np.zeros(n_rows * n_sentences, np.int64)
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
@@ -294,16 +287,14 @@ def count_matches(
         if not step.counted:
             continue
         if one_ref:
-            # A group's reference occurrences all lie in its segment's one reference, the
-            # sentence after the hypotheses' whose index is its segment's: only live groups
-            # add min(h, r) > 0, each to the reference of its representative's segment.
+            # A live group's reference occurrences all lie in its segment's one reference:
+            # sentence n_segments + segment (the representative may be the hypothesis).
             found = np.flatnonzero(live)
             ref_sentence = np.take(sentence_of, np.take(position, found))
             ref_sentence = np.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
             clipped = clip(np.take(hyp_count, found), np.take(ref_count, found))
         else:
-            # Each (n-gram, reference) pair, over the reference occurrences of n-grams
-            # the hypothesis holds (only they can add to a match).
+            # Each (n-gram, reference) pair, over the reference occurrences of the hypothesis' n-grams.
             hyp_at = np.take(hyp_count, ref_group)
             found = np.flatnonzero(hyp_at > 0)
             ref_sentence = np.take(sentence_of, np.take(position[n_hyp:], found))
@@ -318,10 +309,9 @@ def choose_references(
     matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
-    """Per segment the reference nltk keeps and its row (``docs/design.md``, "The reference
-    rule"), from per sentence (hypotheses first) its ``matches`` and ``lengths``, per reference its
-    segment (ascending) and whether it exists (``present``), per segment its first reference.
-    Returns int64 rows (zeros without a candidate) and the chosen references (-1: none)."""
+    """Per segment its int64 row and the reference nltk keeps (-1: none, the row zeros), from per sentence
+    (hypotheses first) its ``matches`` and ``lengths``, per reference its segment (ascending) and whether
+    it exists (``present``), per segment its first reference (``docs/design.md``, "The reference rule")."""
     counts = ngram_counts(lengths, min_len, max_len)
     n_hyp, ref_count, ref_match = counts[:n_segments], counts[n_segments:], matches[n_segments:]
     ref_all = np.maximum(n_hyp[ref_segment], ref_count)
@@ -342,10 +332,9 @@ def choose_references(
 
 
 def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
-    """``(rows, chosen)`` for validated token input: per segment its ``(n_match, n_hyp, n_ref,
-    n_all)`` row and the index of the reference nltk keeps (-1: no candidate), as lists
-    (:func:`small_input`) or int64 arrays. With ``by_order``, a list of ``(rows, chosen)``, one per
-    span of :func:`order_spans` (the whole span, then each order alone), from one walk."""
+    """``(rows, chosen)`` of checked token input: per segment its row and the index of the reference nltk
+    keeps (-1: none), as lists (:func:`small_input`) or int64 arrays; with ``by_order``, one
+    ``(rows, chosen)`` per span of :func:`order_spans`, from one walk."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
@@ -366,9 +355,8 @@ def stored_segment_rows(
     store: Any, hypotheses: np.ndarray, references: np.ndarray, n_refs: np.ndarray, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """:func:`segment_rows` for lines of a :class:`~google_bleu.keys.LineStore`, by their indices
-    there: per segment its hypothesis, and the references one after the other (``n_refs`` per
-    segment, at least one). No text or token object is made."""
+    """:func:`segment_rows` of lines of a :class:`~google_bleu.keys.LineStore`, by their indices there: the
+    hypotheses, and the references one after the other (``n_refs`` per segment, at least one)."""
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         lines = np.concatenate((hypotheses[start:stop], references[ref_start:ref_stop]))
@@ -382,10 +370,9 @@ def rows_by_chunk(
     groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """:func:`segment_rows` with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens at a time
-    (a segment is never split). ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)``
-    gives the order-1 groups of segments ``start:stop`` (references ``ref_start:ref_stop``),
-    their hypotheses then their references."""
+    """:func:`segment_rows` with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens (whole segments) at a
+    time. ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1 groups of
+    segments ``start:stop`` (references ``ref_start:ref_stop``), their hypotheses then their references."""
     n_segments = len(hyp_lengths)
     spans = order_spans(min_len, max_len, by_order)
     rows = np.zeros((len(spans), n_segments, 4), np.int64)

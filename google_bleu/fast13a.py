@@ -1,8 +1,5 @@
-"""sacrebleu's 13a tokenizer (mteval-v13a), token-identical and several times faster.
-
-Two ways to the same tokens (``docs/design.md`` derives the rules both apply):
-:func:`token_spans_13a` tokenizes a batch of lines in a few vectorised passes over their UTF-8
-bytes, :func:`tokenize_13a` one line with a few string operations and no numpy call.
+"""sacrebleu's 13a tokenizer, token-identical and faster: :func:`token_spans_13a` for a batch of lines (numpy
+passes over their UTF-8 bytes), :func:`tokenize_13a` for one line (``docs/design.md``, "The 13a tokenizer").
 """
 
 from __future__ import annotations
@@ -17,12 +14,8 @@ np = lazy_module("numpy")
 
 
 class TokenSpans(NamedTuple):
-    """Tokenized lines as spans of UTF-8 bytes, with no text object per line or token.
-
-    Token ``k`` is ``codes[starts[k]:starts[k] + lengths[k]]``; line ``i`` has ``counts[i]``
-    tokens, following the previous line's (so ``starts`` ascends). ``codes`` may hold other
-    bytes between tokens (spaces, and whatever separated the lines).
-    """
+    """Tokenized lines as spans of UTF-8 bytes: token ``k`` is ``codes[starts[k]:starts[k] + lengths[k]]``
+    (``starts`` ascends; other bytes may lie between tokens), line ``i`` has ``counts[i]`` tokens."""
 
     codes: np.ndarray
     starts: np.ndarray
@@ -32,8 +25,7 @@ class TokenSpans(NamedTuple):
 
 # -- 13a: the rules and their derivation are in docs/design.md ("The 13a tokenizer") --------
 _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
-#: The punctuation above but the space (spaces around a space change no token), as byte
-#: ranges (first, last): range tests beat a table lookup.
+#: The punctuation above but the space, as byte ranges (first, last): range tests beat a table lookup.
 _13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
 _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
 #: Characters that can stand between lines of a batch (not whitespace for str.split, not
@@ -72,8 +64,8 @@ def _in_range(codes: np.ndarray, first: int, last: int) -> np.ndarray:
 
 
 def _split_13a(codes: np.ndarray) -> np.ndarray:
-    """Per byte of ``codes`` (UTF-8 that starts and ends with a space), whether steps 1-4 of
-    13a put spaces around it: the one statement of 13a's token boundaries."""
+    """Per byte of ``codes`` (UTF-8 that starts and ends with a space), whether steps 1-4 of 13a put spaces
+    around it: the one statement of 13a's token boundaries."""
     digit = _in_range(codes, ord("0"), ord("9"))
     split = _in_range(codes, *_13A_RANGES[0])
     for first, last in _13A_RANGES[1:]:
@@ -94,8 +86,7 @@ def _split_13a(codes: np.ndarray) -> np.ndarray:
 
 
 def _blank_whitespace(codes: np.ndarray) -> None:
-    """Overwrites every byte of each whitespace character other than the space with spaces:
-    str.split splits at all of them, and no 13a step tells them apart, so the tokens stay."""
+    """Overwrites every byte of each whitespace character other than the space with spaces."""
     np.putmask(codes, _in_range(codes, 0x09, 0x0D) | _in_range(codes, 0x1C, 0x1F), _SPACE)
     for lead, tails in _WHITESPACE_TAILS.items():
         at = np.flatnonzero(codes == lead)  # few: the lead bytes of some non-ASCII characters
@@ -111,8 +102,8 @@ def _blank_whitespace(codes: np.ndarray) -> None:
 
 
 def _batch_13a(texts: list[str], between: Any) -> Any:
-    """13a of a batch with ``between(texts, separator)``, cut into runs of lines that leave a
-    separator free; a line that holds every candidate is done on its own (``separator`` None)."""
+    """13a of a batch with ``between(texts, separator)``, cut into runs of lines that leave a separator
+    free; a line that holds every candidate is done on its own (``separator`` None)."""
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is not None:
@@ -146,8 +137,8 @@ def _joined(parts: list[TokenSpans]) -> TokenSpans:
 
 
 def _chunked_13a(texts: list[str], between: Any) -> Any:
-    """:func:`_batch_13a` about :data:`CHUNK_CHARS_13A` characters at a time (always at
-    least one batch, so that no input gives an empty result of the right kind)."""
+    """:func:`_batch_13a` about :data:`CHUNK_CHARS_13A` characters at a time (at least one batch, so that
+    an empty input gives an empty result of the right kind)."""
     check_strings(texts, "texts")
     parts = []
     start, size = 0, 0
@@ -169,8 +160,7 @@ def _line_codes(text: str) -> np.ndarray:
 
 
 def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | None) -> np.ndarray:
-    """Which of the tokens starting at ``starts`` are the separator between lines (none
-    when ``separator`` is None: one line)."""
+    """Which of the tokens starting at ``starts`` are the separator between lines (None: one line)."""
     if separator is None:
         return np.zeros(starts.size, bool)
     mark = separator.encode("utf-8")
@@ -181,9 +171,8 @@ def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | Non
 
 
 def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
-    """13a of ``texts`` in one pass as :class:`TokenSpans`, ``separator`` (which none of them
-    holds) between lines (None: ``texts`` is one line). The token boundaries are found in the
-    bytes as they are: no spaces inserted, nothing decoded."""
+    """13a of ``texts`` in one pass as :class:`TokenSpans`, ``separator`` (which none of them holds)
+    between lines (None: ``texts`` is one line)."""
     codes = _line_codes(f" {separator} ".join(texts))
     starts, ends = _token_bounds(codes)
     boundary = _line_boundaries(codes, starts, separator)
@@ -194,8 +183,8 @@ def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
 
 
 def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each 13a token of ``codes`` (from :func:`_line_codes`) starts and ends: a split
-    character is a token of its own, other tokens are runs between spaces and split characters."""
+    """Where each 13a token of ``codes`` (from :func:`_line_codes`) starts and ends: a split character is a
+    token of its own, other tokens are runs between spaces and split characters."""
     is_token = codes != _SPACE
     split = _split_13a(codes)
     cut = split[1:] | ~is_token[1:]  # between bytes i and i + 1: a token ends at i
@@ -208,8 +197,7 @@ def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def token_spans_13a(texts: list[str]) -> TokenSpans:
-    """13a tokenization of many lines as :class:`TokenSpans` (UTF-8 byte spans), with no text
-    object made.
+    """13a tokenization of many lines as :class:`TokenSpans`, with no text object made.
 
     Example:
         >>> spans = token_spans_13a(["Hello, world!", "3.5-4"])
@@ -227,11 +215,10 @@ _CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")
 #: Every byte that is not split off in a line where no digit touches a period, comma or dash.
 _KEPT = bytes(code for code in range(256) if chr(code) not in _13A_PUNCTUATION + ".,")
 _SPACED = {code: f" {chr(code)} " for code in range(128)}
-#: 13a's tokens where a digit touches a period, comma or dash (no run of periods and commas): a split
-#: character alone, or a run of other characters, periods and commas between digits, and dashes not after a digit.
+#: 13a's tokens where a digit touches a period, comma or dash (and no run of periods and commas occurs).
 _TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
-#: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line
-#: line where a digit touches a period, comma or dash and a run of periods and commas occurs.
+#: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line where a digit
+#: touches a period, comma or dash and a run of periods and commas occurs.
 _MTEVAL = tuple((re.compile(pattern), replacement) for pattern, replacement in (
     (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
     (r"([^0-9])([\.,])", r"\1 \2 "),

@@ -1,9 +1,6 @@
-"""Exact keys for tokens, and their grouping by a verified hash table (no sort).
-
-``str`` tokens are keyed by their UTF-8 bytes, other tokens by exact ids from a dict;
-:class:`LineStore` keeps each distinct line's tokens once (``docs/design.md``, "Grouping with a
-verified hash table" and "Token keys").
-"""
+"""Exact keys for tokens (UTF-8 bytes for ``str``, else ids from a dict), grouped by a verified hash table,
+and :class:`LineStore`, each distinct line's tokens kept once (``docs/design.md``, "Grouping with a
+verified hash table" and "Token keys")."""
 
 from __future__ import annotations
 
@@ -40,10 +37,8 @@ def _arrays() -> tuple:
 
 
 def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
-    """For each element, the index of an element equal to it in every array of ``exact`` (its
-    group's representative; unequal elements never share one), by a hash table of ``hashed``,
-    ``uint64`` hashes of the exact values: ``docs/design.md``, "Grouping with a verified hash
-    table"."""
+    """For each element, the index of an element equal to it in every array of ``exact`` (its group's
+    representative), by a hash table of ``hashed``, ``uint64`` hashes of the exact values."""
     n = hashed.size
     bits = n.bit_length() + 1  # at least twice as many slots as elements
     shift = np.uint64(64 - bits)
@@ -90,9 +85,7 @@ def group_in_segments(values: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
 
 def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
     """Per token position, a representative position holding the same token in the same segment
-    (``lengths``: the sentences' token counts, ``segment_of``: each position's segment). ``str``
-    tokens are read from their UTF-8 bytes, others (and chunks that path declines: a token
-    holding NUL, a hash collision) get exact ids from a dict (``docs/design.md``, "Token keys")."""
+    (``lengths``: the sentences' token counts, ``segment_of``: each position's segment)."""
     n_tokens = segment_of.size
     try:
         text = "\0".join(map("\0".join, compress(sentences, lengths.tolist())))
@@ -107,8 +100,8 @@ def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -
 
 
 def _nul_spans(text: str, n_tokens: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(aligned words, starts, lengths)`` of the tokens of ``text`` (tokens and sentences
-    joined with NUL), or None when a token holds NUL itself."""
+    """``(aligned words, starts, lengths)`` of the tokens of ``text`` (joined with NUL), or None when a
+    token holds NUL itself."""
     data = text.encode("utf-8", "surrogatepass")  # injective, lone surrogates included
     size = len(data)
     buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
@@ -125,9 +118,9 @@ def _word_groups(
     aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, words: np.ndarray, segment_of: np.ndarray,
     token: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """Positions grouped by their tokens' words, the hashed ones checked byte for byte against
-    their representative's (``token``: each position's index into ``starts``/``lengths``, when
-    not the position itself); None on a hash collision."""
+    """Positions grouped by their tokens' words, the hashed ones checked byte for byte against their
+    representative's (``token``: each position's index into ``starts``, if not the position); None on a
+    hash collision."""
     rep = group_in_segments(words, segment_of)
     long = np.flatnonzero((words & np.uint64(0xFF)) == 0)  # hashes (and empty tokens): checked
     other = np.take(rep, long)
@@ -155,18 +148,19 @@ def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
 
 
 def _token_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Per token (``starts``, ``lengths`` > 0, no NUL byte), its word: its bytes when at most
-    8, else a hash of them marked by :func:`_hashed_word`."""
+    """Per token (``starts``, ``lengths`` > 0, no NUL byte), its word: its bytes when at most 8, else a
+    hash of them marked by :func:`_hashed_word`."""
     words = _words_at(aligned, starts, lengths)
     long = np.flatnonzero(lengths > _WORD)
     if long.size:
-        words[long] = _hashed_word(_hash_long(aligned, np.take(starts, long), np.take(lengths, long), np.take(words, long)))
+        hashed = _hash_long(aligned, np.take(starts, long), np.take(lengths, long), np.take(words, long))
+        words[long] = _hashed_word(hashed)
     return words
 
 
 def _hashed_word(hashed: np.ndarray) -> np.ndarray:
-    """``hashed`` with a low byte of zero and bit 8 set: never a short token's word (whose
-    first byte is not zero) and never zero. In place; returned."""
+    """``hashed`` with a low byte of zero and bit 8 set (in place): never a short token's word (whose first
+    byte is not zero) and never zero."""
     hashed &= ~np.uint64(0xFF)
     hashed |= np.uint64(0x100)
     return hashed
@@ -202,9 +196,9 @@ def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens longer than one word (``first``: their first words): from their
-    two words up to 16 bytes, else from every word (:func:`_hash_words`); ``docs/design.md``,
-    "Token keys". Tokens of different lengths never need equal hashes, so the rules can differ."""
+    """64-bit hashes of tokens longer than one word (``first``: their first words): from their two words
+    up to 16 bytes, else from every word (:func:`_hash_words`; tokens of different lengths never need
+    equal hashes)."""
     hashed = _words_at(aligned, starts + _WORD, lengths - _WORD)  # the second words
     hashed ^= first * _GOLDEN
     hashed *= _MIX
@@ -252,9 +246,9 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
 
 
 class LineStore:
-    """The tokens of distinct lines as UTF-8 byte spans in one growing buffer, each with its
-    word, made once however often the line occurs: lines are added by :meth:`ids`, then named by
-    their index (:meth:`groups`); :meth:`clear` empties the store (capacity kept)."""
+    """The tokens of distinct lines as UTF-8 byte spans in one growing buffer, each with its word, made
+    once however often the line occurs: lines are added by :meth:`ids`, then named by their index
+    (:meth:`groups`); :meth:`clear` empties the store (capacity kept)."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []  # per line, its text
@@ -271,10 +265,8 @@ class LineStore:
         self.n_codes = self.n_tokens = self.n_lines = 0
 
     def ids(self, lines: list[str], tokenize: Any) -> np.ndarray:
-        """Per line, its index in the store; lines not stored yet are tokenized and added, with
-        ``tokenize(texts)`` giving their :class:`~google_bleu.fast13a.TokenSpans` (a
-        tokenizer's ``spans_all``). Lines are matched by ``hash``, every match checked with ``==``.
-        """
+        """Per line, its index in the store; lines not stored yet are added, ``tokenize(texts)`` giving
+        their :class:`~google_bleu.fast13a.TokenSpans` (a tokenizer's ``spans_all``)."""
         n, stored = len(lines), self.n_lines
         hashes = np.fromiter(map(hash, lines), np.int64, n)
         # Per line, the first of its equal hashes: a stored line's, else its first in ``lines``.
@@ -290,8 +282,8 @@ class LineStore:
             pairs = map(str.__eq__, map(lines.__getitem__, same.tolist()), map(texts.__getitem__, rep[same].tolist()))
             equal = np.fromiter(pairs, bool, same.size)
             if not equal.all():
-                # Unequal lines with equal hashes (docs/design.md, "Token keys"): the lines that
-                # share such a hash are matched by a dictionary, the others keep their matches.
+                # Unequal lines with equal hashes (docs/design.md, "Token keys"): a dictionary
+                # matches the lines that share such a hash.
                 shared = np.flatnonzero(np.isin(every_hash, np.take(hashes, same[~equal])))
                 exact = np.take(shared, first_positions(list(map(texts.__getitem__, shared.tolist()))))
                 new_lines = shared >= stored
@@ -323,8 +315,7 @@ class LineStore:
             block = slice(low, low + _WORDS_AT_ONCE)
             words[block] = _token_words(aligned, starts[block], spans.lengths[block])
         if holds_nul:
-            # A token holding a zero byte would make zero-padding ambiguous: it is hashed
-            # from every word and its length, and checked as long tokens are.
+            # A token holding a zero byte: hashed from every word and its length, checked as long ones.
             nul = np.flatnonzero(spans.codes == 0)
             at = np.searchsorted(spans.starts, nul, side="right") - 1
             inside = (at >= 0) & (nul < np.take(spans.starts, at) + np.take(spans.lengths, at))
@@ -372,8 +363,8 @@ def first_positions(values: list) -> np.ndarray:
 
 
 def _room(array: np.ndarray, size: int, used: int) -> np.ndarray:
-    """``array``, or a copy of its first ``used`` items with room for at least ``size``
-    (when something is kept, half as much again, so that growing is rare)."""
+    """``array``, or a copy of its first ``used`` items with room for at least ``size`` (when something is
+    kept, half as much again, so that growing is rare)."""
     if size <= array.size:
         return array
     if used:

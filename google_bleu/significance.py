@@ -1,12 +1,10 @@
-"""Confidence intervals and paired significance tests for corpus Google-BLEU.
-
-Everything resamples per-segment statistics (:class:`GleuStats` rows), never sentence scores,
-with a local generator from an explicit seed (default 12345, as sacrebleu's). ``docs/statistics.md``
-gives the tests, their p-values and the two deliberate differences from sacrebleu 2.6's ``PairedTest``.
+"""Bootstrap intervals and paired significance tests of corpus GLEU, resampling :class:`GleuStats` rows
+with a local generator from an explicit seed (``docs/statistics.md``: the tests, their p-values and how
+they differ from sacrebleu's).
 
 Example:
-    >>> from google_bleu import text_stats
-    >>> stats = text_stats(["the cat sat", "a dog ran off", "hello"], ["the cat sat down", "a dog ran", "hi"])
+    >>> from google_bleu import GLEU
+    >>> stats = GLEU().stats(["the cat sat", "a dog ran off", "hello"], ["the cat sat down", "a dog ran", "hi"])
     >>> low, high = bootstrap_ci(stats, n_bootstrap=200, seed=1)
     >>> low <= stats.score() <= high
     True
@@ -34,10 +32,8 @@ DEFAULT_N_RANDOMIZATION = 10000
 #: Test names accepted by :func:`paired_intervals`.
 TESTS = ("bs", "ar")
 
-# Resampled corpora are built in blocks of about this many index counts (memory bound).
-_BLOCK_CELLS = 1 << 21
-# Column sums are computed in float64 (BLAS); they are exact below 2**53.
-_EXACT_LIMIT = 1 << 53
+_BLOCK_CELLS = 1 << 21  # index counts of one block of resampled corpora (bounds the memory)
+_EXACT_LIMIT = 1 << 53  # float64 (BLAS) column sums are exact below it
 
 
 def check_bootstrap(n_bootstrap: Any, seed: Any) -> tuple[int | None, int | None]:
@@ -53,8 +49,7 @@ def _check_paired(baseline: GleuStats, system: Any, name: str = "system") -> Gle
 
 
 def _scores(totals: np.ndarray) -> np.ndarray:
-    """Corpus GLEU of each row of column sums (exact integers in float64, so each is
-    bit-identical to :meth:`GleuStats.score` on the same corpus)."""
+    """Corpus GLEU of each row of column sums (exact in float64: :meth:`GleuStats.score`'s bits)."""
     return ratio(totals[..., 0], totals[..., 3])
 
 
@@ -70,9 +65,8 @@ def _block_size(n_segments: int) -> int:
 
 
 def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.ndarray:
-    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]): a block of
-    corpora is a count matrix ``C`` ([block, N], times each row was drawn), its sums ``C @ rows``.
-    The draws depend only on (seed, N, n_samples)."""
+    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]), ``C @ rows`` for a block
+    of count matrices ``C`` ([block, N]: times each row was drawn); the draws depend only on (seed, N, n_samples)."""
     n_segments = rows.shape[0]
     out = np.zeros((n_samples, rows.shape[1]), np.float64)
     if n_segments == 0:
@@ -90,10 +84,8 @@ def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.
 
 
 def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> np.ndarray:
-    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments (corpora of the same
-    size, drawn with replacement by a local generator from ``seed``; ``None``: fresh entropy):
-    a float64 array, each score bit-identical to ``GleuStats(rows_drawn).score()`` (zeros for
-    an empty corpus).
+    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments (``seed=None``: fresh entropy), a
+    float64 array, each ``==`` ``GleuStats(rows_drawn).score()`` (zeros for an empty corpus).
 
     Example:
         >>> from google_bleu import gleu_stats
@@ -107,8 +99,8 @@ def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, see
 
 
 def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of resampled scores: order statistics, as sacrebleu's
-    ``estimate_ci`` (of n sorted scores, ``[n // 40]`` and ``[n - n // 40 - 1]``).
+    """The 95% percentile interval of resampled scores, sacrebleu's order statistics (of n sorted scores,
+    ``[n // 40]`` and ``[n - n // 40 - 1]``).
 
     Example:
         >>> percentile_interval(np.arange(1000) / 1000)
@@ -122,13 +114,12 @@ def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
 
 
 def bootstrap_ci(stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> tuple[float, float]:
-    """95% bootstrap confidence interval ``(ci_low, ci_high)`` of corpus GLEU, from
-    ``n_bootstrap`` resamples of the segments (:func:`bootstrap_scores`); ``(0.0, 0.0)`` for an
-    empty corpus.
+    """95% bootstrap confidence interval ``(ci_low, ci_high)`` of corpus GLEU (:func:`bootstrap_scores`);
+    ``(0.0, 0.0)`` for an empty corpus.
 
     Example:
-        >>> from google_bleu import text_stats
-        >>> stats = text_stats(["the cat sat on the mat"] * 5, ["the cat ate the mat"] * 5)
+        >>> from google_bleu import GLEU
+        >>> stats = GLEU().stats(["the cat sat on the mat"] * 5, ["the cat ate the mat"] * 5)
         >>> bootstrap_ci(stats) == (stats.score(), stats.score())
         True
     """
@@ -142,26 +133,21 @@ def checked_bootstrap_ci(stats: GleuStats, n_bootstrap: int, seed: int | None) -
 
 
 def _p_value(count: int, n_samples: int) -> float:
-    # (c + 1) / (n + 1): never 0, and valid for the test's level (sacrebleu, after multeval).
-    return (count + 1) / (n_samples + 1)
+    return (count + 1) / (n_samples + 1)  # never 0 (sacrebleu's, after multeval)
 
 
 def paired_bootstrap_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided paired bootstrap p-value of the corpus GLEU difference: both systems scored on
-    the same resampled corpora; with ``delta`` the difference on the full corpus and
-    ``delta*_b`` on resample b, ``c = #{ |delta*_b - delta| >= |delta| }`` (the bootstrap
-    distribution shifted to the null), and ``p = (c + 1) / (n + 1)``."""
+    """Two-sided paired bootstrap p-value of the corpus GLEU difference, ``(c + 1) / (n + 1)`` with
+    ``c = #{|delta*_b - delta| >= |delta|}`` (``docs/statistics.md``)."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     return _bootstrap_p(baseline, system, _stacked_bootstrap_scores([baseline, system], n_samples, seed))
 
 
 def _stacked_bootstrap_scores(systems: Sequence[GleuStats], n_samples: int, seed: int | None) -> np.ndarray:
-    # [n_samples, n_systems] scores of every system on the same resampled corpora: one
-    # draw, one matrix product. Sums are exact, so each column is bit-identical to
-    # bootstrap_scores(system, n_samples, seed).
+    # [n_samples, n_systems] scores on the same resampled corpora; column k == bootstrap_scores(systems[k], ...).
     rows = np.hstack([stats.rows for stats in systems])
     return _scores(_resampled_totals(rows, n_samples, seed).reshape(n_samples, len(systems), 4))
 
@@ -178,12 +164,13 @@ def _bootstrap_p(baseline: GleuStats, system: GleuStats, resampled: np.ndarray) 
 def paired_randomization_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_RANDOMIZATION, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided approximate-randomization p-value of the corpus GLEU difference: each trial
-    swaps every segment's rows between the two systems with probability 1/2 (sacrebleu's and
-    multeval's test); ``c`` counts trials whose absolute score difference is at least the
-    observed one, and ``p = (c + 1) / (n + 1)``."""
+    """Two-sided approximate-randomization p-value of the corpus GLEU difference, ``(c + 1) / (n + 1)``
+    with ``c`` the trials whose absolute difference is at least the observed one (``docs/statistics.md``)."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
-    n_samples, seed = check_n_samples(n_samples), check_seed(seed)
+    return _randomization_p(baseline, system, check_n_samples(n_samples), check_seed(seed))
+
+
+def _randomization_p(baseline: GleuStats, system: GleuStats, n_samples: int, seed: int | None) -> float:
     n_segments = len(baseline)
     base_total, sys_total = (np.asarray(stats.totals(), np.float64) for stats in (baseline, system))
     observed = abs(float(_scores(sys_total) - _scores(base_total)))
@@ -196,7 +183,7 @@ def paired_randomization_p(
     for start in range(0, n_samples, block):
         size = min(block, n_samples - start)
         swap = rng.integers(2, size=(size, n_segments), dtype=bool)
-        # Swapped corpora: A = baseline + swap @ (system - baseline), B = system - the same.
+        # Each trial's corpora: baseline + swap @ (system - baseline), and system - the same.
         moved = swap.astype(np.float64) @ difference
         statistic = np.abs(_scores(base_total + moved) - _scores(sys_total - moved))
         count += int(np.count_nonzero(statistic >= observed))
@@ -207,28 +194,24 @@ def paired_intervals(
     systems: Sequence[GleuStats], test: str = "bs", n_samples: int | None = None, seed: int | None = DEFAULT_SEED,
     n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
 ) -> tuple[list[tuple[float, float, float | None]], int, int, int | None]:
-    """The statistics behind :meth:`google_bleu.GLEU.paired_scores` (which reports them as
-    :class:`~google_bleu.GleuScore` results): each system's 95% interval and its p-value
-    against the first (the baseline).
+    """Each system's 95% interval and p-value against the first (the baseline): what
+    :meth:`google_bleu.GLEU.paired_scores` reports.
 
     Args:
-        systems: Per-segment statistics of each system on the same segments and
-            references; the first is the baseline.
+        systems: Per-segment statistics of each system on the same segments; the first is the baseline.
         test: ``"bs"`` (paired bootstrap resampling) or ``"ar"`` (approximate randomization).
         n_samples: Resamples (bs, default 1000) or trials (ar, default 10000).
         seed: Seed of every local generator (default 12345; ``None``: fresh entropy).
-        n_bootstrap: Resamples behind each interval for ``"ar"`` (for ``"bs"`` the
-            interval comes from the test's own resamples).
+        n_bootstrap: Resamples behind each interval for ``"ar"`` (``"bs"`` uses the test's own).
 
     Returns:
-        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: per system, in
-        order, a triple that depends only on it and the baseline (whose ``p_value`` is None);
-        then the resolved counts and seed.
+        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: per system, a triple that
+        depends only on it and the baseline (whose ``p_value`` is None); then the counts and seed used.
 
     Example:
-        >>> from google_bleu import text_stats
+        >>> from google_bleu import GLEU
         >>> refs = ["the cat sat on the mat", "a dog ran", "hello there"]
-        >>> base = text_stats(["the cat sat on a mat", "a dog", "hello"], refs)
+        >>> base = GLEU().stats(["the cat sat on a mat", "a dog", "hello"], refs)
         >>> [p for _, _, p in paired_intervals([base, base], n_samples=100)[0]]
         [None, 1.0]
     """
@@ -243,14 +226,13 @@ def paired_intervals(
     n_samples = default if n_samples is None else check_n_samples(n_samples)
     n_bootstrap = n_samples if test == "bs" else check_n_samples(n_bootstrap, "n_bootstrap")
     seed = check_seed(seed)
-    # The same seed and corpus size give the same resampled corpora for every system:
-    # all systems are resampled at once, and each is paired with the baseline's column.
+    # One draw for all systems, each paired with the baseline's column.
     resampled = _stacked_bootstrap_scores(systems, n_bootstrap, seed)
     results = [(*percentile_interval(resampled[:, 0]), None)]
     for index, stats in enumerate(systems[1:], 1):
         if test == "bs":
             p_value = _bootstrap_p(baseline, stats, resampled[:, [0, index]])
         else:
-            p_value = paired_randomization_p(baseline, stats, n_samples, seed)
+            p_value = _randomization_p(baseline, stats, n_samples, seed)
         results.append((*percentile_interval(resampled[:, index]), p_value))
     return results, n_samples, n_bootstrap, seed

@@ -37,16 +37,14 @@ DEFAULT_TOKENIZER = "13a"
 
 
 class Tokenizer:
-    """A text-to-tokens function with a name for signatures; immutable (a scorer's settings
-    hold it and hash it).
+    """A text-to-tokens function with a name for signatures; immutable (a scorer's settings hash it).
 
     Args:
         name: The tokenizer's name, or ``"custom"`` for a user callable.
         function: ``str -> list[str]``.
         checked: Whether each output is checked to be a list of strings.
         lowercase: Lowercase the text before tokenizing (as sacrebleu's ``-lc``).
-        spans: Optional ``list[str] -> TokenSpans``: the same tokens of many texts as spans
-            of UTF-8 bytes (13a's vectorised form).
+        spans: Optional ``list[str] -> TokenSpans``: the same tokens of many texts as UTF-8 byte spans.
 
     Example:
         >>> tokenize = get_tokenizer("13a")
@@ -62,9 +60,8 @@ class Tokenizer:
         self, name: str, function: Callable[[str], Any], checked: bool, lowercase: bool = False,
         spans: Callable[[list[str]], TokenSpans] | None = None, _named: bool = False,
     ) -> None:
-        # Only the tokenizers get_tokenizer builds from a name are values of their (name,
-        # lowercase) and rebuild themselves from them when unpickled; a Tokenizer made by
-        # hand is its function, whatever its name says.
+        # Only get_tokenizer's named tokenizers are values of (name, lowercase), and pickle as such; a
+        # Tokenizer made by hand is its function, whatever its name says.
         for key, value in zip(self.__slots__, (name, function, checked, lowercase, spans, _named)):
             object.__setattr__(self, key, value)
 
@@ -79,17 +76,14 @@ class Tokenizer:
         return ("custom", self.name, self.function, self.checked, self.lowercase, self.spans)
 
     def __eq__(self, other: object) -> bool:
-        """Tokenizers are equal when they tokenize alike: named ones by name and case, others by
-        the same functions (compared with ``==``) and settings."""
+        """Named tokenizers are equal by name and case, others by equal functions and settings."""
         return self._key() == other._key() if isinstance(other, Tokenizer) else NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._key())
 
     def __reduce__(self) -> tuple:
-        # sacrebleu's tokenizers are closures: a named tokenizer pickles as its name. Others
-        # pickle their functions (which must themselves pickle).
-        if self._named:
+        if self._named:  # sacrebleu's tokenizers are closures: pickled as the name
             return (get_tokenizer, (self.name, self.lowercase))
         return (Tokenizer, (self.name, self.function, self.checked, self.lowercase, self.spans))
 
@@ -143,8 +137,7 @@ class Tokenizer:
 
 
 def _checked_output(tokens: Any, text: str) -> list[str]:
-    """A user tokenizer's output as a list of plain str (str subclasses such as
-    ``numpy.str_`` are converted), or a ``TypeError``."""
+    """A user tokenizer's output as a list of plain str (``numpy.str_`` and other subclasses converted)."""
     if not isinstance(tokens, list):
         hint = " (wrap it: lambda s: tok(s).split())" if isinstance(tokens, str) else ""
         raise TypeError(f"tokenizer must return a list of str, got {type(tokens).__name__} for input {text[:40]!r}{hint}")
@@ -199,9 +192,9 @@ def _mecab_tokens(instance: Any, categories: Any, text: str) -> list[str]:
 
 
 def _mecab_categories(dictionary: str) -> Any:
-    """Per character code below U+FFFF, its MeCab categories as bits (SPACE left out), from ``char.bin``
-    beside the dictionary: a count, as many 32-byte names, 0xFFFF entries with the categories in their
-    18 low bits. A file laid out otherwise puts every character in one category."""
+    """Per character code below U+FFFF, its MeCab categories as bits (SPACE left out), from ``char.bin`` beside
+    the dictionary (a count, as many 32-byte names, 0xFFFF entries with the categories in their 18 low
+    bits); a file laid out otherwise puts every character in one category."""
     data = Path(dictionary).with_name("char.bin").read_bytes()
     names = [data[4 + 32 * i : 36 + 32 * i].rstrip(b"\0") for i in range(int.from_bytes(data[:4], "little"))]
     if len(data) != 4 + 32 * len(names) + 4 * 0xFFFF:
@@ -211,10 +204,8 @@ def _mecab_categories(dictionary: str) -> Any:
 
 
 def get_tokenizer(tokenizer: str | Callable[[str], Any] | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = False) -> Tokenizer:
-    """The :class:`Tokenizer` of a name from :data:`SACREBLEU_TOKENIZERS`, a callable
-    ``str -> list[str]`` (its output checked; ``str`` subclasses converted) or a
-    :class:`Tokenizer`; with ``lowercase``, one that lowercases first (it holds and reports
-    that setting; one that already lowercases keeps doing so).
+    """The :class:`Tokenizer` of a name from :data:`SACREBLEU_TOKENIZERS`, a callable ``str -> list[str]``
+    (its output checked) or a :class:`Tokenizer`; with ``lowercase``, one that lowercases first.
 
     Raises:
         ValueError, TypeError: An unknown name, neither name nor callable, a non-bool

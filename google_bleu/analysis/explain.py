@@ -1,20 +1,6 @@
-"""Why one segment scores what it does: the chosen reference and the matched n-grams.
-
-For one hypothesis and its references, the engine gives the segment's statistics row and
-the chosen reference (nltk's ``max`` over ``n_match / n_all``, the first reference on a
-tie; references with ``n_all == 0`` are not candidates). This module then finds *which*
-n-gram occurrences of the hypothesis and of the chosen reference are the clipped
-matches, so a person can see them highlighted.
-
-It walks n-grams with the engine's own walk (:func:`google_bleu.counting.walk`), order
-by order, and never builds a Python object per n-gram: order 1 gives each token an exact
-id, and only n-grams found on both sides extend to the next order, so each order costs
-what is still alive (plus a sort of its matched occurrences); the matches are kept as
-integer arrays.
-
-Which occurrences of a repeated n-gram count as matched is not defined by the metric,
-only how many: here the first ``min(hyp count, ref count)`` occurrences, left to right,
-on each side.
+"""Why one segment scores what it does (``docs/python-api.md``, "explain"): the engine's row and chosen
+reference, and which n-gram occurrences are the clipped matches, found with the engine's walk. The metric
+says how many occurrences of a repeated n-gram match, not which: here the first ones on each side.
 """
 
 from __future__ import annotations
@@ -34,7 +20,6 @@ np = lazy_module("numpy")
 Tokens = Sequence[Hashable]
 
 
-
 def _no_matches() -> np.ndarray:
     return np.zeros((0, 2), np.int64)
 
@@ -45,19 +30,17 @@ class Explanation:
 
     Attributes:
         hypothesis: The hypothesis tokens.
-        reference: The chosen reference's tokens (the first reference when none is a
-            candidate).
-        reference_index: Index of the chosen reference, ``None`` when every reference
-            has ``n_all == 0`` (the segment is left out of the sums).
+        reference: The chosen reference's tokens (the first reference when none is a candidate).
+        reference_index: Index of the chosen reference, ``None`` when every reference has ``n_all == 0``
+            (the segment is left out of the sums).
         n_match: Clipped n-gram matches against the chosen reference.
         n_hyp: Hypothesis n-grams of orders ``min_len..max_len``.
         n_ref: Chosen reference's n-grams.
         n_all: ``max(n_hyp, n_ref)``.
         min_len: Lowest n-gram order.
         max_len: Highest n-gram order.
-        hyp_match_array: ``int64`` array of shape ``(n_match, 2)``: ``(start, order)`` of
-            every matched n-gram occurrence in the hypothesis, sorted (only those
-            starting before ``limit`` when :func:`explain` was given one).
+        hyp_match_array: ``int64 (n_match, 2)``: ``(start, order)`` of every matched n-gram occurrence in
+            the hypothesis, sorted (only those starting before :func:`explain`'s ``limit``, if any).
         ref_match_array: The same for the chosen reference.
     """
 
@@ -80,10 +63,7 @@ class Explanation:
 
     @property
     def hyp_matches(self) -> tuple[tuple[int, int], ...]:
-        """``(start, order)`` of every matched n-gram occurrence in the hypothesis, sorted;
-        there are exactly ``n_match`` of them unless :func:`explain` had a ``limit``
-        (built on access: prefer
-        :attr:`hyp_match_array` for long segments)."""
+        """:attr:`hyp_match_array` as tuples, built on access (prefer the array for long segments)."""
         return tuple(map(tuple, self.hyp_match_array.tolist()))
 
     @property
@@ -96,28 +76,18 @@ class Explanation:
         return self.n_match / self.n_all if self.n_all else 0.0
 
     def hypothesis_orders(self, limit: int | None = None) -> list[int]:
-        """Per hypothesis token, the longest matched n-gram covering it (0: none).
-
-        Args:
-            limit: Only the first ``limit`` tokens (all when ``None``).
-        """
+        """Per hypothesis token (the first ``limit``; all when ``None``), the longest matched n-gram
+        covering it (0: none)."""
         return _coverage(len(self.hypothesis), self.hyp_match_array, limit)
 
     def reference_orders(self, limit: int | None = None) -> list[int]:
-        """Per chosen-reference token, the longest matched n-gram covering it (0: none).
-
-        Args:
-            limit: Only the first ``limit`` tokens (all when ``None``).
-        """
+        """The same as :meth:`hypothesis_orders` for the chosen reference."""
         return _coverage(len(self.reference), self.ref_match_array, limit)
 
     def hypothesis_joins(self, limit: int | None = None) -> list[bool]:
-        """Per pair of neighbouring hypothesis tokens, whether one matched n-gram (of order 2
-        or more) holds both: two matched 1-grams side by side are not a matched 2-gram.
-
-        Args:
-            limit: Only the first ``limit`` tokens (``limit - 1`` pairs; all when ``None``).
-        """
+        """Per pair of neighbouring hypothesis tokens (of the first ``limit``; all when ``None``),
+        whether one matched n-gram of order 2 or more holds both (two matched 1-grams side by side
+        are not a matched 2-gram)."""
         return _joins(len(self.hypothesis), self.hyp_match_array, limit)
 
     def reference_joins(self, limit: int | None = None) -> list[bool]:
@@ -168,8 +138,7 @@ def _matched_occurrences(
     for step in walk(group, same_side, min_len, max_len, n_hyp_tokens):
         group, position, n, n_hyp = step.group, step.position, step.n, step.n_first
         counts = clip(np.bincount(group[:n_hyp], minlength=n), np.bincount(group[n_hyp:], minlength=n))
-        # The (n+1)-gram at p: the n-grams at p and p + 1 both found on both sides, on one side.
-        step.live = counts > 0
+        step.live = counts > 0  # found on both sides: may extend
         if not step.counted:
             continue
         clip_at = counts[group]  # > 0: the n-gram occurs on both sides
@@ -199,12 +168,7 @@ def _matched_occurrences(
 
 
 def explain(
-    hypothesis: Tokens,
-    references: Sequence[Tokens],
-    min_len: int = 1,
-    max_len: int = 4,
-    *,
-    limit: int | None = None,
+    hypothesis: Tokens, references: Sequence[Tokens], min_len: int = 1, max_len: int = 4, *, limit: int | None = None
 ) -> Explanation:
     """Explains one segment: the chosen reference and its matched n-grams.
 
@@ -213,13 +177,11 @@ def explain(
         references: One or more reference token sequences.
         min_len: Lowest n-gram order (default 1).
         max_len: Highest n-gram order (default 4).
-        limit: Keep only the matched occurrences that start among the first ``limit``
-            tokens of their side (the statistics still count every n-gram), so what is
-            kept stays small however long the segment; ``None`` keeps all ``n_match``.
+        limit: Keep only the matched occurrences that start among the first ``limit`` tokens of their
+            side (the statistics still count every n-gram); ``None`` keeps all ``n_match``.
 
     Returns:
-        An :class:`Explanation` whose :attr:`~Explanation.row` and reference choice are
-        the engine's for this segment.
+        An :class:`Explanation` whose :attr:`~Explanation.row` and reference choice are the engine's.
 
     Raises:
         TypeError: For a bare string where tokens are expected, or unhashable tokens.
@@ -241,13 +203,11 @@ def explain(
     (hypothesis,), (references,) = check_tokens([hypothesis], [references])  # tensors of ids become lists
     stats = gleu_stats([hypothesis], [references], min_len, max_len)
     min_len, max_len = stats.min_len, stats.max_len
-    n_match, n_hyp, n_ref, n_all = stats.rows[0].tolist()
+    row = stats.rows[0].tolist()
     index = int(stats.reference_index[0])
     hypothesis = tuple(hypothesis)
     if index < 0:
         return Explanation(hypothesis, tuple(references[0]), None, 0, 0, 0, 0, min_len, max_len)
     reference = tuple(references[index])
     hyp_found, ref_found = _matched_occurrences(hypothesis, reference, min_len, max_len, limit)
-    return Explanation(
-        hypothesis, reference, index, n_match, n_hyp, n_ref, n_all, min_len, max_len, hyp_found, ref_found
-    )
+    return Explanation(hypothesis, reference, index, *row, min_len, max_len, hyp_found, ref_found)

@@ -1,27 +1,6 @@
-"""Batched Google-BLEU on token ids with torch, on CPU or GPU: per-sentence RL rewards.
-
-GLEU was made as a sentence-level reward for reinforcement learning (Wu et al. 2016,
-GNMT). This module scores a whole batch of token-id sequences at once, each score equal
-to nltk's ``sentence_gleu`` on the same id lists:
-
-- CPU tensors and id lists are read as numpy arrays (zero-copy for CPU tensors) and
-  counted by the engine (:func:`google_bleu.counting.python_rows` for a small batch, else
-  :func:`~google_bleu.counting.rows_by_chunk`), the same path as token lists: no torch
-  operation runs, so torch's thread settings do not matter.
-- Tensors on another device are counted there by :func:`google_bleu.ids.fixed.fixed_shape_rows`,
-  whose every size is fixed by the input's shape: no value is read back to the host, so
-  :class:`BatchScorer` can capture a call as a CUDA graph and replay it for every batch of
-  the same shape. It runs on CPU tensors too, which is how it is tested without a GPU.
-
-Padding: with ``pad_id`` every token equal to it is removed (left, right or inner
-padding); with explicit lengths only the first ``length`` ids of a row count. Any other
-id, ``0`` included, is a real token.
-
-Scores are ``float64``: ``n_match / n_all`` divides two exactly represented integers
-with one correctly rounded IEEE division, as Python does, so every score equals nltk's
-float (``==``). Statistics are ``int64``.
-
-torch is imported when these functions are called, never by ``import google_bleu``.
+"""Batched sentence GLEU of token ids: one score per row, ``==`` nltk's ``sentence_gleu`` on the same
+id lists (``docs/python-api.md``, "Batched token ids"; ``docs/design.md``, "Batched token ids" and
+"Token ids on a GPU"). torch is imported when these functions are called.
 """
 
 from __future__ import annotations
@@ -45,44 +24,24 @@ if TYPE_CHECKING:
 
 
 def id_rows(
-    hyp_ids: np.ndarray,
-    hyp_lengths: np.ndarray,
-    ref_ids: np.ndarray,
-    n_refs: np.ndarray,
-    ref_lengths: np.ndarray,
-    min_len: int,
-    max_len: int,
+    hyp_ids: np.ndarray, hyp_lengths: np.ndarray, ref_ids: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray,
+    min_len: int, max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~google_bleu.counting.segment_rows` for integer token ids laid out flat, with numpy.
+    """:func:`~google_bleu.counting.segment_rows` of ``int64`` ids laid out flat: every hypothesis,
+    then every reference (``n_refs`` per segment, at least one), with their lengths."""
+    hyp_ends, ref_ends = np.cumsum(hyp_lengths), np.cumsum(ref_lengths)
 
-    Args:
-        hyp_ids: ``int64`` ids of every hypothesis, one after the other.
-        hyp_lengths: Per segment, its hypothesis length.
-        ref_ids: ``int64`` ids of every reference, segment by segment.
-        n_refs: Per segment, its number of references (at least 1).
-        ref_lengths: Per reference, its length.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-    """
-    hyp_ends = np.cumsum(hyp_lengths)
-    ref_ends = np.cumsum(ref_lengths)
-
-    def groups(
-        start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray
-    ) -> np.ndarray:
+    def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
         first = int(hyp_ends[start - 1]) if start else 0
         ref_first = int(ref_ends[ref_start - 1]) if ref_start else 0
-        ids = np.concatenate(
-            (hyp_ids[first : int(hyp_ends[stop - 1])], ref_ids[ref_first : int(ref_ends[ref_stop - 1])])
-        )
-        return group_in_segments(ids.view(np.uint64), segment_of)
+        ids = (hyp_ids[first : int(hyp_ends[stop - 1])], ref_ids[ref_first : int(ref_ends[ref_stop - 1])])
+        return group_in_segments(np.concatenate(ids).view(np.uint64), segment_of)
 
     return rows_by_chunk(groups, hyp_lengths, n_refs, ref_lengths, min_len, max_len)
 
 
-def _cpu_rows(hyp: Padded | Ragged, ref: Padded | Ragged, pad_id: int | None, min_len: int, max_len: int) -> tuple[Any, Any]:
-    """Rows and chosen references of a batch on the CPU: plain Python for a small batch,
-    else flat numpy arrays through the engine (:func:`~google_bleu.counting.small_input`, in tokens)."""
+def _cpu_rows(hyp: Padded | Ragged, ref: Padded | Ragged, pad_id: int | None, min_len: int, max_len: int) -> Any:
+    """Rows and chosen references of a batch on the CPU, by the engine's size rule (lists or arrays)."""
     rows = n_rows(hyp)
     if isinstance(hyp, Padded):
         hyp_ids, hyp_lengths = flat_ids(hyp.ids, hyp.lengths, pad_id)
@@ -115,48 +74,37 @@ def _cpu_rows(hyp: Padded | Ragged, ref: Padded | Ragged, pad_id: int | None, mi
 
 
 def batch_gleu_stats(
-    hypotheses: Any,
-    references: Any,
-    *,
-    scorer: GLEU | None = None,
-    pad_id: int | None = None,
-    hypothesis_lengths: Any = None,
-    reference_lengths: Any = None,
-    device: Any = None,
-    **settings: Any,
+    hypotheses: Any, references: Any, *, scorer: GLEU | None = None, pad_id: int | None = None,
+    hypothesis_lengths: Any = None, reference_lengths: Any = None, device: Any = None, **settings: Any,
 ) -> torch.Tensor:
     """Per-row GLEU sufficient statistics of a batch of token ids, on the ids' device.
 
     Args:
-        hypotheses: A 2-D integer tensor ``[B, L]`` (padded), or a list of ``B`` id
-            sequences (lists of ints, 1-D arrays or tensors) of any lengths.
-        references: A 2-D integer tensor ``[B, L]`` (one reference per row), a 3-D one
-            ``[B, R, L]`` (``R`` references per row), or a list of ``B`` lists of id
+        hypotheses: A 2-D integer tensor ``[B, L]`` (padded), or a list of ``B`` id sequences (lists of
+            ints, 1-D arrays or tensors) of any lengths.
+        references: ``[B, L]`` (one reference per row), ``[B, R, L]``, or a list of ``B`` lists of id
             sequences (counts and lengths may vary; each row needs at least one).
-        scorer: The settings, a :class:`~google_bleu.GLEU` giving only orders (ids are
-            never tokenized nor lowercased); default ``GLEU()`` (orders 1 to 4).
-        pad_id: Padding id. Every token equal to it is removed before counting (left,
-            right or inner padding alike); any other id, ``0`` included, is a real token.
-            ``None`` (default): nothing is removed by value.
-        hypothesis_lengths: For tensor hypotheses, ``[B]`` lengths: only the first
-            ``length`` ids of a row are its sequence (right padding, whatever its value).
-        reference_lengths: For tensor references, ``[B]`` or ``[B, R]`` lengths.
-            With both ``pad_id`` and lengths, a token must pass both to count.
-        device: Where the batch is counted (default: the device of a tensor argument,
-            else CPU). On CPU the ids are counted with numpy (torch's thread settings do
-            not matter); elsewhere with torch, on the device.
+        scorer: A :class:`~google_bleu.GLEU` giving only orders (ids are never tokenized nor lowercased);
+            default ``GLEU()``.
+        pad_id: Every token equal to it is removed (left, right or inner padding); any other id, ``0``
+            included, is a real token. ``None`` (default): nothing is removed by value.
+        hypothesis_lengths: For tensor hypotheses, ``[B]`` lengths: only the first ``length`` ids of a
+            row count, whatever the padding.
+        reference_lengths: For tensor references, ``[B]`` or ``[B, R]`` lengths (with ``pad_id`` as
+            well, a token must pass both).
+        device: Where the batch is counted (default: the device of a tensor argument, else CPU; on CPU
+            with numpy, elsewhere with torch on the device).
         **settings: Or the orders as keywords (``min_len=``, ``max_len=``), instead of ``scorer``.
 
     Returns:
-        ``int64`` tensor ``[B, 4]`` with columns ``(n_match, n_hyp, n_ref, n_all)``
-        (:data:`google_bleu.stats.COLUMNS`), the same rows as
-        :func:`google_bleu.gleu_stats` on the same id lists. Sum it for a corpus score or
-        a running mean; :func:`to_gleu_stats` makes a :class:`~google_bleu.GleuStats`.
+        ``int64`` tensor ``[B, 4]``, columns :data:`google_bleu.stats.COLUMNS`: the rows of
+        :func:`google_bleu.gleu_stats` on the same id lists (:func:`to_gleu_stats` makes a
+        :class:`~google_bleu.GleuStats`).
 
     Raises:
         TypeError: Non-integer ids or lengths, a string where ids belong, a sparse tensor.
-        ValueError: Shape or count mismatches, a row without reference, lengths out of
-            range, bad orders, a tensor on the ``meta`` device.
+        ValueError: Shape or count mismatches, a row without reference, lengths out of range, bad
+            orders, a tensor on the ``meta`` device.
 
     Example:
         >>> import torch
@@ -173,16 +121,10 @@ def batch_gleu_stats(
 
 
 def _batch_rows(
-    hypotheses: Any,
-    references: Any,
-    scorer: GLEU,
-    pad_id: Any,
-    hypothesis_lengths: Any,
-    reference_lengths: Any,
+    hypotheses: Any, references: Any, scorer: GLEU, pad_id: Any, hypothesis_lengths: Any, reference_lengths: Any,
     device: Any,
 ) -> tuple[Any, Any]:
-    """``(torch, rows)``: the rows as the engine gives them on the CPU (a list of rows for a
-    small batch, else an array), or an ``int64`` tensor on another device."""
+    """``(torch, rows)``: the engine's rows on the CPU (a list, or an array), else an ``int64`` tensor."""
     torch = torch_module()
     min_len, max_len = token_orders(scorer)
     pad_id = check_pad_id(pad_id)
@@ -201,26 +143,15 @@ def _rows_tensor(torch: Any, rows: Any) -> Any:
 
 
 def batch_sentence_gleu(
-    hypotheses: Any,
-    references: Any,
-    *,
-    scorer: GLEU | None = None,
-    pad_id: int | None = None,
-    hypothesis_lengths: Any = None,
-    reference_lengths: Any = None,
-    device: Any = None,
-    **settings: Any,
+    hypotheses: Any, references: Any, *, scorer: GLEU | None = None, pad_id: int | None = None,
+    hypothesis_lengths: Any = None, reference_lengths: Any = None, device: Any = None, **settings: Any,
 ) -> torch.Tensor:
-    """Sentence GLEU of every row of a batch of token ids: one reward per row.
-
-    Arguments as :func:`batch_gleu_stats`. Each score equals nltk's
-    ``sentence_gleu(references[i], hypotheses[i], min_len, max_len)`` on the same id
-    lists (after padding is removed), to the last bit.
+    """Sentence GLEU of every row of a batch of token ids, ``==`` nltk's ``sentence_gleu`` on the
+    same id lists. Arguments as :func:`batch_gleu_stats`.
 
     Returns:
-        ``float64`` tensor ``[B]`` on the ids' device (``n_match / n_all``; 0.0 for a
-        row where no reference gives an n-gram). float64 keeps nltk's exact values;
-        cast with ``.float()`` if a trainer wants float32.
+        ``float64`` tensor ``[B]`` on the ids' device (0.0 for a row where no reference gives an
+        n-gram); ``.float()`` casts it for a trainer that wants float32.
 
     Example:
         >>> import torch
@@ -251,10 +182,8 @@ def stats_scores(rows: torch.Tensor) -> torch.Tensor:
 
 
 def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> GleuStats:
-    """A ``[B, 4]`` statistics tensor (any device) as :class:`~google_bleu.GleuStats`.
-
-    Pass the orders the rows were counted with; :class:`~google_bleu.GleuStats` refuses
-    to add statistics of different orders.
+    """A ``[B, 4]`` statistics tensor (any device) as :class:`~google_bleu.GleuStats` of the orders
+    it was counted with.
 
     Example:
         >>> import torch
@@ -270,24 +199,18 @@ def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> Gle
 
 
 class BatchScorer:
-    """Sentence GLEU of padded id batches, at the latency floor on a GPU.
-
-    For an RL loop that scores batches of the same shape again and again: on a CUDA
-    device the first call for a shape (batch size, references, lengths, dtypes) captures
-    the whole computation as a CUDA graph, and every later call of that shape copies the
-    new ids in and replays it (no host synchronisation inside, a few microseconds of
-    launch). On other devices the fixed-shape computation runs eagerly, and CPU tensors are
-    counted with numpy as :func:`batch_sentence_gleu` counts them. Scores are those of
-    :func:`batch_sentence_gleu`: ``==`` nltk's ``sentence_gleu``.
+    """:func:`batch_sentence_gleu` of padded id tensors, for batches of the same shape again and again:
+    on a CUDA device the first call of a shape captures a CUDA graph, and later calls copy the ids in
+    and replay it. Elsewhere the same computation runs eagerly (CPU tensors: with numpy).
 
     Args:
-        scorer: The orders, a :class:`~google_bleu.GLEU` (default ``GLEU()``); or
-            ``min_len=``/``max_len=`` as keywords (``**settings``).
+        scorer: The orders, a :class:`~google_bleu.GLEU` (default ``GLEU()``); or ``min_len=``/``max_len=``
+            as keywords (``**settings``).
         pad_id: Padding id removed from every row (``None``: nothing removed by value).
         cuda_graphs: Capture and replay CUDA graphs on CUDA devices (default True).
         max_graphs: Most shapes whose graphs are kept (least recently used go first).
-        check_lengths: Check that explicit lengths lie in ``0..L`` (one host read per call;
-            turn off only for lengths known to be valid).
+        check_lengths: Check that explicit lengths lie in ``0..L`` (one host read per call; turn off only
+            for lengths known to be valid).
 
     Example:
         >>> import torch
@@ -301,14 +224,8 @@ class BatchScorer:
     """
 
     def __init__(
-        self,
-        scorer: GLEU | None = None,
-        *,
-        pad_id: int | None = None,
-        cuda_graphs: bool = True,
-        max_graphs: int = 16,
-        check_lengths: bool = True,
-        **settings: Any,
+        self, scorer: GLEU | None = None, *, pad_id: int | None = None, cuda_graphs: bool = True, max_graphs: int = 16,
+        check_lengths: bool = True, **settings: Any,
     ) -> None:
         self.scorer = scorer_from_options(scorer, settings, caller="BatchScorer")
         self.min_len, self.max_len = token_orders(self.scorer)
@@ -317,14 +234,12 @@ class BatchScorer:
         check_bool(check_lengths, "check_lengths")
         if integer(max_graphs) is None or max_graphs < 1:
             raise ValueError(f"max_graphs must be a positive integer, got {describe(max_graphs)}")
-        self.cuda_graphs = cuda_graphs
-        self.max_graphs = max_graphs
-        self.check_lengths = check_lengths
+        self.cuda_graphs, self.max_graphs, self.check_lengths = cuda_graphs, max_graphs, check_lengths
         self._graphs: OrderedDict = OrderedDict()
 
     def compute(self, hyp: Any, hyp_lengths: Any, ref3: Any, ref_lengths: Any) -> torch.Tensor:
-        """The ``[B, 4]`` rows of checked padded tensors (references ``[B, R, L]``) with the
-        fixed-shape path, on their device: what a CUDA graph captures (no host read)."""
+        """The ``[B, 4]`` rows of checked padded tensors (references ``[B, R, L]``) on their device, with
+        no host read: what a CUDA graph captures."""
         torch = torch_module()
         hyp, hyp_len = compact_rows(torch, hyp, hyp_lengths, self.pad_id)
         ref, ref_len = compact_rows(torch, ref3, ref_lengths, self.pad_id)

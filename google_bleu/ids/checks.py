@@ -1,8 +1,4 @@
-"""Checks of token-id inputs (lists, numpy arrays and torch tensors), for the token-id path.
-
-Like :mod:`google_bleu.validation`, every check raises a ``ValueError`` or ``TypeError`` that
-names the argument and shows the value.
-"""
+"""Checks of token-id inputs (lists, numpy arrays, torch tensors), in :mod:`google_bleu.validation`'s style."""
 
 from __future__ import annotations
 
@@ -62,15 +58,16 @@ def check_id_tensor(torch: Any, name: str, tensor: Any) -> None:
     if tensor.dtype == torch.bool or tensor.is_floating_point() or tensor.is_complex():
         raise TypeError(f"{name} must hold integer token ids, got dtype {tensor.dtype}")
     if tensor.dtype in (torch.uint16, torch.uint32, torch.uint64) and tensor.numel():
-        # torch has no max() for these unsigned types: read them as numpy (a copy to the host).
+        # torch has no max() for these unsigned types: read on the host with numpy.
         if int(tensor.detach().cpu().numpy().max()) > _INT64_MAX:
             raise ValueError(f"{name} holds ids above the int64 range")
 
 
 def check_lengths(
     torch: Any, name: str, lengths: Any, shape: tuple[int, ...], size: int, device: Any, check: bool = True
-):
-    """Validates explicit lengths for tensor input: integers in ``0..size`` of this shape."""
+) -> Any:
+    """Explicit lengths of tensor input as an int64 tensor on ``device``: integers of this shape, in
+    ``0..size`` (that range read only with ``check``)."""
     if not isinstance(lengths, torch.Tensor):
         try:
             lengths = torch.as_tensor(np.asarray(lengths))

@@ -1,19 +1,5 @@
-"""Pairwise GLEU of id tensors on their device (a GPU): grouping and match matrix stay there.
-
-The same arithmetic as the host path (:mod:`google_bleu.ids.matrix`), in torch:
-
-1. Every sentence of both sides is one row of a ``[S, L]`` tensor; all their positions are
-   ONE row for :func:`google_bleu.ids.fixed.dense` and :func:`~google_bleu.ids.fixed.ngram_keys`,
-   so equal n-grams of any two sentences get one label per order.
-2. Each (order, n-gram, sentence) triple of an n-gram that lies inside its sentence is
-   counted once (``torch.unique``); a count ``c`` becomes the thresholds ``1..c``.
-3. A column (order, n-gram, threshold) that both sides share (within one side: two
-   sentences) is a 0/1 column of a dense block; ``H @ R.T`` in float64 (never TF32) sums
-   the clipped matches of every pair, each partial sum an integer far below 2**53: exact.
-
-Sizes depend on the data, so this path reads a few sizes back to the host (it is not
-captured as a CUDA graph); no id, count or score leaves the device. Identical sentences
-are not merged here: each row is scored as it is.
+"""Pairwise GLEU of id tensors on their device (a GPU): the host path's arithmetic (:mod:`google_bleu.ids.matrix`)
+in torch, every sentence scored as it is (``docs/design.md``, end of "Token ids on a GPU").
 """
 
 from __future__ import annotations
@@ -35,9 +21,8 @@ def _totals(torch: Any, lengths: Any, min_len: int, max_len: int) -> Any:
 
 
 def device_score_matrix(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, min_len: int, max_len: int) -> Any:
-    """float64 ``[N, M]`` sentence GLEU of every row of ``hyp`` (``[N, Lh]`` int64 ids, each
-    row's ``hyp_len`` ids first) against every row of ``ref`` (``[M, Lr]``; ``None``: the
-    pairs within ``hyp``, the diagonal included), on their device."""
+    """float64 ``[N, M]`` sentence GLEU of every row of ``hyp`` (``[N, Lh]`` int64 ids, each row's
+    ``hyp_len`` ids first) against every row of ``ref`` (``[M, Lr]``; ``None``: within ``hyp``), on their device."""
     torch = torch_module()
     within = ref is None
     device = hyp.device
@@ -106,17 +91,16 @@ def _add_matches(
 
 
 def add_products(matches: Any, row: Any, column: Any, n_columns: int, n_left: int, within: bool, block: int) -> None:
-    """Adds ``H @ R.T`` of the 0/1 entries ``(row, column)`` (tensors, sorted by column; rows of
-    the right side after the ``n_left`` of the left, unless ``within``) to the float64
-    ``matches``, ``block`` columns at a time: each block a dense 0/1 matrix and one ``addmm``."""
+    """Adds ``H @ R.T`` of the 0/1 entries ``(row, column)`` (sorted by column; the right side's rows after
+    the left's ``n_left``, unless ``within``) to the float64 ``matches``, one ``addmm`` per ``block`` columns."""
     torch = torch_module()
     n_sentences = matches.shape[0] if within else matches.shape[0] + matches.shape[1]
     bounds = torch.searchsorted(column, torch.arange(0, n_columns + block, block, device=column.device)).tolist()
     for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
         if low == high:
             continue
-        ones = torch.zeros((n_sentences, min(block, n_columns - start * block)), dtype=torch.float64, device=matches.device)
+        shape = (n_sentences, min(block, n_columns - start * block))
+        ones = torch.zeros(shape, dtype=torch.float64, device=matches.device)
         ones[row[low:high], column[low:high] - start * block] = 1.0
-        left_ones = ones if within else ones[:n_left]
-        right_ones = ones if within else ones[n_left:]
-        matches.addmm_(left_ones, right_ones.T)  # float64: no TF32 or reduced-precision path applies
+        left, right = (ones, ones) if within else (ones[:n_left], ones[n_left:])
+        matches.addmm_(left, right.T)  # float64: no TF32 or reduced-precision path applies

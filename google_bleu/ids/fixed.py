@@ -1,27 +1,6 @@
-"""Sentence GLEU statistics of padded id tensors with torch, every size fixed by the shapes.
-
-The path for tensors on a GPU (and, for tests, on CPU): a few dozen large operations per
-call whatever the batch, none of which reads a value back to the host, so
-:class:`~google_bleu.ids.BatchScorer` can capture a call as a CUDA graph and replay it
-(``docs/design.md``, "Token ids on a GPU").
-
-Each row of the batch is laid out as its hypothesis and its references side by side
-(``[S = 1 + R, L]``, flattened to ``W = S * L`` positions), and everything is counted per
-row:
-
-1. The row's ids are sorted once; equal ids get one dense label in ``0..W``.
-2. The n-gram of order k at position p gets the exact key ``sum_{i < k} label[p + i] *
-   (W + 1) ** i`` (the labels of its k ids as digits), an int64 while ``(W + 1) ** k`` fits;
-   beyond that, keys are built order by order and made dense again by a sort
-   (:func:`dense`) before they would overflow. Keys are equal exactly when the n-grams are.
-3. The keys of every order are sorted in ONE sort (one array for the whole batch where the
-   keys, offset by order and row, fit in int64), and each run of equal keys (an n-gram)
-   gets a label; a scatter-add counts, per order, row, sentence and label, the
-   occurrences that lie inside their sentence (one that runs past its sentence's end
-   counts in spare bins, never read). ``min(hypothesis count, reference count)``
-   summed over labels and orders gives each reference's clipped matches.
-4. The reference nltk keeps (the first best ``n_match / n_all``, among references with
-   ``n_all > 0``) is an ``argmax`` over the row's references.
+"""Sentence GLEU statistics of padded id tensors with torch, every size fixed by the shapes and no value
+read back to the host, so that a call can be captured as a CUDA graph: the path for tensors on a GPU, and
+for tests on CPU (``docs/design.md``, "Token ids on a GPU", steps 1-4).
 """
 
 from __future__ import annotations
@@ -36,14 +15,10 @@ MAX_ROW_POSITIONS = 3_037_000_498
 
 
 def dense(keys: Any, bound: int | None = None) -> Any:
-    """Per element of each row (last dimension) of ``keys``, a label in ``0..W`` (``W`` the
-    row's width) equal for equal keys and different for different keys: one sort, no host read.
-
-    With ``bound`` (every key in ``0..bound-1``) and rows x ``bound`` within 2**62, the rows
-    are sorted as ONE array, each key offset by its row times ``bound`` (on a GPU one long
-    radix sort costs less per element than a sort per row); otherwise each row is sorted on
-    its own.
-    """
+    """Per element of each row (last dimension) of ``keys``, a label in ``0..W`` (``W`` the row's width),
+    equal exactly for equal keys: one sort, no host read. With ``bound`` (every key in ``0..bound-1``)
+    and rows x ``bound`` within 2**62, all rows are one sort (each key offset by its row times ``bound``);
+    otherwise each row is sorted on its own."""
     torch = torch_module()
     width = keys.shape[-1]
     n_rows = keys.numel() // width if width else 0
@@ -93,24 +68,11 @@ def ngram_keys(labels: Any, width: int, min_len: int, max_len: int) -> Any:
     return keys
 
 
-def fixed_shape_rows(
-    hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: Any, min_len: int, max_len: int
-) -> Any:
-    """``int64 [B, 4]`` rows ``(n_match, n_hyp, n_ref, n_all)``, the engine's rows, from
-    fixed-shape tensors on one device.
-
-    Args:
-        hyp: ``[B, Lh]`` int64 ids, each row's tokens first (compacted).
-        hyp_len: ``[B]`` int64 lengths (``None``: every row full).
-        ref: ``[B, R, Lr]`` int64 ids, compacted likewise.
-        ref_len: ``[B, R]`` int64 lengths (``None``: every row full).
-        present: ``[B, R]`` bool, whether each reference slot exists (``None``: all do).
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
-
-    Raises:
-        ValueError: A row too wide for int64 keys (:data:`MAX_ROW_POSITIONS`).
-    """
+def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: Any, min_len: int, max_len: int) -> Any:
+    """``int64 [B, 4]`` rows, the engine's, of ``hyp [B, Lh]`` and ``ref [B, R, Lr]`` int64 ids (each row's
+    tokens first) with lengths ``[B]`` and ``[B, R]`` (``None``: every row full) and ``present [B, R]``
+    (whether each reference slot exists; ``None``: all do), on one device. A row too wide for int64 keys
+    (:data:`MAX_ROW_POSITIONS`) is a ``ValueError``."""
     torch = torch_module()
     n_rows, hyp_width = hyp.shape
     n_refs, ref_width = ref.shape[1], ref.shape[2]

@@ -1,8 +1,5 @@
-"""A batch of token ids as the counting paths take it: each side padded tensors or id lists.
-
-:func:`read_batch` checks the arguments of :func:`~google_bleu.ids.batch_gleu_stats` once
-and returns each side as :class:`Padded` or :class:`Ragged`; the CPU path reads them as flat
-numpy arrays (:func:`flat_ids`), the device path as fixed-shape tensors (:func:`device_tensors`).
+"""A batch of token ids, checked once (:func:`read_batch`), each side :class:`Padded` or :class:`Ragged`;
+read as flat numpy arrays on the CPU (:func:`flat_ids`), as fixed-shape tensors elsewhere (:func:`device_tensors`).
 """
 
 from __future__ import annotations
@@ -38,17 +35,11 @@ def n_rows(side: Padded | Ragged) -> int:
 
 
 def read_batch(
-    torch: Any,
-    hypotheses: Any,
-    references: Any,
-    pad_id: int | None,
-    hypothesis_lengths: Any,
-    reference_lengths: Any,
-    device: Any,
-    validate_lengths: bool = True,
+    torch: Any, hypotheses: Any, references: Any, pad_id: int | None, hypothesis_lengths: Any, reference_lengths: Any,
+    device: Any, validate_lengths: bool = True,
 ) -> tuple[Padded | Ragged, Padded | Ragged, Any]:
-    """``(hypotheses, references, device)`` of a batch, checked: where it is counted (the
-    ``device`` given, else that of a tensor argument, else CPU)."""
+    """``(hypotheses, references, device)`` of a batch, checked; ``device``: where it is counted (the
+    one given, else that of a tensor argument, else CPU)."""
     hyp_is_tensor, ref_is_tensor = is_tensor(hypotheses), is_tensor(references)
     if hyp_is_tensor:
         check_id_tensor(torch, "hypotheses", hypotheses)
@@ -98,17 +89,13 @@ def read_batch(
             shape = (rows,) if references.dim() == 2 else (rows, n_slots)
             lengths = check_lengths(
                 torch, "reference_lengths", reference_lengths, shape, int(ref3.shape[2]), references.device, validate_lengths
-            )
-            lengths = lengths.reshape(rows, n_slots)
+            ).reshape(rows, n_slots)
         ref: Padded | Ragged = Padded(ref3, lengths)
     else:
         if reference_lengths is not None:
             raise ValueError("reference_lengths applies to a padded tensor; lists of id lists carry their own lengths")
         ref = Ragged(id_references(references, rows, pad_id))
     return hyp, ref, device
-
-
-# -- CPU: flat numpy arrays ---------------------------------------------------------------
 
 
 def flat_ids(matrix: Any, lengths: Any, pad_id: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -134,9 +121,6 @@ def id_lists_of(ids: np.ndarray, lengths: np.ndarray) -> list[list[int]]:
     """The id lists of flat ids and lengths (:func:`flat_lists` undone)."""
     flat, ends = ids.tolist(), np.cumsum(lengths).tolist()
     return [flat[end - length : end] for end, length in zip(ends, lengths.tolist())]
-
-
-# -- other devices: fixed-shape tensors ------------------------------------------------------
 
 
 def compact_rows(torch: Any, matrix: Any, lengths: Any, pad_id: int | None) -> tuple[Any, Any]:

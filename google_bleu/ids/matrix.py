@@ -1,11 +1,6 @@
-"""The clipped-match matrix of all pairs of sentences, exact: 0/1 columns and their products.
-
-``min(a, b)`` is the number of thresholds ``t >= 1`` with ``a >= t`` and ``b >= t``, so with
-a 0/1 column per (n-gram, threshold) the clipped matches of every pair are ``H @ R.T``.
-:func:`shared_columns` makes the columns that both sides share; :func:`match_matrix` sums
-them, a column that few sentences share by adding 1 to each of its pairs, the others
-through float64 products of dense 0/1 blocks (numpy, or torch on the ids' device): every
-partial sum is an integer far below 2**53, so both are exact.
+"""The clipped-match matrix of all pairs of sentences, exact: ``min(a, b)`` is the number of thresholds
+``t >= 1`` with ``a >= t`` and ``b >= t``, so with a 0/1 column per (n-gram, threshold) the clipped
+matches of every pair are ``H @ R.T`` (``docs/mbr.md``, "How it is exact and fast").
 """
 
 from __future__ import annotations
@@ -13,8 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..counting import chunks, pair_counts, walk
-from .checks import torch_module
-from .device_pairwise import add_products
 
 #: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB); the
 #: column blocks of the match product are sized to stay within it.
@@ -32,14 +25,10 @@ PAIR_CHUNK = 1 << 22
 def shared_columns(
     group: np.ndarray, lengths: np.ndarray, n_left: int, within: bool, min_len: int, max_len: int
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """The 0/1 entries ``(sentence, column)`` whose products count the clipped matches.
-
-    ``group`` holds, per token position of all sentences (left side first), a
-    representative position of the same token anywhere in the batch. A column stands for
-    one (n-gram, threshold t): sentence s has a 1 there when it holds the n-gram at least
-    t times. Only columns that some left and some right sentence share are made (with
-    ``within``, columns two different sentences share). Returns the entries and the
-    number of columns.
+    """The 0/1 entries ``(sentence, column)`` whose products count the clipped matches, and the number
+    of columns. ``group``: per token position of all sentences (left side first), a representative
+    position of the same token. Sentence s has a 1 in the column of (n-gram, t) when it holds the
+    n-gram at least t times; only columns that both sides share are made (``within``: two sentences).
     """
     if group.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
@@ -114,14 +103,10 @@ def _shared(item: np.ndarray, sentence: np.ndarray, n_left: int, within: bool, s
     return shared
 
 
-def match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: int, n_right: int, within: bool, device):
-    """``H @ R.T`` of the 0/1 entries: clipped matches of every pair, exact.
-
-    A column that few sentences share adds 1 to each of its pairs directly (a
-    ``bincount`` of their cells); the columns that many share, which hold most of the
-    pairs, go through float64 products of dense 0/1 blocks (numpy, or torch on
-    ``device``). Both are exact integer sums. Returns float64 on ``device`` (numpy when None).
-    """
+def match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: int, n_right: int, within: bool):
+    """float64 ``H @ R.T`` of the 0/1 entries: the clipped matches of every pair, exact. A column that
+    few sentences share adds 1 to each of its pairs (a ``bincount``), the others go through float64
+    products of dense 0/1 blocks (exact integer sums far below 2**53)."""
     order = np.argsort(columns, kind="stable")
     rows, columns = rows[order], columns[order]
     if within:
@@ -143,26 +128,16 @@ def match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: 
         keep = np.take(heavy, columns)
         dense_rows, dense_columns = rows[keep], np.take(dense_id, columns[keep])
         n_side = n_left if within else n_left + n_right
-        product = _dense_matches(dense_rows, dense_columns, int(dense_id[-1]) + 1, n_side, n_left, within, device)
+        product = _dense_matches(dense_rows, dense_columns, int(dense_id[-1]) + 1, n_side, n_left, within)
     else:
         product = None
-    if device is None:
-        matches = matches.astype(np.float64)
-        return matches if product is None else matches.__iadd__(product)
-    torch = torch_module()
-
-    matches = torch.from_numpy(matches).to(device=device, dtype=torch.float64)
-    return matches if product is None else matches.add_(product)
+    matches = matches.astype(np.float64)
+    return matches if product is None else matches.__iadd__(product)
 
 
 def _sparse_matches(
-    left_rows: np.ndarray,
-    left_columns: np.ndarray,
-    right_rows: np.ndarray,
-    k_right: np.ndarray,
-    heavy: np.ndarray,
-    n_left: int,
-    n_right: int,
+    left_rows: np.ndarray, left_columns: np.ndarray, right_rows: np.ndarray, k_right: np.ndarray, heavy: np.ndarray,
+    n_left: int, n_right: int,
 ) -> np.ndarray:
     """Per pair, how many light columns it shares (entries sorted by column), ``int64 [n_left, n_right]``."""
     counts = np.zeros(n_left * n_right, np.int64)
@@ -183,26 +158,15 @@ def _sparse_matches(
     return counts.reshape(n_left, n_right)
 
 
-def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side: int, n_left: int, within: bool, device):
-    """``H @ R.T`` of 0/1 entries in float64 column blocks (numpy, or torch on ``device``)."""
+def _dense_matches(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_side: int, n_left: int, within: bool):
+    """``H @ R.T`` of 0/1 entries (sorted by column) in float64 column blocks."""
     block = max(1, BLOCK_ELEMENTS // max(n_side, 1))
-    n_right = n_side if within else n_side - n_left
-    if device is None:
-        bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()  # columns are sorted
-        matches = np.zeros((n_left, n_right), np.float64)
-        for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
-            if low == high:
-                continue
-            dense = np.zeros((n_side, min(block, n_columns - start * block)), np.float64)
-            dense[rows[low:high], columns[low:high] - start * block] = 1.0
-            if within:
-                matches += dense @ dense.T
-            else:
-                matches += dense[:n_left] @ dense[n_left:].T
-        return matches
-    torch = torch_module()
-
-    matches = torch.zeros((n_left, n_right), dtype=torch.float64, device=device)
-    rows_t, columns_t = torch.from_numpy(rows).to(device), torch.from_numpy(columns).to(device)
-    add_products(matches, rows_t, columns_t, n_columns, n_left, within, block)
+    bounds = np.searchsorted(columns, np.arange(0, n_columns + block, block)).tolist()
+    matches = np.zeros((n_left, n_side if within else n_side - n_left), np.float64)
+    for start, (low, high) in enumerate(zip(bounds[:-1], bounds[1:])):
+        if low == high:
+            continue
+        dense = np.zeros((n_side, min(block, n_columns - start * block)), np.float64)
+        dense[rows[low:high], columns[low:high] - start * block] = 1.0
+        matches += dense @ dense.T if within else dense[:n_left] @ dense[n_left:].T
     return matches

@@ -1,10 +1,4 @@
-"""Minimum Bayes risk selection with GLEU: exact expected scores, or reference aggregation.
-
-:func:`mbr_select` picks the candidate with the highest weighted mean sentence GLEU against
-the pseudo-references (:func:`~google_bleu.ids.pairwise_gleu`'s matrix, means exact and
-rounded once: :mod:`google_bleu.ids.means`), or, with ``aggregate=True``, its GLEU against
-the pseudo-references' weighted mean n-gram counts (:func:`aggregate_scores`).
-"""
+"""Minimum Bayes risk selection with GLEU: exact expected scores, or reference aggregation (``docs/mbr.md``)."""
 
 from __future__ import annotations
 
@@ -23,23 +17,13 @@ __all__ = ["MbrResult", "mbr_select"]
 
 
 def aggregate_scores(prepared: Prepared, weights: list[int], exclude: bool, min_len: int, max_len: int) -> np.ndarray:
-    """Per candidate, its GLEU against the pseudo-references' expected n-gram counts.
+    """Per candidate, its GLEU against the pseudo-references' weighted mean n-gram counts ``r_g``
+    (reference aggregation, ``docs/mbr.md``); with ``exclude``, candidate i's mean leaves out index i.
 
-    Reference aggregation (DeNero et al. 2009, "Fast consensus decoding over translation
-    forests"; Vamvas & Sennrich 2024, "Linear-time minimum Bayes risk decoding with
-    reference aggregation"): the M pseudo-references become one bag of n-grams whose
-    count of n-gram g is the weighted mean ``r_g`` of their counts, and whose n-gram total
-    is the weighted mean of theirs; candidate i scores ``sum_g min(h_ig, r_g) / max(n_hyp_i,
-    n_ref)``, one pass over the candidates' and the pseudo-references' n-grams (N + M)
-    instead of N x M sentence scores. With ``exclude`` (the candidates are their own
-    pseudo-references), candidate i's mean leaves out its own index.
-
-    Exact: with integer weights ``W`` and ``D_i`` the sum of candidate i's, ``min(h, r_g)``
-    is ``h`` when ``sum_j W_j c_jg >= h * D_i`` and that sum over ``D_i`` otherwise, so the
-    score is one quotient of integers, ``(D_i * sum of the h + sum of the weighted
-    counts) / max(n_hyp_i * D_i, sum_j W_j n_ref_j)``, rounded once. The weighted counts
-    are summed per n-gram in float64 limbs (see above), the leave-one-out subtraction
-    included, exactly.
+    Exact: with integer weights ``W`` summing to ``D_i`` for candidate i, ``min(h, r_g)`` is ``h`` where
+    ``sum_j W_j c_jg >= h * D_i``, else that sum over ``D_i``; so the score is one quotient of integers,
+    ``(D_i * sum of those h + sum of the other weighted counts) / max(n_hyp_i * D_i, sum_j W_j n_ref_j)``,
+    the weighted counts summed in float64 limbs (:mod:`google_bleu.ids.means`).
     """
     within = prepared.ref is None
     hyp = prepared.hyp
@@ -74,25 +58,17 @@ def aggregate_scores(prepared: Prepared, weights: list[int], exclude: bool, min_
     inputs_of = np.bincount(hyp.inverse, minlength=n_left)
     if n_pos:
         sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
+        limbs = (weight_limbs, own_limbs, denominator_limbs)
         capped_h, kept_sums = _aggregate_orders(
-            ngram_groups(prepared, lengths),
-            sentence_of,
-            n_left,
-            0 if within else n_left,
-            weight_limbs,
-            own_limbs,
-            denominator_limbs,
-            inputs_of,
-            by_sentence,
-            width,
-            min_len,
-            max_len,
+            ngram_groups(prepared, lengths), sentence_of, n_left, 0 if within else n_left, *limbs, inputs_of,
+            by_sentence, width, min_len, max_len,
         )
     expected = np.zeros(n_inputs)
     if count == 1 and (max(total, 1) * max(n_pos, 1)) << 2 < 1 << 53:
         # Every number below fits float64 exactly: one correctly rounded division each.
         denominator = np.array(denominators, np.float64)
-        n_all = np.maximum(np.take(np.array(n_hyp, np.float64), hyp.inverse) * denominator, np.array(mean_totals, np.float64))
+        n_all = np.take(np.array(n_hyp, np.float64), hyp.inverse) * denominator
+        n_all = np.maximum(n_all, np.array(mean_totals, np.float64))
         # A denominator of 0 (every other weight 0) makes n_all 0: ratio's 0.0.
         return ratio(capped_h * denominator + kept_sums[0], n_all)
     for i in range(n_inputs):
@@ -103,18 +79,9 @@ def aggregate_scores(prepared: Prepared, weights: list[int], exclude: bool, min_
 
 
 def _aggregate_orders(
-    group: np.ndarray,
-    sentence_of: np.ndarray,
-    n_left: int,
-    ref_offset: int,
-    weight_limbs: np.ndarray,
-    own_limbs: np.ndarray,
-    denominator_limbs: np.ndarray,
-    inputs_of: np.ndarray,
-    by_sentence: np.ndarray,
-    width: int,
-    min_len: int,
-    max_len: int,
+    group: np.ndarray, sentence_of: np.ndarray, n_left: int, ref_offset: int, weight_limbs: np.ndarray,
+    own_limbs: np.ndarray, denominator_limbs: np.ndarray, inputs_of: np.ndarray, by_sentence: np.ndarray,
+    width: int, min_len: int, max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per candidate input, the sum of its capped counts ``h`` and (in limbs) of its weighted
     pseudo-reference counts where those are below ``h``: the per-order action of the walk
@@ -205,59 +172,37 @@ def _check_weights(weights: Any, n: int, name: str) -> np.ndarray:
 
 
 def mbr_select(
-    candidates: Any,
-    pseudo_references: Any = None,
-    *,
-    weights: Any = None,
-    include_self: bool = False,
-    aggregate: bool = False,
-    scorer: GLEU | None = None,
-    pad_id: int | None = None,
-    candidate_lengths: Any = None,
-    reference_lengths: Any = None,
-    **settings: Any,
+    candidates: Any, pseudo_references: Any = None, *, weights: Any = None, include_self: bool = False,
+    aggregate: bool = False, scorer: GLEU | None = None, pad_id: int | None = None, candidate_lengths: Any = None,
+    reference_lengths: Any = None, **settings: Any,
 ) -> MbrResult:
-    """Minimum Bayes risk selection: the candidate with the highest expected GLEU.
-
-    The expected score of candidate ``i`` is the weighted mean of its sentence GLEU
-    against the pseudo-references ``j`` (:func:`pairwise_gleu`)::
-
-        sum(w[j] * gleu[i, j] for j) / sum(w[j] for j)
-
-    computed exactly and rounded once (whatever the order, however the weights differ in
-    size; scaling every weight by one constant changes nothing). With
-    ``pseudo_references=None`` the pseudo-references are the candidates themselves and,
-    by the usual MBR convention, a candidate is not counted against itself (``j != i``;
-    the same text at another index still counts); ``include_self=True`` counts it too.
-    A candidate whose pseudo-references all have weight 0 scores 0.0. The first
-    candidate with the highest expected score wins a tie.
+    """Minimum Bayes risk selection: the candidate with the highest expected GLEU, the weighted mean
+    ``sum(w[j] * gleu[i, j] for j) / sum(w[j] for j)`` of its sentence GLEU against the
+    pseudo-references (:func:`pairwise_gleu`), exact and rounded once; the first best wins a tie.
+    ``docs/mbr.md`` gives the conventions.
 
     Args:
-        candidates: ``N >= 1`` candidates: texts, token sequences or a 2-D id tensor
-            (as the hypotheses of :func:`pairwise_gleu`).
-        pseudo_references: ``M`` pseudo-references of the same kind, or None (default):
-            the candidates.
-        weights: ``M`` (or ``N``) non-negative finite weights of the pseudo-references,
-            not all zero (for example sampling probabilities); default: equal weights.
+        candidates: ``N >= 1`` candidates: texts, token sequences or a 2-D id tensor (as the hypotheses
+            of :func:`pairwise_gleu`).
+        pseudo_references: ``M`` pseudo-references of the same kind, or None (default): the candidates,
+            each not counted against itself (``j != i``).
+        weights: ``M`` (or ``N``) non-negative finite weights of the pseudo-references, not all zero (for
+            example sampling probabilities); default: equal weights.
         include_self: With ``pseudo_references=None``, count a candidate against itself.
-        aggregate: Reference aggregation, an approximation of the above: each candidate is
-            scored once against the weighted mean n-gram counts of the pseudo-references
-            (``sum_g min(h_g, mean r_g) / max(n_hyp, mean n_ref)``, as DeNero et al. 2009
-            and Vamvas & Sennrich 2024 do for BLEU and chrF), so the cost grows with
-            N + M instead of N x M. It usually picks the candidate exact MBR picks, not
-            always (``docs/mbr.md`` measures how often); its scores are not sentence GLEU
-            means (computed exactly, rounded once). Without ``include_self`` a candidate's mean leaves out its own index.
+        aggregate: Reference aggregation: each candidate scored once against the weighted mean n-gram
+            counts of the pseudo-references, at a cost of N + M instead of N x M; an approximation that
+            usually picks what exact MBR picks (``docs/mbr.md`` measures how often).
         scorer: As for :func:`pairwise_gleu`; so are ``pad_id`` and ``**settings``.
         candidate_lengths: For a tensor of candidates, ``[N]`` lengths.
         reference_lengths: For a tensor of pseudo-references, ``[M]`` lengths.
 
     Returns:
-        An :class:`MbrResult` ``(index, candidate, expected_scores)``; ``expected_scores``
-        is a float64 numpy array whatever the input.
+        An :class:`MbrResult` ``(index, candidate, expected_scores)``; ``expected_scores`` is a float64
+        numpy array whatever the input (0.0 where every weight of a candidate's mean is 0).
 
     Raises:
-        TypeError, ValueError: As :func:`pairwise_gleu`; also for no candidates, bad
-            weights, or ``include_self`` with separate pseudo-references.
+        TypeError, ValueError: As :func:`pairwise_gleu`; also for no candidates, bad weights, or
+            ``include_self`` with separate pseudo-references.
 
     Example:
         >>> candidates = [["a", "b", "c"], ["a", "b"], ["x", "y"]]
@@ -277,15 +222,9 @@ def mbr_select(
     check_bool(aggregate, "aggregate")
     scorer = scorer_from_options(scorer, settings, caller="mbr_select")
     min_len, max_len = scorer.min_len, scorer.max_len
-    prepared = prepare(
-        candidates,
-        pseudo_references,
-        scorer,
-        pad_id,
-        candidate_lengths,
-        reference_lengths,
-        ("candidates", "pseudo_references", "candidate_lengths", "reference_lengths"),
-        on_device=not aggregate,  # aggregation counts on the host
+    names = ("candidates", "pseudo_references", "candidate_lengths", "reference_lengths")
+    prepared = prepare(  # aggregation counts on the host
+        candidates, pseudo_references, scorer, pad_id, candidate_lengths, reference_lengths, names, not aggregate
     )
     n_candidates = prepared.hyp.inverse.size
     if n_candidates == 0:
@@ -297,8 +236,6 @@ def mbr_select(
     if n_refs == 0:
         raise ValueError("pseudo_references must hold at least one pseudo-reference, got none")
     ref_name = "candidates" if within else "pseudo_references"
-    # Only ratios of weights matter: as integers in the same ratios, exactly, every mean is
-    # computed in integers and rounded once (see weighted_means).
     w = [1] * n_refs if weights is None else integer_weights(_check_weights(weights, n_refs, ref_name))
     exclude = within and not include_self
     if aggregate:

@@ -1,14 +1,6 @@
-"""Exact weighted means for MBR: integers in float64 limbs, one rounding.
-
-Every weighted mean of MBR is computed exactly and rounded once. The weights become
-integers with the same ratios (:func:`_integer_weights`), the sentence scores integer
-multiples of one power of two, the n-gram counts are integers already; the sums are then
-exact integers, held in float64 or int64 "limbs" of a few bits each (limb k of a number
-is worth ``2**(width * k)``), each limb small enough that no sum of them reaches 2**53
-(float64) or 2**63 (int64). Only the final quotient is a float: a Python ``int / int``,
-which rounds correctly. So no subtraction loses what it subtracts from (a leave-one-out
-mean beside one dominant weight), no product of a tiny weight underflows, and scaling
-every weight by one constant changes nothing.
+"""Exact weighted means for MBR (``docs/mbr.md``): integer weights, scores and counts summed exactly in
+float64 "limbs" (limb k of a number is worth ``2**(width * k)``, each small enough that no sum of them
+reaches 2**53), and one correctly rounded ``int / int`` at the end.
 """
 
 from __future__ import annotations
@@ -35,9 +27,8 @@ def integer_weights(w: np.ndarray) -> list[int]:
 def to_limbs(values: Sequence[int], width: int, count: int) -> np.ndarray:
     """``[count, len(values)]`` float64: the non-negative ``values`` in limbs of ``width`` bits."""
     mask = (1 << width) - 1
-    return np.array([[(value >> (width * k)) & mask for value in values] for k in range(count)], np.float64).reshape(
-        count, len(values)
-    )
+    limbs = [[(value >> (width * k)) & mask for value in values] for k in range(count)]
+    return np.array(limbs, np.float64).reshape(count, len(values))
 
 
 def carry(limbs: np.ndarray, width: int) -> np.ndarray:

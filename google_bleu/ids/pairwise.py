@@ -1,28 +1,6 @@
-"""Pairwise Google-BLEU: the sentence GLEU of every hypothesis against every reference.
-
-Minimum Bayes risk (MBR) decoding needs the sentence score of all pairs of N candidates
-(N = 16 to 1,024). :func:`pairwise_gleu` returns that ``N x M`` matrix, each entry equal
-to nltk's ``sentence_gleu([reference], hypothesis, min_len, max_len)`` (``==``);
-:func:`~google_bleu.ids.mbr_select` picks the candidate with the highest expected GLEU.
-
-How it works (exact integer counts, then one matrix product):
-
-1. Every sentence of both sides goes into one batch that is ONE segment for the engine's
-   grouping (:func:`google_bleu.keys.token_groups`, :func:`~google_bleu.keys.group_keys`),
-   so equal n-grams of different sentences share a group. Order n+1 keys a position by
-   the groups of its n-gram and of its neighbour's, as the engine does.
-2. Per order, each (sentence, n-gram) pair is counted. Only n-grams that occur on both
-   sides (with ``references=None``: in two different sentences) can add a match, and only
-   they extend to the next order.
-3. Clipped matches ``sum_g min(h_g, r_g)`` of all pairs at once, as a product of 0/1
-   matrices (:mod:`google_bleu.ids.matrix`).
-4. ``n_all = max(n_hyp_i, n_ref_j)`` follows from lengths (:func:`~google_bleu.counting.ngram_counts`);
-   a score is ``n_match / n_all`` (:func:`~google_bleu.stats.ratio`), 0.0 where ``n_all == 0``.
-
-Id tensors on a GPU are scored there from start to end (:mod:`google_bleu.ids.device_pairwise`).
-
-Identical sentences are counted once. With ``references=None`` the diagonal (a
-sentence against itself) is 1.0, or 0.0 for a sentence with no n-gram, as nltk gives.
+"""Pairwise GLEU, the sentence GLEU of every hypothesis against every reference, for MBR decoding:
+exact counts of distinct sentences, matched by one matrix product (``docs/mbr.md``, "How it is exact
+and fast"; on a GPU, :mod:`google_bleu.ids.device_pairwise`).
 
 Example:
     >>> from google_bleu.ids import pairwise_gleu, mbr_select
@@ -77,9 +55,6 @@ class Prepared(NamedTuple):
     ids: np.ndarray | None  # tensor input: flat int64 ids of hyp then ref distinct sentences
     device: Any  # tensor input: the tensors' device
     tensors: tuple | None = None  # tensors on a GPU: (hyp, hyp_len, ref or None, ref_len), compacted there
-
-
-# -- input ------------------------------------------------------------------------------
 
 
 def _kind_of(name: str, value: Any) -> str | None:
@@ -170,12 +145,7 @@ def _tensor_side(value: Any, pad_id: int | None, lengths: Any) -> tuple[Side, np
 
 
 def prepare(
-    hypotheses: Any,
-    references: Any,
-    scorer: GLEU,
-    pad_id: Any,
-    hypothesis_lengths: Any,
-    reference_lengths: Any,
+    hypotheses: Any, references: Any, scorer: GLEU, pad_id: Any, hypothesis_lengths: Any, reference_lengths: Any,
     names: tuple[str, str, str, str] = ("hypotheses", "references", "hypothesis_lengths", "reference_lengths"),
     on_device: bool = True,
 ) -> Prepared:
@@ -211,7 +181,6 @@ def prepare(
         ref = None if references is None else _token_side(ref_name, references, pad_id)
         return Prepared(kind, hyp, ref, None, None, None)
     torch = torch_module()
-
     device = hypotheses.device
     hyp_lengths = _checked_tensor(torch, hyp_name, hypotheses, hypothesis_lengths, hyp_lengths_name, device, hyp_name)
     ref_lengths = None
@@ -238,9 +207,6 @@ def _device_side(torch: Any, value: Any, lengths: Any, pad_id: int | None) -> tu
     return ids, counts
 
 
-# -- counting ---------------------------------------------------------------------------
-
-
 def ngram_groups(prepared: Prepared, lengths: np.ndarray) -> np.ndarray:
     """Per token position of all distinct sentences, a representative position of the same token."""
     n_tokens = int(lengths.sum())
@@ -257,7 +223,7 @@ def ngram_groups(prepared: Prepared, lengths: np.ndarray) -> np.ndarray:
 
 
 def score_matrix(prepared: Prepared, min_len: int, max_len: int) -> Any:
-    """float64 ``[N, M]`` sentence GLEU of every pair: numpy, or a tensor on the ids' device."""
+    """float64 ``[N, M]`` sentence GLEU of every pair: numpy, or for tensors a tensor on their device."""
     if prepared.tensors is not None:
         return device_score_matrix(*prepared.tensors, min_len, max_len)
     within = prepared.ref is None
@@ -267,76 +233,47 @@ def score_matrix(prepared: Prepared, min_len: int, max_len: int) -> Any:
     n_left, n_right = hyp_lengths.size, ref_lengths.size
     group = ngram_groups(prepared, lengths)
     rows, columns, n_columns = shared_columns(group, lengths, n_left, within, min_len, max_len)
-    device = prepared.device
-    matches = match_matrix(rows, columns, n_columns, n_left, n_right, within, device)
+    matches = match_matrix(rows, columns, n_columns, n_left, n_right, within)
     n_hyp = ngram_counts(hyp_lengths, min_len, max_len)
     n_ref = ngram_counts(ref_lengths, min_len, max_len)
-    if within:
-        # A sentence matches all of its own n-grams (the columns leave out unshared ones).
-        diagonal = np.arange(n_left)
-        if device is None:
-            matches[diagonal, diagonal] = n_hyp
-        else:
-            torch = torch_module()
-
-            index = torch.from_numpy(diagonal).to(device)
-            matches[index, index] = torch.from_numpy(n_hyp).to(device=device, dtype=torch.float64)
+    if within:  # a sentence matches all of its own n-grams (the columns leave out unshared ones)
+        np.fill_diagonal(matches, n_hyp)
     hyp_inverse = prepared.hyp.inverse
     ref_inverse = hyp_inverse if within else prepared.ref.inverse
-    if device is None:
-        return ratio(matches, np.maximum(n_hyp[:, None], n_ref[None, :]))[hyp_inverse][:, ref_inverse]
-    torch = torch_module()
-
-    n_hyp_t = torch.from_numpy(n_hyp).to(device)
-    n_ref_t = torch.from_numpy(n_ref).to(device)
-    scores = ratio(matches, torch.maximum(n_hyp_t[:, None], n_ref_t[None, :]))
-    hyp_index = torch.from_numpy(hyp_inverse).to(device)
-    ref_index = torch.from_numpy(ref_inverse).to(device)
-    return scores.index_select(0, hyp_index).index_select(1, ref_index)
-
-
-# -- public -----------------------------------------------------------------------------
+    scores = ratio(matches, np.maximum(n_hyp[:, None], n_ref[None, :]))[hyp_inverse][:, ref_inverse]
+    # Tensors here are on the CPU (on another device they are scored there, above).
+    return scores if prepared.device is None else torch_module().from_numpy(scores).to(prepared.device)
 
 
 def pairwise_gleu(
-    hypotheses: Any,
-    references: Any = None,
-    *,
-    scorer: GLEU | None = None,
-    pad_id: int | None = None,
-    hypothesis_lengths: Any = None,
-    reference_lengths: Any = None,
-    **settings: Any,
+    hypotheses: Any, references: Any = None, *, scorer: GLEU | None = None, pad_id: int | None = None,
+    hypothesis_lengths: Any = None, reference_lengths: Any = None, **settings: Any,
 ) -> np.ndarray | torch.Tensor:
-    """Sentence GLEU of every hypothesis against every reference: an ``N x M`` matrix.
-
-    Entry ``[i, j]`` equals nltk's ``sentence_gleu([references[j]], hypotheses[i],
-    min_len, max_len)`` on the same tokens, to the last bit.
+    """Sentence GLEU of every hypothesis against every reference: an ``N x M`` matrix whose entry
+    ``[i, j]`` is nltk's ``sentence_gleu([references[j]], hypotheses[i], min_len, max_len)`` (``==``).
 
     Args:
-        hypotheses: ``N`` texts (tokenized by the scorer), ``N`` token sequences
-            (lists of str, of int, or any hashable tokens), or a 2-D integer tensor
-            ``[N, L]`` of padded ids on any device.
-        references: ``M`` of the same kind (a tensor may have another padded length), or
-            None (default) for all pairs within ``hypotheses`` (``M = N``).
-        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``): its orders,
-            and for texts its tokenizer and case (token sequences and ids take only orders).
-        pad_id: For ids: every id equal to it is removed before counting; any other id,
-            ``0`` included, is a real token (as :func:`google_bleu.batch_sentence_gleu`).
-        hypothesis_lengths: For a tensor of hypotheses, ``[N]`` lengths: only the first
-            ``length`` ids of a row count.
+        hypotheses: ``N`` texts (tokenized by the scorer), ``N`` token sequences (of any hashable
+            tokens), or a 2-D integer tensor ``[N, L]`` of padded ids on any device.
+        references: ``M`` of the same kind (a tensor may have another padded length), or None (default)
+            for all pairs within ``hypotheses`` (``M = N``).
+        scorer: A :class:`~google_bleu.GLEU` (default ``GLEU()``): its orders, and for texts its
+            tokenizer and case (token sequences and ids take only orders).
+        pad_id: For ids: every id equal to it is removed; any other id, ``0`` included, is a token.
+        hypothesis_lengths: For a tensor of hypotheses, ``[N]`` lengths: only the first ``length`` ids
+            of a row count.
         reference_lengths: The same for a tensor of references.
-        **settings: Or the settings as keywords (``tokenizer=``, ``lowercase=``,
-            ``min_len=``, ``max_len=``), instead of ``scorer``.
+        **settings: Or the settings as keywords (``tokenizer=``, ``lowercase=``, ``min_len=``,
+            ``max_len=``), instead of ``scorer``.
 
     Returns:
-        float64 ``[N, M]``: a numpy array for texts and token sequences, a torch tensor
-        on the ids' device for tensors. 0.0 where neither sentence has an n-gram of the
-        orders; with ``references=None`` the diagonal is 1.0 (0.0 for such a sentence).
+        float64 ``[N, M]``: numpy for texts and token sequences, a torch tensor on the ids' device for
+        tensors. 0.0 where neither sentence has an n-gram of the orders; with ``references=None`` the
+        diagonal is 1.0 (0.0 for such a sentence).
 
     Raises:
-        TypeError: A wrong kind of input (a bare string, mixed texts and tokens, sides of
-            different kinds, unhashable tokens, non-integer ids).
+        TypeError: A wrong kind of input (a bare string, mixed texts and tokens, sides of different
+            kinds, unhashable tokens, non-integer ids).
         ValueError: Bad orders, shapes or lengths, options that do not apply to the input.
 
     Example:
