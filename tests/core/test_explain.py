@@ -171,7 +171,7 @@ def test_long_segment_with_high_orders():
 def test_bad_limit_and_unhashable_tokens():
     with pytest.raises(ValueError, match="limit must be None or an integer >= 0, got -1"):
         explain(["a"], [["a"]], limit=-1)
-    with pytest.raises(TypeError, match=r"tokens must be hashable \(e.g. str or int\): hypothesis 0, token 0 is a list"):
+    with pytest.raises(TypeError, match=r"tokens must be hashable \(e.g. str or int\): hypotheses\[0\], token 0 is a list"):
         explain([["a"]], [[["a"]]])
-    with pytest.raises(TypeError, match=r"reference 1 of segment 0, token 1 is a dict"):
+    with pytest.raises(TypeError, match=r"list_of_references\[0\]\[1\], token 1 is a dict"):
         explain(["a"], [["a"], ["b", {}]])
