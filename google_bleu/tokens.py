@@ -47,7 +47,12 @@ def gleu_stats(
         (0.3333333333333333, 0.3333333333333333, 0.42857142857142855)
     """
     min_len, max_len = check_orders(min_len, max_len)
-    hypotheses, list_of_references = check_tokens(hypotheses, list_of_references)
+    return checked_gleu_stats(*check_tokens(hypotheses, list_of_references), min_len, max_len)
+
+
+def checked_gleu_stats(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> GleuStats:
+    """:func:`gleu_stats` of input already checked (as :func:`check_tokens` returns it, orders
+    as :func:`~google_bleu.validation.check_orders` returns them)."""
     try:
         rows, chosen = segment_rows(hypotheses, list_of_references, min_len, max_len)
     except TypeError:  # an unhashable token: say where (the common path never looks)

@@ -12,8 +12,8 @@ from itertools import chain
 from ..counting import clip, walk
 from ..imports import lazy_module
 from ..keys import token_ids
-from ..tokens import check_tokens, gleu_stats
-from ..validation import integer
+from ..tokens import check_tokens, checked_gleu_stats
+from ..validation import check_orders, integer
 
 np = lazy_module("numpy")
 
@@ -200,9 +200,9 @@ def explain(
     """
     if limit is not None and (integer(limit) is None or limit < 0):
         raise ValueError(f"limit must be None or an integer >= 0, got {limit!r}")
+    min_len, max_len = check_orders(min_len, max_len)
     (hypothesis,), (references,) = check_tokens([hypothesis], [references])  # tensors of ids become lists
-    stats = gleu_stats([hypothesis], [references], min_len, max_len)
-    min_len, max_len = stats.min_len, stats.max_len
+    stats = checked_gleu_stats([hypothesis], [references], min_len, max_len)
     row = stats.rows[0].tolist()
     index = int(stats.reference_index[0])
     hypothesis = tuple(hypothesis)
