@@ -18,7 +18,14 @@ from typing import Any
 
 from .result import GleuScore
 from .signature import count_references, signature
-from .significance import DEFAULT_N_BOOTSTRAP, DEFAULT_SEED, check_bootstrap, checked_bootstrap_ci, paired_intervals
+from .significance import (
+    DEFAULT_N_BOOTSTRAP,
+    DEFAULT_SEED,
+    check_bootstrap,
+    checked_bootstrap_ci,
+    checked_paired_intervals,
+    paired_intervals,
+)
 from .stats import GleuStats, check_stats
 from .text import checked_text_stats, order_text_stats
 from .tokenizers import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -299,6 +306,20 @@ class GLEU:
         """
         results, n_samples, n_bootstrap, seed = paired_intervals(systems, test, n_samples, seed, n_bootstrap)
         check_stats(systems[0], "systems[0]", (self.min_len, self.max_len))  # the others match it
+        return self._paired_scores(systems, results, test, n_samples, seed, n_bootstrap, nrefs)
+
+    def checked_paired_scores(
+        self, systems: Sequence[GleuStats], test: str, n_samples: int, seed: int | None, n_bootstrap: int, nrefs: str | int
+    ) -> list[GleuScore]:
+        """:meth:`paired_scores` of arguments already checked (``n_samples`` resolved; statistics
+        these settings counted, of the same segments)."""
+        results, *_ = checked_paired_intervals(systems, test, n_samples, seed, n_bootstrap)
+        return self._paired_scores(systems, results, test, n_samples, seed, n_bootstrap, nrefs)
+
+    def _paired_scores(
+        self, systems: Sequence[GleuStats], results: list, test: str, n_samples: int, seed: int | None, n_bootstrap: int,
+        nrefs: str | int,
+    ) -> list[GleuScore]:
         sig = self.signature(nrefs, n_samples, seed) if test == "bs" else self.signature(nrefs, n_bootstrap, seed, n_samples)
         return [GleuScore.from_stats(stats, sig, (low, high), p) for stats, (low, high, p) in zip(systems, results)]
 

@@ -225,7 +225,15 @@ def paired_intervals(
     default = DEFAULT_N_BOOTSTRAP if test == "bs" else DEFAULT_N_RANDOMIZATION
     n_samples = default if n_samples is None else check_n_samples(n_samples)
     n_bootstrap = n_samples if test == "bs" else check_n_samples(n_bootstrap, "n_bootstrap")
-    seed = check_seed(seed)
+    return checked_paired_intervals(systems, test, n_samples, check_seed(seed), n_bootstrap)
+
+
+def checked_paired_intervals(
+    systems: Sequence[GleuStats], test: str, n_samples: int, seed: int | None, n_bootstrap: int
+) -> tuple[list[tuple[float, float, float | None]], int, int, int | None]:
+    """:func:`paired_intervals` of arguments already checked (``n_samples`` resolved, the
+    systems of the same segments and orders; ``"bs"`` uses its own resamples for the intervals)."""
+    baseline, n_bootstrap = systems[0], n_samples if test == "bs" else n_bootstrap
     # One draw for all systems, each paired with the baseline's column.
     resampled = _stacked_bootstrap_scores(systems, n_bootstrap, seed)
     results = [(*percentile_interval(resampled[:, 0]), None)]

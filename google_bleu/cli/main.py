@@ -170,7 +170,7 @@ def _system_scores(
     # pair equals one call on all systems and lets the bar advance.
     scores = []
     for path, stats in zip(paths[1:], systems[1:]):
-        pair = scorer.paired_scores([systems[0], stats], paired, args.paired_n, args.seed, args.confidence_n, nrefs)
+        pair = scorer.checked_paired_scores([systems[0], stats], paired, args.paired_n, args.seed, args.confidence_n, nrefs)
         scores += pair if not scores else pair[1:]
         progress.set_postfix_str(f"paired test {path}", refresh=False)
         progress.update()

@@ -45,7 +45,7 @@ class Options:
 
     ``paths`` are the system outputs (:data:`STDIN` when none is given), ``scorer`` the one
     :class:`~google_bleu.GLEU` of the run, ``paired`` ``"bs"``, ``"ar"`` or None, ``paired_n``
-    the resamples or trials of that test (None: its default), ``width`` the decimals of
+    the resamples or trials of that test, ``width`` the decimals of
     printed figures (the scale's default when not given).
     """
 
@@ -296,6 +296,8 @@ def parse(argv: Sequence[str] | None) -> Options:
         raise UsageError(f"--num-refs {args.num_refs} reads tab-separated references from one REF file, got {len(args.refs)}")
     if paired and len(paths) < 2:
         raise UsageError("paired tests need at least two systems after -i (the first is the baseline)")
+    if paired and paired_n is None:
+        paired_n = DEFAULT_N_BOOTSTRAP if paired == "bs" else DEFAULT_N_RANDOMIZATION
     try:
         settings = {"tokenizer": _tokenizer(args), "lowercase": args.lowercase, "min_len": args.min_len, "max_len": args.max_len}
         scorer = scorer_from_options(None, settings)
