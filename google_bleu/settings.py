@@ -1,13 +1,6 @@
 """The scorer every surface builds or takes: :class:`GLEU`, the frozen settings, which returns a
-:class:`~google_bleu.result.GleuScore`; :func:`scorer_from_options`, the one way an adapter gets it.
-
-Example:
-    >>> result = GLEU().corpus_score(["the cat sat on the mat"], [["the cat ate the mat"]])
-    >>> result.score, result.n_match, result.n_all
-    (0.3333333333333333, 6, 18)
-    >>> result.format()
-    'GLEU|nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...= 33.3 (P = 33.3, R = 42.9), scale 0-100'
-"""
+:class:`~google_bleu.result.GleuScore`; :func:`scorer_from_options`, the one way an adapter gets it
+(docs/python-api.md, docs/design.md "The settings value")."""
 
 from __future__ import annotations
 
@@ -46,21 +39,15 @@ SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
 
 
 class GLEU:
-    """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders.
-
-    A value: immutable (assigning a setting raises; :meth:`replace` makes a new scorer),
-    equal and hashable by its settings, and picklable.
+    """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders; a value (immutable,
+    equal and hashable by its settings, picklable).
 
     Args:
         tokenizer: A name of :data:`~google_bleu.tokenizers.SACREBLEU_TOKENIZERS` (``"13a"``
             by default), a callable ``str -> list[str]``, or a :class:`~google_bleu.tokenizers.Tokenizer`.
-        lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``). The setting
-            lives on :attr:`tokenizer`; :attr:`lowercase` reads it from there.
+        lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``; kept by :attr:`tokenizer`).
         min_len: Lowest n-gram order (default 1).
         max_len: Highest n-gram order (default 4, at most ``MAX_ORDER``).
-
-    Text inputs (``predictions``, ``references``) may be lists, tuples, numpy arrays,
-    pandas Series or datasets columns; see :mod:`google_bleu.validation`.
 
     Raises:
         ValueError, TypeError: For bad settings, here and nowhere later.
@@ -125,8 +112,7 @@ class GLEU:
         return (self.tokenizer, self.min_len, self.max_len)
 
     def __eq__(self, other: object) -> bool:
-        """Scorers are equal when their settings are: same tokenizer (see
-        :class:`~google_bleu.tokenizers.Tokenizer`), case and orders.
+        """Scorers are equal when their settings are.
 
         Example:
             >>> GLEU("intl") == GLEU("intl"), GLEU() == GLEU(max_len=2)
@@ -161,13 +147,8 @@ class GLEU:
         self, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
         n_randomization: int | None = None,
     ) -> str:
-        """The signature of these settings (sacrebleu's ``key:value|...`` shape).
-
-        Args:
-            nrefs: References per segment (``"var"`` when the count varies).
-            n_bootstrap: Bootstrap resamples behind an interval or test, if any.
-            seed: Seed of the resampling (echoed only when something was resampled).
-            n_randomization: Approximate-randomization trials, if any.
+        """The signature of these settings (sacrebleu's ``key:value|...`` shape): ``nrefs`` references
+        per segment (``"var"`` when the count varies), and the resampling behind a result, if any.
 
         Example:
             >>> GLEU(lowercase=True).signature("var").rsplit("|", 1)[0]
@@ -292,10 +273,8 @@ class GLEU:
         seed: int | None = DEFAULT_SEED, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, nrefs: str | int = 1,
     ) -> list[GleuScore]:
         """Paired tests of each system against the first (arguments as
-        :func:`google_bleu.significance.paired_intervals`), as :class:`GleuScore` objects with
-        the signature (``bs:N``, or ``ar:N|bs:M`` for approximate randomization, and the seed;
-        ``nrefs``: references per segment). Each has the 95% interval, all but the baseline a
-        p-value.
+        :func:`google_bleu.significance.paired_intervals`), as :class:`GleuScore` objects with their
+        95% interval, all but the baseline a p-value, and the resampling in the signature.
 
         Example:
             >>> scorer = GLEU()
@@ -325,11 +304,10 @@ class GLEU:
 
 
 def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = None, *, caller: str | None = None) -> GLEU:
-    """The scorer of an adapter: ``scorer`` (a :class:`GLEU`), else one built from the settings
-    among ``options`` (:data:`SETTINGS`, as a framework's config or a constructor's keywords
-    pass them), else ``GLEU()``. Equal settings give the same scorer from a small cache, so a
-    per-sample call builds none. Other keywords in ``options`` are left to the caller, unless
-    ``caller`` names the function whose keywords hold settings only (then they are refused).
+    """The scorer of an adapter: ``scorer`` (a :class:`GLEU`), else one built (and cached) from the
+    settings among ``options`` (a framework's config, a constructor's keywords), else ``GLEU()``.
+    Other keywords are left to the caller, unless ``caller`` names a function that takes settings
+    only (then they are refused).
 
     Raises:
         TypeError: ``scorer`` is not a :class:`GLEU`, settings come both ways, or (with

@@ -195,7 +195,7 @@ def test_gleu_columns_bad_input(dataset):
         GleuColumns().reduce({"n_match": [0.5], "n_hyp": [1], "n_ref": [1], "n_all": [1]})
     with pytest.raises(TypeError, match="a mapping of columns"):
         GleuColumns().reduce([1, 2, 3, 4])
-    with pytest.raises(ValueError, match="predictions"):
+    with pytest.raises(ValueError, match="the number of hyp and refs: hyp has 2, refs has 1"):
         GleuColumns(predictions="hyp", references="refs")({"hyp": ["a", "b"], "refs": [["a"]]})
 
 

@@ -17,6 +17,11 @@ import numpy as np
 import pytest
 
 import google_bleu
+import google_bleu.integrations.columns
+import google_bleu.integrations.lm_eval
+import google_bleu.integrations.openrlhf
+import google_bleu.integrations.trl
+import google_bleu.integrations.verifiers
 import google_bleu.scale.parallel
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu
 from google_bleu.cli.main import main
@@ -109,7 +114,9 @@ SETTING_SURFACES: dict[str, Callable[[Case, Any], Any]] = {
 
 
 def _reward_call(case: Case, metric: Any) -> Any:
-    return google_bleu.integrations.trl.GleuReward("reference", GLEU(**case.options))(GOOD_PREDICTIONS, reference=GOOD_REFERENCES)
+    from google_bleu.integrations.trl import GleuReward
+
+    return GleuReward("reference", GLEU(**case.options))(GOOD_PREDICTIONS, reference=GOOD_REFERENCES)
 
 
 def _columns_call(case: Case, metric: Any) -> Any:
@@ -118,7 +125,9 @@ def _columns_call(case: Case, metric: Any) -> Any:
 
 
 def _torchmetrics_call(case: Case, metric: Any) -> Any:
-    return google_bleu.integrations.torchmetrics.GoogleBLEUScore(GLEU(**case.options))(GOOD_PREDICTIONS, GOOD_REFERENCES)
+    from google_bleu.integrations.torchmetrics import GoogleBLEUScore
+
+    return GoogleBLEUScore(GLEU(**case.options))(GOOD_PREDICTIONS, GOOD_REFERENCES)
 
 
 def _pairwise_call(case: Case, metric: Any) -> Any:
