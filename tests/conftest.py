@@ -85,6 +85,16 @@ BROWSER_FILE = "surfaces/test_browser.py"
 BROWSER_OFF = "the browser test is off (make test BROWSER=0 installs no chromium)"
 
 
+# `make test` runs the suite on two cores (pytest-xdist, --dist loadgroup): the tests of a group
+# run in one worker, so that one Ray cluster and one Space server serve them.
+GROUPS = {
+    "scale/test_ray.py": "ray",
+    "scale/test_ray_cluster.py": "ray",
+    "surfaces/test_app.py": "space",
+    "surfaces/test_browser.py": "space",
+}
+
+
 def pytest_collection_modifyitems(config, items):
     root = Path(__file__).parent
     browser_off = os.environ.get("GOOGLE_BLEU_BROWSER") == "0"
@@ -93,6 +103,8 @@ def pytest_collection_modifyitems(config, items):
         relative = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
         if relative in SLOW_FILES or getattr(item, "originalname", None) in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
+        if relative in GROUPS:
+            item.add_marker(pytest.mark.xdist_group(GROUPS[relative]))
         if browser_off and relative == BROWSER_FILE:
             item.add_marker(pytest.mark.skip(reason=BROWSER_OFF))
 
