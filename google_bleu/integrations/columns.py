@@ -1,7 +1,5 @@
-"""Exact corpus GLEU over datasets, Ray Data, Daft and Spark columns: :class:`GleuColumns` maps
-segments to statistics rows, :meth:`GleuColumns.reduce` sums them (docs/scale.md). datasets, ray,
-daft and pyarrow are imported only when used.
-"""
+"""Exact corpus GLEU over datasets, Ray Data, Daft and Spark columns: :class:`GleuColumns`
+(docs/scale.md). datasets, ray, daft and pyarrow are imported only when used."""
 
 from __future__ import annotations
 
@@ -21,8 +19,7 @@ SCORE_COLUMN = "google_bleu"
 
 class GleuColumns:
     """A batch function adding the statistics columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``
-    and ``google_bleu`` (the sentence score), and their reducer, with the settings of its scorer
-    (it pickles with them to every worker).
+    and ``google_bleu`` (the sentence score), and their reducer; it pickles with its scorer.
 
     The batch decides the answer: a mapping of lists (``datasets``) gives the new columns as
     lists; numpy batches (Ray's ``batch_format="numpy"``) the batch's columns and the new ones; a
@@ -125,10 +122,8 @@ class GleuColumns:
         """The new columns of a batch as one ``pyarrow.StructArray`` (fields ``n_match``,
         ``n_hyp``, ``n_ref``, ``n_all`` as int64 and ``google_bleu`` as float64).
 
-        Args:
-            predictions: The batch's predictions: a list, numpy array, pandas Series, Arrow
-                array or Daft ``Series`` of strings.
-            references: Per row a string or a list of strings, in any of those containers.
+        ``predictions`` and ``references`` (per row a string or a list of strings) may be lists,
+        numpy arrays, pandas Series, Arrow arrays or Daft ``Series``.
 
         Example:
             >>> GleuColumns().arrow(["a b", "x"], [["a b"], ["y"]]).to_pylist()[0]
@@ -142,11 +137,9 @@ class GleuColumns:
         return pa.StructArray.from_arrays(arrays, names=[*COLUMNS, SCORE_COLUMN])
 
     def reduce(self, columns: Any) -> GleuStats:
-        """The one-row corpus :class:`GleuStats` of the columns :meth:`__call__` added: in a Ray
+        """The one-row corpus :class:`GleuStats` of the columns :meth:`__call__` added, in a Ray
         ``Dataset`` (each block summed where it lies), a ``datasets.Dataset``, a ``pyarrow.Table``
-        or a mapping of the four statistics columns to sequences of ints. Every path refuses a
-        missing column, a null (``None``, an Arrow null, NaN), a value that is not an integer and
-        a row no segment can have, the same way.
+        or a mapping of columns. A missing column, a null or a value no segment can have is refused.
 
         Example:
             >>> GleuColumns().reduce({"n_match": [6, 3], "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}).totals()

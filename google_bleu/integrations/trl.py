@@ -15,11 +15,9 @@ from ._text import TRL_OBJECTS, completion_text, reference_ids
 
 
 class GleuReward(Reward):
-    """A TRL reward: sentence GLEU of each completion (a string, or a conversation's last
-    assistant message) against the ``reference_key`` column (per example a string or a list of
-    strings); ``name`` is what TRL logs it under (``rewards/<name>/mean``). When TRL passes
-    ``log_metric``, the batch's mean sentence precision and recall are logged as
-    ``<name>/precision`` and ``<name>/recall``. Other keywords are ignored.
+    """A TRL reward: sentence GLEU of each completion (a string, or a conversation's last assistant
+    message) against the ``reference_key`` column. With TRL's ``log_metric``, it logs the batch's mean
+    sentence precision and recall as ``<name>/precision`` and ``<name>/recall``. Other keywords are ignored.
 
     Example:
         >>> from google_bleu import GLEU
@@ -53,8 +51,7 @@ class GleuReward(Reward):
 
 
 class AsyncGleuReward(GleuReward):
-    """:class:`GleuReward` as a coroutine, for TRL's asynchronous rewards; the scoring runs in a
-    worker thread, so it never blocks TRL's event loop.
+    """:class:`GleuReward` as a coroutine, for TRL's asynchronous rewards; it scores in a worker thread.
 
     Example:
         >>> import asyncio
@@ -69,9 +66,8 @@ class AsyncGleuReward(GleuReward):
 
 
 class GleuIdReward(Reward):
-    """A TRL reward on token ids: ``completion_ids`` against a column of reference ids (per
-    example a list of ids, or a list of id lists), without decoding; each score equals nltk's
-    ``sentence_gleu`` on the id lists. ``scorer`` gives the orders only.
+    """A TRL reward on token ids: ``completion_ids`` against a column of reference ids (per example a
+    list of ids, or a list of id lists), without decoding. ``scorer`` gives the orders only.
 
     Args:
         pad_id: Id removed before counting, e.g. EOS; ``None``: every id counts.
@@ -85,14 +81,8 @@ class GleuIdReward(Reward):
     FIELDS = ("reference_key", "scorer", "pad_id", "device")
 
     def __init__(
-        self,
-        reference_key: str = "reference_ids",
-        scorer: GLEU | None = None,
-        *,
-        pad_id: int | None = None,
-        device: Any = None,
-        name: str = "gleu_ids",
-        **settings: Any,
+        self, reference_key: str = "reference_ids", scorer: GLEU | None = None, *, pad_id: int | None = None,
+        device: Any = None, name: str = "gleu_ids", **settings: Any,
     ) -> None:
         from ..ids.checks import check_pad_id
 
