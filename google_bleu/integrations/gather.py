@@ -31,10 +31,9 @@ class GleuGatherer:
     gets its own sentence's result (``== GLEU(...).sentence_score``), a wrong input fails only its call.
 
     Args:
-        scorer: The settings (default ``GLEU()``: 13a, case-sensitive, orders 1-4).
-        max_batch_size: Score as soon as this many calls wait (default 64).
-        max_wait: Seconds a batch waits for more calls after its first one (default
-            0.001). ``0`` gathers only the calls made before the loop's next turn.
+        max_batch_size: Score as soon as this many calls wait.
+        max_wait: Seconds a batch waits for more calls after its first one; ``0`` gathers only the
+            calls made before the loop's next turn.
 
     Example:
         >>> import asyncio
@@ -89,12 +88,8 @@ class GleuGatherer:
         self, hypothesis: str, references: str | Sequence[str], *, scorer: GLEU | None = None,
         names: tuple[str, str] = ("hypothesis", "references"),
     ) -> tuple[float, float, float]:
-        """``(gleu, precision, recall)`` of one sentence, scored in a batch with its neighbours.
-
-        Args:
-            scorer: Settings for this call instead of the gatherer's (batched apart).
-            names: What messages call the two arguments (an adapter's field names).
-        """
+        """``(gleu, precision, recall)`` of one sentence, scored in a batch with its neighbours; ``scorer``
+        replaces the gatherer's for this call (batched apart), ``names`` name the arguments in messages."""
         scorer = self.scorer if scorer is None else scorer_from_options(scorer)
         return await self._submit(scorer, check_text(hypothesis, names[0]), check_references(references, names[1]))
 

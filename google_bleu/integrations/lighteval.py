@@ -150,9 +150,7 @@ def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METR
     preparator = GleuPreparator(scorer, metric_name)
     corpus, sentence = preparator.names
     return CorpusLevelMetricGrouping(
-        metric_name=preparator.names,
-        higher_is_better={corpus: True, sentence: True},
-        category=SamplingMethod.GENERATIVE,
-        sample_level_fn=preparator,
+        metric_name=preparator.names, higher_is_better={corpus: True, sentence: True},
+        category=SamplingMethod.GENERATIVE, sample_level_fn=preparator,
         corpus_level_fn={corpus: GleuCorpus(preparator.scorer), sentence: mean_sentence_gleu},
     )

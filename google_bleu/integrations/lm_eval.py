@@ -20,7 +20,6 @@ class LmEvalGleu:
 
     Args:
         references: The document field with the reference(s), or a callable ``doc -> str | list[str]``.
-        scorer: A :class:`~google_bleu.GLEU` (default ``GLEU()``), or the settings as keywords.
         metric: The metric key ``process_results`` returns (the YAML's ``metric:``).
 
     Example:

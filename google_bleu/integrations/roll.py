@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from ..ids.batched import batch_sentence_gleu
@@ -52,12 +53,8 @@ class GleuRewardWorker(Worker):
         """Per sample, its references' ids (the worker's tokenizer, no special tokens)."""
         references = [check_references(truth, f"ground_truth[{i}]") for i, truth in enumerate(ground_truths)]
         flat = [text for refs in references for text in refs]
-        ids = self.tokenizer(flat, add_special_tokens=False)["input_ids"] if flat else []
-        out, start = [], 0
-        for refs in references:
-            out.append(ids[start : start + len(refs)])
-            start += len(refs)
-        return out
+        ids = iter(self.tokenizer(flat, add_special_tokens=False)["input_ids"] if flat else [])
+        return [list(islice(ids, len(refs))) for refs in references]
 
     @register(dispatch_mode=Dispatch.DP_MP_COMPUTE, clear_cache=False)
     def compute_rewards(self, data: DataProto) -> DataProto:

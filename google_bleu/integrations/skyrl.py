@@ -18,10 +18,9 @@ __all__ = ["GleuEnv", "gleu_env"]
 
 
 class GleuEnv(BaseTextEnv):
-    """A single-turn skyrl-gym environment rewarding the action's sentence GLEU against
-    ``extras["reward_spec"]["ground_truth"]`` (``extras``: the row's ``env_extras``; ``env_config``
-    is not used); ``get_metrics`` gives the episode's ``gleu``, ``gleu_precision`` and ``gleu_recall``.
-    """
+    """A single-turn skyrl-gym environment rewarding the action's sentence GLEU against the row's
+    ``extras["reward_spec"]["ground_truth"]`` (``env_config`` is not used); ``get_metrics`` gives the
+    episode's ``gleu``, ``gleu_precision`` and ``gleu_recall``."""
 
     def __init__(self, env_config: Any = None, extras: Mapping[str, Any] | None = None, *, scorer: GLEU | None = None):
         super().__init__()

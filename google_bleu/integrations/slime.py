@@ -62,12 +62,9 @@ class GleuReward(Reward):
 
 
 class GleuIdReward(Reward):
-    """slime's reward on token ids: the response's ids against the label's ids (a list of ints, or
-    of such lists), no decoding; ``scorer`` gives the orders only.
-
-    Args:
-        pad_id: Id removed before counting, e.g. EOS (slime keeps the stop token in
-            ``sample.tokens``). ``None``: every id counts.
+    """slime's reward on token ids: the response's ids against the label's ids (a list of ints, or of
+    such lists), without ``pad_id`` (e.g. EOS, which slime keeps in ``sample.tokens``; ``None``: every
+    id counts). ``scorer`` gives the orders only.
 
     Example:
         >>> import asyncio

@@ -9,14 +9,9 @@ from ..stats import GleuStats, check_stats
 
 
 def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) -> GleuStats:
-    """The one-row :class:`GleuStats` of every rank's ``stats`` summed, the same on every rank; each
-    rank's orders and four totals travel in one ``all_gather``. Every rank must call it, with
-    statistics of the same orders (else a ``ValueError`` on every rank); without an initialised
-    process group, ``stats.total()``.
-
-    Args:
-        group: The process group (default: the whole world).
-        device: Where the gathered tensor lives (default: the current CUDA device with NCCL, else the CPU).
+    """The one-row :class:`GleuStats` of every rank's ``stats`` summed, on every rank (one ``all_gather``);
+    every rank must call it, with statistics of the same orders (else a ``ValueError`` on every rank).
+    ``device`` holds the gathered tensor (default: the current CUDA device with NCCL, else the CPU).
 
     Example:
         >>> from google_bleu import GLEU

@@ -42,7 +42,6 @@ class _Counted(NamedTuple):
 
 
 def _state_count(value: Any, name: str) -> int:
-    """A total of an incoming state: a Python int or a 0-d integer tensor."""
     if isinstance(value, Tensor) and value.dim() == 0 and not value.is_floating_point() and value.dtype != torch.bool:
         return int(value.item())
     if isinstance(value, int) and not isinstance(value, bool):
@@ -62,17 +61,10 @@ def _rows(rows: Any) -> Tensor:
 
 
 class GoogleBLEUScore(Metric):
-    """Corpus Google-BLEU as a ``torchmetrics`` metric: ``compute()`` is the corpus score of everything
-    counted since the last ``reset()``, a float64 tensor ``==`` :meth:`google_bleu.GLEU.corpus_score`.
-
-    Args:
-        scorer: A :class:`~google_bleu.GLEU` (default ``GLEU()``), or the settings as keywords.
-        return_sentence_scores: Also keep one row of statistics per sentence; ``compute`` then
-            returns ``(corpus_score, sentence_scores)``.
-        kwargs: ``torchmetrics.Metric`` options (``process_group``, ``sync_on_compute``, ...).
-
-    Raises:
-        ValueError, TypeError: Bad settings, or bad ``update`` input (a rejected batch counts nothing).
+    """Corpus Google-BLEU as a ``torchmetrics`` metric: ``compute()`` is a float64 tensor ``==``
+    :meth:`google_bleu.GLEU.corpus_score` of everything counted since the last ``reset()``. ``kwargs``
+    are the settings (as ``scorer`` gives them) and ``torchmetrics.Metric`` options;
+    ``return_sentence_scores`` makes ``compute`` return ``(corpus_score, sentence_scores)``.
 
     Example:
         >>> from google_bleu.integrations.torchmetrics import GoogleBLEUScore
@@ -151,8 +143,7 @@ class GoogleBLEUScore(Metric):
         self._set_totals(totals)
         if self.return_sentence_scores:
             setattr(self, SENTENCE_STATE, [rows.to(self.device), _rows(getattr(self, SENTENCE_STATE)).to(self.device)])
-        # An empty update drops a value cached by an earlier compute() (torchmetrics' update
-        # does) and counts the merge as an update (no "compute before update" warning).
+        # An empty update drops a value an earlier compute() cached and counts as an update (no warning).
         self.update([], [])
 
     def sync(self, *args: Any, **kwargs: Any) -> None:

@@ -26,12 +26,8 @@ def _to_numpy(array: Any) -> np.ndarray:
 
 
 class ComputeMetrics:
-    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer``, returning ``{"google_bleu",
-    "precision", "recall", "gen_len"}`` (``gen_len``: mean non-padding tokens per prediction).
-
-    Args:
-        tokenizer: The model's transformers tokenizer (``batch_decode``, ``pad_token_id``).
-        scorer: A :class:`~google_bleu.GLEU` (default ``GLEU()``), or the settings as keywords.
+    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` with the model's tokenizer, returning
+    ``{"google_bleu", "precision", "recall", "gen_len"}`` (``gen_len``: mean non-padding tokens).
 
     Example:
         >>> import numpy as np

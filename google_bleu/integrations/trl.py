@@ -1,5 +1,4 @@
-"""TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...): picklable instances with a
-``__name__``, called as ``reward(prompts=..., completions=..., completion_ids=..., **columns)``
+"""TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...): picklable instances with a ``__name__``
 (docs/rl-rewards.md, "TRL")."""
 
 from __future__ import annotations
@@ -67,11 +66,8 @@ class AsyncGleuReward(GleuReward):
 
 class GleuIdReward(Reward):
     """A TRL reward on token ids: ``completion_ids`` against a column of reference ids (per example a
-    list of ids, or a list of id lists), without decoding. ``scorer`` gives the orders only.
-
-    Args:
-        pad_id: Id removed before counting, e.g. EOS; ``None``: every id counts.
-        device: Where the ids are counted (default CPU).
+    list of ids, or a list of id lists), counted on ``device`` (default CPU) without ``pad_id`` (e.g.
+    EOS; ``None``: every id counts). ``scorer`` gives the orders only.
 
     Example:
         >>> GleuIdReward("reference_ids", pad_id=2)(completion_ids=[[5, 6, 7, 2], [9]], reference_ids=[[5, 6, 8], [[9], [4]]])

@@ -53,9 +53,8 @@ class VerifiersReward(Reward):
 def make_gleu_reward(
     scorer: GLEU | None = None, *, field: str = "answer", name: str = "gleu", **settings: Any
 ) -> VerifiersReward:
-    """A verifiers task reward: sentence GLEU of ``trace.last_reply`` against ``task.<field>``, with
-    ``scorer`` (or the settings as keywords). ``name`` is the ``__name__`` verifiers records it under
-    when the object itself is marked with ``vf.reward`` (from a TOML, the entry's key is the name).
+    """A verifiers task reward: sentence GLEU of ``trace.last_reply`` against ``task.<field>``; ``name``
+    is its ``__name__``, what verifiers records it under when marked with ``vf.reward`` (not from a TOML).
 
     Example:
         >>> from google_bleu import GLEU

@@ -84,8 +84,7 @@ def compute_score_batch(
 
 def compute_score_with(gatherer: GleuGatherer) -> Any:
     """:func:`compute_score` for one sample, as an async function whose concurrent calls ``gatherer``
-    scores in batches (calls with other ``reward_kwargs`` apart); the batch manager's keywords are refused.
-    """
+    scores in batches (calls with other ``reward_kwargs`` apart); the batch manager's keywords are refused."""
     check_type(gatherer, GleuGatherer, "gatherer", "a GleuGatherer")
 
     async def compute_score(
