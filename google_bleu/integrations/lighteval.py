@@ -47,8 +47,7 @@ def _check_gold_index(doc: Any) -> None:
 
 
 class GleuPreparator(Preparator):
-    """LightEval's sample-level step: a sample's statistics row and its sentence GLEU, under
-    ``metric_name`` and ``metric_name + "_sentence"``.
+    """LightEval's sample-level step: a sample's statistics row and its sentence GLEU (:attr:`names`).
 
     Example:
         >>> from lighteval.models.model_output import ModelResponse
@@ -139,8 +138,7 @@ def mean_sentence_gleu(scores: list[float]) -> float:
 
 
 def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METRIC_NAME) -> CorpusLevelMetricGrouping:
-    """A LightEval metric for generative tasks: corpus GLEU under ``metric_name`` and the mean
-    sentence GLEU under ``metric_name + "_sentence"``, from one :class:`GleuPreparator`.
+    """A LightEval metric for generative tasks: corpus GLEU and the mean sentence GLEU (see ``METRIC_NAME``).
 
     Example:
         >>> metric = make_lighteval_metric(GLEU(lowercase=True))

@@ -51,6 +51,5 @@ class GleuEnv(BaseTextEnv):
 
 
 def gleu_env(scorer: GLEU | None = None) -> functools.partial:
-    """An entry point for ``skyrl_gym.register``: :class:`GleuEnv` with ``scorer`` (checked
-    once here and shared), as a picklable ``functools.partial``."""
+    """An entry point for ``skyrl_gym.register``: a picklable partial of :class:`GleuEnv` with ``scorer``."""
     return functools.partial(GleuEnv, scorer=scorer_from_options(scorer))

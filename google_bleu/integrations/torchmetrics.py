@@ -164,8 +164,7 @@ class GoogleBLEUScore(Metric):
         return self
 
     def update(self, preds: Union[str, Sequence[str]], target: Sequence[Union[str, Sequence[str]]]) -> None:
-        """Counts a batch: a prediction or a list of them, and per prediction a list of references or a
-        string (as ``BLEUScore``)."""
+        """Counts a batch (``preds`` and ``target`` as ``BLEUScore`` takes them)."""
         stats = preds.stats if isinstance(preds, _Counted) else self._count(preds, target)
         totals = GleuStats.summed([self._stats(), stats])
         # Everything that can fail has run: only now are the states touched.
@@ -190,8 +189,7 @@ class GoogleBLEUScore(Metric):
         return self._stats().totals()
 
     def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
-        """Corpus GLEU, and the sentence scores when ``return_sentence_scores``: float64 CPU tensors
-        (the scorer's exact float; not every accelerator has float64)."""
+        """Corpus GLEU, and the sentence scores when ``return_sentence_scores``, as float64 CPU tensors."""
         score = torch.tensor(self._stats().score(), dtype=torch.float64)
         if not self.return_sentence_scores:
             return score

@@ -11,8 +11,7 @@ from ._reward import Reward
 
 
 class VerifiersReward(Reward):
-    """A verifiers task reward, made by :func:`make_gleu_reward`; a ``ValueError`` names the fields
-    the task's data sets when it has no ``field``."""
+    """A verifiers task reward, made by :func:`make_gleu_reward`."""
 
     reference_key = "answer"
     FIELDS = ("scorer", "reference_key")
