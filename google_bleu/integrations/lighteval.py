@@ -72,8 +72,7 @@ class GleuPreparator(Preparator):
     def stats(self, doc: Any, model_response: Any) -> GleuStats:
         """The statistics row of one sample: its one generation against the doc's golds."""
         texts = model_response.final_text
-        if isinstance(texts, str):  # one generation given as a plain string
-            texts = [texts]
+        texts = [texts] if isinstance(texts, str) else texts  # one generation given as a plain string
         if not is_sequence(texts) or len(texts) != 1 or not isinstance(texts[0], str):
             raise ValueError(
                 "model_response.final_text must hold exactly one generated str per sample "
@@ -81,8 +80,7 @@ class GleuPreparator(Preparator):
             )
         _check_gold_index(doc)
         golds = doc.get_golds()
-        if isinstance(golds, str):
-            golds = [golds]
+        golds = [golds] if isinstance(golds, str) else golds
         if not is_sequence(golds) or not golds or not all(isinstance(gold, str) for gold in golds):
             raise ValueError(f"doc.get_golds() must give one or more reference strings, got {describe(golds)}")
         return self.scorer.checked_stats([str.__str__(texts[0])], [list(map(str.__str__, golds))])

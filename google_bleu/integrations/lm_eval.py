@@ -51,16 +51,12 @@ class LmEvalGleu:
     def doc_references(self, doc: Any) -> list[str]:
         """The references of one document, as a non-empty list of strings."""
         if callable(self.references):
-            refs = self.references(doc)
-            where = "references(doc)"
-        else:
-            if not isinstance(doc, Mapping):
-                raise TypeError(f"doc must be a mapping of fields, got {describe(doc)}")
-            if self.references not in doc:
-                raise ValueError(f"doc has no field {self.references!r} (references=); its fields: {sorted(doc)}")
-            refs = doc[self.references]
-            where = f"doc[{self.references!r}]"
-        return check_references(refs, where, "document")
+            return check_references(self.references(doc), "references(doc)", "document")
+        if not isinstance(doc, Mapping):
+            raise TypeError(f"doc must be a mapping of fields, got {describe(doc)}")
+        if self.references not in doc:
+            raise ValueError(f"doc has no field {self.references!r} (references=); its fields: {sorted(doc)}")
+        return check_references(doc[self.references], f"doc[{self.references!r}]", "document")
 
     def process_results(self, doc: Any, results: Sequence[Any]) -> dict[str, tuple[int, int, int, int]]:
         """The document's statistics row under the metric key; ``results`` holds its one generation."""
