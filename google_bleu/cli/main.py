@@ -1,11 +1,9 @@
-"""The ``google-bleu`` command (docs/cli.md): :func:`run` parses the options (:mod:`.options`),
-has the files counted by ``--jobs`` workers (:mod:`google_bleu.scale`) and prints the scores
-(:mod:`.render`); :func:`main` turns errors into one line and an exit status (0 ok, 2 a usage or
-input error, 1 the output or a worker failed).
-"""
+"""The ``google-bleu`` command (docs/cli.md): :func:`run` parses the options (:mod:`.options`), has the
+files counted (:mod:`google_bleu.scale`) and prints the scores (:mod:`.render`); :func:`main` is the process."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
@@ -41,62 +39,39 @@ def _stdin(stdin: BinaryIO | None) -> BinaryIO:
 
 
 def _input(read: Any, *args: Any, **kwargs: Any) -> Any:
-    """Runs a step that reads the input files: their problems (missing, unreadable, not
-    UTF-8, lines that differ in number) become one-line usage errors."""
+    """Runs a step that reads the input files: their problems become one-line usage errors."""
     try:
         return read(*args, **kwargs)
     except (LineError, FileError, TokenizerError) as error:  # not UTF-8; unreadable; lines that differ in number; MeCab's limits
         raise UsageError(str(error)) from None
 
 
-class _NoProgress:
-    """What the run calls on a progress bar, when none is drawn (tqdm is not imported)."""
-
-    def __enter__(self) -> _NoProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        pass
-
-    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
-        pass
-
-    def update(self, n: int = 1) -> None:
-        pass
-
-
-def _progress(total: int, enabled: bool) -> tqdm | _NoProgress:
+def _progress(total: int, enabled: bool) -> Any:
+    """A tqdm bar on a terminal, else a context that gives None (and tqdm is not imported)."""
     try:
         enabled = enabled and sys.stderr.isatty()
     except (AttributeError, ValueError):  # no stderr, or a closed one
         enabled = False
     if not enabled:
-        return _NoProgress()
+        return contextlib.nullcontext()
     from tqdm import tqdm
 
-    # disable=None: tqdm draws only when stderr is a terminal; mininterval=0 draws every step
-    # (there are few: one per system and test).
+    try:  # a terminal that reports no size (a fresh pty says 0x0) gets 80x24, where tqdm would draw nothing
+        size = os.get_terminal_size(sys.stderr.fileno())
+        shape = {} if size.columns > 0 and size.lines > 0 else {"ncols": 80, "nrows": 24}
+    except (AttributeError, OSError, ValueError):
+        shape = {}
+    # mininterval=0 draws every step (there are few: one per system and test).
     return tqdm(
-        total=total,
-        desc=PROG,
-        file=sys.stderr,
-        disable=None if enabled else True,
-        leave=False,
-        mininterval=0,
-        bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} {postfix}",
-        **_default_size(),
+        total=total, desc=PROG, file=sys.stderr, disable=None, leave=False, mininterval=0,
+        bar_format="{desc} [{bar:30}] {n_fmt}/{total_fmt} {postfix}", **shape,
     )
 
 
-def _default_size() -> dict[str, int]:
-    """80x24 for a terminal that reports no size (a fresh pty says 0x0, and tqdm would
-    draw nothing); nothing (tqdm measures the terminal) otherwise."""
-    try:
-        size = os.get_terminal_size(sys.stderr.fileno())
-    except (AttributeError, OSError, ValueError):
-        return {}
-    return {} if size.columns > 0 and size.lines > 0 else {"ncols": 80, "nrows": 24}
-
+def _step(progress: tqdm | None, text: str) -> None:
+    if progress is not None:
+        progress.set_postfix_str(text, refresh=False)
+        progress.update()
 
 
 def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = None) -> None:
@@ -110,9 +85,7 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
         return
     scorer, paths, paired = options.scorer, list(options.paths), options.paired
 
-    # Each input is read once: checked and planned here (standard input, a pipe or a FIFO
-    # copied once to a temporary file), then counted by at most --jobs workers that read
-    # their own byte ranges; per-segment rows come back only where the output needs them.
+    # Each input is read once (docs/cli.md); per-segment rows come back only where the output needs them.
     nrefs = options.num_refs if options.num_refs > 1 else len(options.refs)
     sources = [_stdin(stdin) if path == STDIN else path for path in paths]
     names = ["standard input" if path == STDIN else path for path in paths]
@@ -133,29 +106,22 @@ def run(argv: Sequence[str] | None, stdout: TextIO, stdin: BinaryIO | None = Non
     output.flush()
 
 
-def _systems(files: SystemFiles, names: list[str], progress: tqdm | _NoProgress) -> list[tuple[GleuStats, ...]]:
+def _systems(files: SystemFiles, names: list[str], progress: tqdm | None) -> list[tuple[GleuStats, ...]]:
     """Each system's statistics (and its orders' totals, with ``--by-order``), as counted."""
     parts = []
     counted = iter(files)
     for name in names:
         parts.append(_input(next, counted))
-        progress.set_postfix_str(f"scored {name}", refresh=False)
-        progress.update()
+        _step(progress, f"scored {name}")
     _input(next, counted, None)  # the end: its workers stop here, not when it is collected
     return parts
 
 
 def _system_scores(
-    scorer: GLEU,
-    parts: list[tuple[GleuStats, ...]],
-    paths: list[str],
-    nrefs: int,
-    paired: str | None,
-    args: Options,
-    progress: tqdm | _NoProgress,
+    scorer: GLEU, parts: list[tuple[GleuStats, ...]], paths: list[str], nrefs: int, paired: str | None, args: Options,
+    progress: tqdm | None,
 ) -> list[GleuScore]:
-    """Each system's score (with each order's, ``--by-order``) from the statistics its workers
-    counted, the options as :func:`~.options.parse` checked them."""
+    """Each system's score (with each order's, ``--by-order``) from the statistics counted."""
     systems = [part[0] for part in parts]
     if not paired:
         n_bootstrap = args.confidence_n if args.confidence else None
@@ -163,8 +129,7 @@ def _system_scores(
         for path, (stats, *orders) in zip(paths, parts):
             scores.append(scorer.checked_score(stats, nrefs, n_bootstrap, args.seed, orders))
             if n_bootstrap is not None:
-                progress.set_postfix_str(f"bootstrap {path}", refresh=False)
-                progress.update()
+                _step(progress, f"bootstrap {path}")
         return scores
     # Each comparison depends only on the baseline and that system, so testing pair by
     # pair equals one call on all systems and lets the bar advance.
@@ -172,8 +137,7 @@ def _system_scores(
     for path, stats in zip(paths[1:], systems[1:]):
         pair = scorer.checked_paired_scores([systems[0], stats], paired, args.paired_n, args.seed, args.confidence_n, nrefs)
         scores += pair if not scores else pair[1:]
-        progress.set_postfix_str(f"paired test {path}", refresh=False)
-        progress.update()
+        _step(progress, f"paired test {path}")
     if args.by_order:
         orders = [scorer.checked_score(stats, nrefs, orders=rest).orders for stats, *rest in parts]
         scores = [dataclasses.replace(score, orders=each) for score, each in zip(scores, orders)]
@@ -181,40 +145,31 @@ def _system_scores(
 
 
 def _silence_stdout() -> None:
-    # What is still buffered for a stream that cannot take it goes to /dev/null, so the
-    # interpreter's final flush does not print a second error.
-    try:
+    # What is still buffered for a stream that cannot take it goes to /dev/null: no second error at exit.
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # no real stdout (closed, or captured in-process)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):  # no real stdout (closed, or captured in-process)
-        pass
 
 
 def _stderr_or_null() -> None:
-    """With standard error closed (``2>&-``) ``sys.stderr`` is None and ``print(file=None)``
-    would write warnings and errors to standard output, into the JSON. They go nowhere
-    instead, and file descriptor 2 is held by /dev/null, so no file opened later takes it."""
+    """With standard error closed (``2>&-``), warnings and errors go to /dev/null, not into the JSON on
+    standard output (``print(file=None)``); /dev/null holds descriptor 2, so no file opened later takes it."""
     if sys.stderr is not None:
         return
     try:
         os.fstat(2)
     except OSError:
-        try:
+        with contextlib.suppress(OSError):
             fd = os.open(os.devnull, os.O_WRONLY)
             if fd != 2:
                 os.dup2(fd, 2)
                 os.close(fd)
-        except OSError:
-            pass
     sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the whole process
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command: returns the exit status (0 ok, 2 usage or input error, 1 output not
-    written, a worker process killed or memory exhausted, 130 Ctrl-C) and writes the one line
-    of an error on standard error. The ``google-bleu`` command ends on SIGINT and SIGTERM
-    itself, killing its workers first (``google_bleu/__main__.py``); called here, Ctrl-C is
-    Python's ``KeyboardInterrupt``."""
+    """Runs the command: returns the exit status (0 ok, 2 usage or input error, 1 output not written, a
+    worker killed or memory exhausted, 130 Ctrl-C) and writes an error's one line on standard error."""
     _stderr_or_null()
     status, message = 0, None
     try:

@@ -1,7 +1,5 @@
-"""The command's options (sacrebleu's names, short forms and spellings; its options that mean
-nothing here refused with what to do instead) and :func:`parse`, which checks them all and
-returns one frozen :class:`Options` for the run (docs/cli.md).
-"""
+"""The command's options, sacrebleu's names and spellings (docs/cli.md), and :func:`parse`, which checks
+them all and returns one frozen :class:`Options` for the run."""
 
 from __future__ import annotations
 
@@ -24,8 +22,7 @@ PROG = "google-bleu"
 STDIN = "-"
 #: Default decimals per scale: a score shows the same digits on either (29.3 and 0.293).
 WIDTHS = dict(zip(SCALES, (1, 3)))
-#: sacrebleu's default tokenizer for a target language given by ``-l`` (its ``BLEU`` class's
-#: map); any other language gets :data:`~google_bleu.tokenizers.DEFAULT_TOKENIZER`.
+#: sacrebleu's default tokenizer for a target language given by ``-l``; others get ``DEFAULT_TOKENIZER``.
 LANGUAGE_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 #: sacrebleu's test-set options: each is refused with this answer.
 TEST_SETS = "test sets are not downloaded here: pass reference files (sacrebleu -t TEST -l PAIR --echo ref > ref.txt writes one)"
@@ -41,13 +38,8 @@ class Done(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Options:
-    """Every option of one run, checked; the run reads it and changes nothing.
-
-    ``paths`` are the system outputs (:data:`STDIN` when none is given), ``scorer`` the one
-    :class:`~google_bleu.GLEU` of the run, ``paired`` ``"bs"``, ``"ar"`` or None, ``paired_n``
-    the resamples or trials of that test, ``width`` the decimals of
-    printed figures (the scale's default when not given).
-    """
+    """Every option of one run, checked. ``paths`` are the system outputs (:data:`STDIN` when none is
+    given), ``paired`` ``"bs"``, ``"ar"`` or None, ``paired_n`` the test's resamples or trials."""
 
     refs: tuple[str, ...]
     paths: tuple[str, ...]
@@ -140,8 +132,7 @@ def _integer(minimum: int, rule: str) -> Callable[[str], int]:
 
 
 def _figure(check: Callable[[Any], int]) -> Callable[[str], int]:
-    """An option's type checked by the scorer's rule for printed figures (its message, with
-    the text as given)."""
+    """An option's type checked by the scorer's rule for printed figures (its message, the text as given)."""
 
     def parse(text: str) -> int:
         try:
@@ -169,15 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     positive = _integer(1, "must be a positive integer")
     parser.add_argument("refs", nargs="+", metavar="REF", help="reference files, one segment a line (before -i)")
+    parser.add_argument("-i", "--input", nargs="+", metavar="HYP", help="system output files (default: standard input)")
     parser.add_argument(
-        "-i", "--input", nargs="+", default=None, metavar="HYP", help="system output files (default: standard input)"
-    )
-    parser.add_argument(
-        "-tok", "--tokenize", default=None, choices=list(SACREBLEU_TOKENIZERS),
+        "-tok", "--tokenize", choices=list(SACREBLEU_TOKENIZERS),
         help=f"tokenizer (default {DEFAULT_TOKENIZER}, or the one -l chooses)",
     )  # fmt: skip
     parser.add_argument(
-        "-l", "--language-pair", type=_language_pair, default=None, metavar="SRC-TRG",
+        "-l", "--language-pair", type=_language_pair, metavar="SRC-TRG",
         help="as sacrebleu without a test set: the target language chooses the default tokenizer "
         f"({', '.join(f'{lang}: {tok}' for lang, tok in LANGUAGE_TOKENIZERS.items())}, else {DEFAULT_TOKENIZER})",
     )  # fmt: skip
@@ -210,16 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
         "-par", "--paired-ar", action="store_true", help="paired approximate randomization test against the first -i"
     )
     stats.add_argument(
-        "--paired-n", type=int, default=None, metavar="N",
+        "--paired-n", type=int, metavar="N",
         help=f"resamples (bs, default {DEFAULT_N_BOOTSTRAP}) or trials (ar, default {DEFAULT_N_RANDOMIZATION}), "
         f"at most {MAX_SAMPLES}",
     )  # fmt: skip
     stats.add_argument(
-        "-pbsn", "--paired-bs-n", type=int, default=None, metavar="N", help="resamples of --paired-bs (sacrebleu's name)"
+        "-pbsn", "--paired-bs-n", type=int, metavar="N", help="resamples of --paired-bs (sacrebleu's name)"
     )
-    stats.add_argument(
-        "-parn", "--paired-ar-n", type=int, default=None, metavar="N", help="trials of --paired-ar (sacrebleu's name)"
-    )
+    stats.add_argument("-parn", "--paired-ar-n", type=int, metavar="N", help="trials of --paired-ar (sacrebleu's name)")
     stats.add_argument("--seed", type=int, default=DEFAULT_SEED, help="seed of the resampling (default %(default)s)")
     output = parser.add_argument_group("output")
     output.add_argument(
@@ -237,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="also each n-gram order's own score (the exact corpus GLEU of --min-len = --max-len = n)",
     )  # fmt: skip
     output.add_argument(
-        "-w", "--width", type=_figure(lambda width: check_figures(width, SCALES[0])[0]), default=None,
+        "-w", "--width", type=_figure(lambda width: check_figures(width, SCALES[0])[0]),
         help=f"decimals of printed scores, 0-17 (default {WIDTHS[100]} on the 0-100 scale, {WIDTHS[1]} on 0-1: "
         "the same digits)",
     )  # fmt: skip
@@ -258,10 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
         "score each subset's files",
         ("-s", "--smooth-method", "-sv", "--smooth-value"): "GLEU needs no smoothing (a segment with no match "
         "scores 0, and the corpus sums counts): drop the option",
-        (
-            *("-cc", "--chrf-char-order", "-cw", "--chrf-word-order", "--chrf-beta", "--chrf-whitespace"),
-            *("--chrf-lowercase", "--chrf-eps-smoothing"),
-        ): "chrF is not computed here: use sacrebleu -m chrf",
+        ("-cc", "--chrf-char-order", "-cw", "--chrf-word-order", "--chrf-beta", "--chrf-whitespace", "--chrf-lowercase",
+         "--chrf-eps-smoothing"): "chrF is not computed here: use sacrebleu -m chrf",
         ("--ter-case-sensitive", "--ter-asian-support", "--ter-no-punct", "--ter-normalized"): "TER is not "
         "computed here: use sacrebleu -m ter",
     }
@@ -271,12 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: Sequence[str] | None) -> Options:
-    """The checked options of ``argv``; a refused value raises :class:`UsageError`, and
-    ``--citation`` raises :class:`Done` with its text.
-
-    Every check is here: once the scorer exists, the scoring of lines read from files cannot
-    meet an invalid input, so any error after this is a bug and keeps its traceback.
-    """
+    """The checked options of ``argv``; a refused value raises :class:`UsageError`, ``--citation``
+    :class:`Done` with its text. Every check is here: any later error is a bug and keeps its traceback."""
     args = build_parser().parse_args(argv)
     paths = tuple(args.input) if args.input is not None else (STDIN,)
     paired = "bs" if args.paired_bs else "ar" if args.paired_ar else None
@@ -313,9 +294,7 @@ def parse(argv: Sequence[str] | None) -> Options:
 def _tokenizer(args: argparse.Namespace) -> str:
     """``-tok``, else what sacrebleu chooses from ``-l``'s target language; as sacrebleu, a
     ``-tok`` other than that language's own is used with a warning."""
-    chosen = None
-    if args.language_pair is not None:
-        chosen = LANGUAGE_TOKENIZERS.get(args.language_pair.split("-")[1])
+    chosen = LANGUAGE_TOKENIZERS.get(args.language_pair.split("-")[1]) if args.language_pair is not None else None
     if args.tokenize is None:
         return chosen or DEFAULT_TOKENIZER
     if chosen is not None and args.tokenize != chosen:
@@ -324,9 +303,8 @@ def _tokenizer(args: argparse.Namespace) -> str:
 
 
 def _paired_n(args: argparse.Namespace) -> tuple[int | None, str]:
-    """The resamples or trials of the paired test and the option that gave them: ours
-    (``--paired-n``, either test) or sacrebleu's (``--paired-bs-n``, ``--paired-ar-n``), each
-    only with its own test, so that none is silently left unused."""
+    """The resamples or trials of the paired test and the option that gave them: ``--paired-n``, or
+    sacrebleu's ``--paired-bs-n``/``--paired-ar-n`` only with its own test (none silently unused)."""
     values = (("--paired-n", args.paired_n), ("--paired-bs-n", args.paired_bs_n), ("--paired-ar-n", args.paired_ar_n))
     given = {name: value for name, value in values if value is not None}
     if len(given) > 1:

@@ -1,9 +1,5 @@
-"""What the command prints: JSON (the default), a text line or table, LaTeX, bare scores.
-
-Every figure follows :func:`~google_bleu.result.figure` (through :class:`~google_bleu.GleuScore`'s
-``figures``, ``format`` and ``json_object`` for corpus scores); tabulate draws the tables and is
-imported only when one is drawn.
-"""
+"""What the command prints (docs/cli.md): JSON, a text line or table, LaTeX, bare scores. Every figure
+follows :func:`~google_bleu.result.figure`; tabulate is imported only when a table is drawn."""
 
 from __future__ import annotations
 
@@ -99,25 +95,22 @@ def _table(names: list[str], scores: list[GleuScore], options: Options) -> str:
         figures = score.figures(width, scale)
         row = [f"Baseline: {name}" if options.paired and index == 0 else name, figures["score"]]
         row += [] if options.score_only else [figures["precision"], figures["recall"]]
-        if orders:
-            row.append(figures["orders"])
+        row += [figures["orders"]] if orders else []
         if with_ci:
             row.append(f"[{figures['ci_low']}, {figures['ci_high']}]" if score.ci_low is not None else "")
         if paired:
-            p_value = score.p_value
-            row.append("" if p_value is None else figures["p_value"] + ("*" if p_value <= 0.05 else ""))
+            row.append("" if score.p_value is None else figures["p_value"] + ("*" if score.p_value <= 0.05 else ""))
         rows.append(row)
     # Names left, numbers right, p-values left (so the digits align whether or not a * follows).
     align = ["left"] + ["right"] * (len(header) - 1 - bool(paired)) + ["left"] * bool(paired)
     from tabulate import tabulate
 
+    # tabulate's "latex" format escapes the names (_ & % $ # { } ~ ^ \\) for LaTeX.
+    style = "latex" if latex else _table_format()
+    table = tabulate(rows, header, tablefmt=style, colalign=align, disable_numparse=True)
     if latex:
-        # tabulate's "latex" format escapes the names (_ & % $ # { } ~ ^ \\) for LaTeX.
-        table = tabulate(rows, header, tablefmt="latex", colalign=align, disable_numparse=True)
         return f"% GLEU|{scores[0].signature}\n{table}\n"
-    table = tabulate(rows, header, tablefmt=_table_format(), colalign=align, disable_numparse=True)
-    text = "\n".join(line.rstrip() for line in table.splitlines()) + "\n\n"
-    text += f"GLEU|{scores[0].signature}\n"
+    text = "\n".join(line.rstrip() for line in table.splitlines()) + f"\n\nGLEU|{scores[0].signature}\n"
     if paired:
         test = "bootstrap resampling" if paired == "bs" else "approximate randomization"
         text += (
@@ -132,13 +125,8 @@ def _table_format() -> Any:
     """The text table: columns separated by " | ", a "-+-" rule under the header, no border."""
     from tabulate import DataRow, Line, TableFormat
 
+    row, rule = DataRow("", " | ", ""), Line("", "-", "-+-", "")
     return TableFormat(
-        lineabove=None,
-        linebelowheader=Line("", "-", "-+-", ""),
-        linebetweenrows=None,
-        linebelow=None,
-        headerrow=DataRow("", " | ", ""),
-        datarow=DataRow("", " | ", ""),
-        padding=0,
-        with_header_hide=None,
+        lineabove=None, linebelowheader=rule, linebetweenrows=None, linebelow=None, headerrow=row, datarow=row,
+        padding=0, with_header_hide=None,
     )

@@ -1,5 +1,4 @@
-"""The one reward shape the framework adapters map their calls onto (docs/design.md, "Where each
-surface plugs in")."""
+"""The one reward shape the framework adapters map their calls onto (docs/design.md)."""
 
 from __future__ import annotations
 
@@ -12,35 +11,23 @@ from ._text import check_name, special_token_strings
 
 
 class Reward:
-    """A scorer, the field that holds the references, the special tokens to strip and a name.
-
-    Equality, hashing, pickling (the fields only) and the repr come from :attr:`FIELDS` and the
-    name, so a framework that pickles its reward with every call (AReaL, TRL's async worker)
-    sends its settings and nothing else, and a copy keeps its name.
+    """A scorer, the field that holds the references, the special tokens to strip and a name;
+    equality, hashing, pickling and the repr come from :attr:`FIELDS` and the name only.
 
     Args:
-        scorer: The settings as a :class:`~google_bleu.GLEU` (default ``GLEU()``), or as
-            keywords (``tokenizer=``, ``lowercase=``, ``min_len=``, ``max_len=``).
-        reference_key: The field (dataset column, row key, task field) with the references:
-            per sample a string or a list of strings.
-        special_tokens: Strings removed from each response before scoring: a list of
-            strings, or a Hugging Face tokenizer (its special tokens are read once).
+        scorer: A :class:`~google_bleu.GLEU` (default ``GLEU()``), or the settings as keywords.
+        reference_key: The field (dataset column, row key, task field) with the references.
+        special_tokens: Strings removed from each response: a list, or a Hugging Face tokenizer.
         name: The reward's ``__name__``, under which frameworks log it.
     """
 
     reference_key = "reference"
     special_tokens: Any = ()
-    #: The settings that make a reward what it is; its ``__name__`` always counts too.
     FIELDS: tuple[str, ...] = ("scorer", "reference_key", "special_tokens")
 
     def __init__(
-        self,
-        scorer: GLEU | None = None,
-        *,
-        reference_key: str | None = None,
-        special_tokens: Any = None,
-        name: str = "gleu",
-        **settings: Any,
+        self, scorer: GLEU | None = None, *, reference_key: str | None = None, special_tokens: Any = None,
+        name: str = "gleu", **settings: Any,
     ) -> None:
         self.scorer = scorer_from_options(scorer, settings, caller=type(self).__name__)
         key = type(self).reference_key if reference_key is None else reference_key
@@ -83,15 +70,14 @@ class Reward:
         return f"{type(self).__name__}({', '.join(shown(f, v) for f, v in zip(self._fields(), self._values()))})"
 
     def strip(self, text: Any, where: str) -> str:
-        """``text``, checked, without the special-token strings."""
+        """``text``, checked, without the special tokens."""
         text = check_text(text, where)
         for token in self.special_tokens:
             text = text.replace(token, "")
         return text
 
     def lookup(self, fields: Mapping[str, Any], source: str, holder: str, ignored: Iterable[str] = ()) -> Any:
-        """The value of :attr:`reference_key` in ``fields``. A missing key is a ``ValueError``
-        naming where it was looked for (``source``) and what ``holder`` has instead."""
+        """The value of :attr:`reference_key` in ``fields``, else a ``ValueError`` naming ``source``."""
         if self.reference_key not in fields:
             has = sorted(key for key in fields if key not in ignored)
             raise ValueError(
@@ -100,6 +86,5 @@ class Reward:
         return fields[self.reference_key]
 
     def rows(self, responses: Sequence[str], references: Sequence[Any], names: tuple[str, str]) -> list[tuple[float, float, float]]:
-        """Sentence ``(score, precision, recall)`` of each response, in one batched call; the lists
-        are checked once, ``names`` naming them in messages (the framework's fields)."""
+        """Sentence ``(score, precision, recall)`` of each response; ``names`` name the lists in messages."""
         return self.scorer.stats(responses, references, names).segment_scores()

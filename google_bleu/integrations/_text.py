@@ -1,5 +1,4 @@
-"""What the adapters share: a completion's text, a segment's reference ids, special tokens, a
-reward's name."""
+"""What the adapters share: a completion's text, a segment's reference ids, special tokens, a name."""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ def _message_text(content: Any, index: int) -> str:
 
 
 def completion_text(completion: Any, index: int = 0) -> str:
-    """The text to score of one completion: a string, or the last assistant message's content
-    (messages as dicts, or objects with ``role`` and ``content``).
+    """The text of one completion: a string, or the last assistant message's content.
 
     Example:
         >>> completion_text([{"role": "assistant", "content": "the cat"}])
@@ -59,8 +57,7 @@ def completion_text(completion: Any, index: int = 0) -> str:
 
 
 def reference_ids(value: Any, where: str) -> list:
-    """One segment's reference ids: a sequence of ids (one reference, possibly empty) or of id
-    sequences (several); ``where`` names the value in the error message.
+    """One segment's reference ids: a sequence of ids (one reference) or of id sequences (several).
 
     Example:
         >>> reference_ids([5, 6], "labels[0]"), reference_ids([[5], [6, 7]], "labels[1]")
@@ -78,8 +75,7 @@ def reference_ids(value: Any, where: str) -> list:
     raise TypeError(f"{where}: reference ids must be a list of ints or a list of such lists, got {describe(value)}")
 
 
-#: Special-token strings of common chat templates (ChatML/Qwen, Llama 3, Llama 2/Mistral,
-#: Gemma): what the OpenRLHF and AReaL rewards strip from decoded text by default.
+#: Special tokens of common chat templates (ChatML/Qwen, Llama, Mistral, Gemma): the OpenRLHF and AReaL default.
 COMMON_SPECIAL_TOKENS = (
     "<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>",
     "<|end_header_id|>", "<|eot_id|>", "<s>", "</s>", "<bos>", "<eos>", "<pad>", "<start_of_turn>", "<end_of_turn>",
@@ -87,8 +83,7 @@ COMMON_SPECIAL_TOKENS = (
 
 
 def special_token_strings(special_tokens: Any) -> tuple[str, ...]:
-    """The special-token strings to strip, longest first: a Hugging Face tokenizer's special and
-    added special tokens, or a list of non-empty strings."""
+    """The special-token strings to strip, longest first: a Hugging Face tokenizer's, or a list's."""
     if hasattr(special_tokens, "all_special_tokens"):  # a Hugging Face tokenizer
         tokens = list(special_tokens.all_special_tokens)
         added = getattr(special_tokens, "added_tokens_decoder", None) or {}
@@ -103,7 +98,6 @@ def special_token_strings(special_tokens: Any) -> tuple[str, ...]:
     for token in tokens:
         if not isinstance(token, str) or not token:
             raise TypeError(f"special_tokens must hold non-empty strings, got {describe(token)}")
-    # Longest first, so "<|im_end|>" goes before any shorter token it contains.
     return tuple(sorted(set(tokens), key=lambda token: (-len(token), token)))
 
 

@@ -1,9 +1,5 @@
-"""AReaL's ``reward_fn``: ``RLVRWorkflow(reward_fn="google_bleu.integrations.areal.reward_fn")``.
-
-AReaL (1.0) calls ``reward_fn(prompt, completions, prompt_ids, completion_ids, **data)`` once
-per sample, in a process pool that pickles the reward with every call (docs/rl-rewards.md,
-"AReaL"). Nothing here imports torch.
-"""
+"""AReaL's ``reward_fn``: ``RLVRWorkflow(reward_fn="google_bleu.integrations.areal.reward_fn")``
+(docs/rl-rewards.md, "AReaL"). Nothing here imports torch."""
 
 from __future__ import annotations
 
@@ -17,9 +13,8 @@ __all__ = ["GleuReward", "reward_fn"]
 
 
 class GleuReward(Reward):
-    """AReaL's ``reward_fn``: sentence GLEU of the completion (decoded with its special tokens,
-    which are removed; default ``COMMON_SPECIAL_TOKENS``) against the row's ``reference_key``
-    field (default ``"answer"``).
+    """AReaL's ``reward_fn``: sentence GLEU of the completion, its special tokens removed (default
+    ``COMMON_SPECIAL_TOKENS``), against the row's ``reference_key`` field (default ``"answer"``).
 
     Example:
         >>> reward = GleuReward()

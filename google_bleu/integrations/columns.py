@@ -1,7 +1,5 @@
-"""Exact corpus GLEU over datasets, Ray Data, Daft and Spark columns: :class:`GleuColumns` maps
-segments to statistics rows, :meth:`GleuColumns.reduce` sums them (docs/scale.md). datasets, ray,
-daft and pyarrow are imported only when used.
-"""
+"""Exact corpus GLEU over datasets, Ray Data, Daft and Spark columns: :class:`GleuColumns`
+(docs/scale.md). datasets, ray, daft and pyarrow are imported only when used."""
 
 from __future__ import annotations
 
@@ -21,20 +19,13 @@ SCORE_COLUMN = "google_bleu"
 
 class GleuColumns:
     """A batch function adding the statistics columns ``n_match``, ``n_hyp``, ``n_ref``, ``n_all``
-    and ``google_bleu`` (the sentence score), and their reducer, with the settings of its scorer
-    (it pickles with them to every worker).
+    and ``google_bleu`` (the sentence score), and their reducer; it pickles with its scorer.
 
-    The batch decides the answer: a mapping of lists (``datasets``) gives the new columns as
-    lists; numpy batches (Ray's ``batch_format="numpy"``) the batch's columns and the new ones; a
-    pandas DataFrame a copy with the new columns; a ``pyarrow.Table`` (Ray's
-    ``batch_format="pyarrow"``) only the new columns and those named in ``keep``. :meth:`arrow`
-    gives them as one Arrow struct (Daft, Spark's ``mapInArrow``).
-
-    Args:
-        predictions: Name of the column of predictions (strings).
-        references: Name of the column of references (a string or a list of strings per row).
-        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``).
-        keep: Columns of a pyarrow batch returned beside the new ones (an id, the text).
+    A mapping of lists (``datasets``) gets the new columns as lists; numpy batches (Ray's
+    ``batch_format="numpy"``) the batch's columns and the new ones; a pandas DataFrame a copy with the
+    new columns; a ``pyarrow.Table`` only the new columns and those named in ``keep``. :meth:`arrow`
+    gives them as one Arrow struct (Daft, Spark's ``mapInArrow``). ``predictions`` and ``references``
+    name columns.
 
     Example:
         >>> columns = GleuColumns()
@@ -122,13 +113,8 @@ class GleuColumns:
         return scored
 
     def arrow(self, predictions: Any, references: Any) -> Any:
-        """The new columns of a batch as one ``pyarrow.StructArray`` (fields ``n_match``,
-        ``n_hyp``, ``n_ref``, ``n_all`` as int64 and ``google_bleu`` as float64).
-
-        Args:
-            predictions: The batch's predictions: a list, numpy array, pandas Series, Arrow
-                array or Daft ``Series`` of strings.
-            references: Per row a string or a list of strings, in any of those containers.
+        """The new columns of a batch as one ``pyarrow.StructArray`` (int64 statistics, a float64 score);
+        the text may come in lists, numpy arrays, pandas Series, Arrow arrays or Daft ``Series``.
 
         Example:
             >>> GleuColumns().arrow(["a b", "x"], [["a b"], ["y"]]).to_pylist()[0]
@@ -142,11 +128,9 @@ class GleuColumns:
         return pa.StructArray.from_arrays(arrays, names=[*COLUMNS, SCORE_COLUMN])
 
     def reduce(self, columns: Any) -> GleuStats:
-        """The one-row corpus :class:`GleuStats` of the columns :meth:`__call__` added: in a Ray
+        """The one-row corpus :class:`GleuStats` of the columns :meth:`__call__` added, in a Ray
         ``Dataset`` (each block summed where it lies), a ``datasets.Dataset``, a ``pyarrow.Table``
-        or a mapping of the four statistics columns to sequences of ints. Every path refuses a
-        missing column, a null (``None``, an Arrow null, NaN), a value that is not an integer and
-        a row no segment can have, the same way.
+        or a mapping of columns. A missing column, a null or a value no segment can have is refused.
 
         Example:
             >>> GleuColumns().reduce({"n_match": [6, 3], "n_hyp": [18, 3], "n_ref": [14, 3], "n_all": [18, 3]}).totals()
@@ -183,9 +167,8 @@ def _values(values: Any) -> Any:
 
 
 def _references(values: Any, pa: Any) -> list[Any]:
-    """References per row as Python values. An Arrow (or Daft) list column with one
-    reference in every row becomes its flat strings: a list a row costs more than the scoring's
-    reading and converting the text."""
+    """References per row as Python values; an Arrow (or Daft) list column with one reference in
+    every row becomes its flat strings (a list a row costs more than reading and scoring the text)."""
     arrow = values.to_arrow() if hasattr(values, "to_arrow") else values
     kind = getattr(arrow, "type", None)
     if isinstance(arrow, (pa.Array, pa.ChunkedArray)) and (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and not arrow.null_count:
@@ -196,8 +179,7 @@ def _references(values: Any, pa: Any) -> list[Any]:
 
 
 def _arrow_friendly(references: np.ndarray) -> np.ndarray:
-    # Ray gives ragged list columns as object arrays of arrays, which it cannot turn back
-    # into Arrow; object arrays of lists it can.
+    # Ray cannot turn its object arrays of arrays (ragged list columns) back into Arrow; of lists it can.
     if references.dtype != object or not any(isinstance(refs, np.ndarray) for refs in references):
         return references
     out = np.empty(len(references), dtype=object)
@@ -207,8 +189,7 @@ def _arrow_friendly(references: np.ndarray) -> np.ndarray:
 
 
 def _ray_stats(dataset: Any, min_len: int, max_len: int) -> GleuStats:
-    # One execution: each block is checked and summed where it lies, four integers a block
-    # reach this process.
+    # One execution: each block is checked and summed where it lies; four integers a block come here.
     parts = [GleuStats.empty(min_len, max_len)]
     for block in dataset.map_batches(_block_totals, batch_format="pyarrow", batch_size=None).take_all():
         if block["error"]:  # found in a task, raised here as the caller's own ValueError or TypeError
@@ -244,8 +225,7 @@ def _statistics(columns: Any, min_len: int = 1, max_len: int = 4) -> GleuStats:
     lengths = {name: len(values) for name, values in data.items()}
     if len(set(lengths.values())) > 1:
         raise ValueError(f"statistics columns must have one value per row each, got lengths {lengths}")
-    # GleuStats checks every value (uint64 above int64, negatives, impossible rows) and that the
-    # totals fit, where a sum in int64 would wrap silently.
+    # GleuStats checks every value (uint64 above int64, negatives, impossible rows) and that the totals fit.
     if all(values.dtype.kind == "i" for values in data.values()):
         rows = np.stack([data[name].astype(np.int64, copy=False) for name in COLUMNS], axis=1)
     else:  # unsigned columns: their values as Python ints, so none wraps on the way

@@ -1,7 +1,5 @@
 """Many per-sample reward calls, one batched score: :class:`GleuGatherer` (docs/rl-rewards.md,
-"Many concurrent calls, one batched score"). Each caller gets its own sentence's row, ``==``
-``GLEU(...).sentence_score`` of it alone; a wrong input fails only its own call.
-"""
+"Many concurrent calls, one batched score")."""
 
 from __future__ import annotations
 
@@ -29,16 +27,13 @@ class _Batch:
 
 
 class GleuGatherer:
-    """Gathers concurrent per-sentence GLEU calls and scores them in one batched call.
+    """Gathers concurrent per-sentence GLEU calls and scores them in one batched call; each caller
+    gets its own sentence's result (``== GLEU(...).sentence_score``), a wrong input fails only its call.
 
     Args:
-        scorer: The settings (default ``GLEU()``: 13a, case-sensitive, orders 1-4).
-        max_batch_size: Score as soon as this many calls wait (default 64).
-        max_wait: Seconds a batch waits for more calls after its first one (default
-            0.001). ``0`` gathers only the calls made before the loop's next turn.
-
-    Raises:
-        TypeError, ValueError: For a bad setting, naming it.
+        max_batch_size: Score as soon as this many calls wait.
+        max_wait: Seconds a batch waits for more calls after its first one; ``0`` gathers only the
+            calls made before the loop's next turn.
 
     Example:
         >>> import asyncio
@@ -70,9 +65,6 @@ class GleuGatherer:
         self.scorer = scorer
         self.max_batch_size = max_batch_size
         self.max_wait = seconds
-        self._init_state()
-
-    def _init_state(self) -> None:
         self._lock = threading.Lock()
         # (loop, scorer, None), or (loop, None, id(scorer)) for a scorer that does not hash ->
         # the batch filling on that loop. An entry lives only while calls wait.
@@ -87,29 +79,17 @@ class GleuGatherer:
         return f"GleuGatherer({self.scorer!r}, max_batch_size={self.max_batch_size}, max_wait={self.max_wait})"
 
     def counts(self) -> dict[str, int]:
-        """Sentences scored, batched calls made and the largest batch since creation, and
-        the calls waiting now (on every loop)."""
+        """Calls scored, batches and the largest batch since creation, and the calls waiting now."""
         with self._lock:
             waiting = sum(not future.done() for batch in self._open.values() for future in batch.futures)
             return {"calls": self._calls, "batches": self._batches, "largest_batch": self._largest, "waiting": waiting}
 
-    # -- the calls --------------------------------------------------------------------------
     async def segment(
         self, hypothesis: str, references: str | Sequence[str], *, scorer: GLEU | None = None,
         names: tuple[str, str] = ("hypothesis", "references"),
     ) -> tuple[float, float, float]:
-        """``(gleu, precision, recall)`` of one sentence, scored in a batch with its neighbours.
-
-        Args:
-            hypothesis: The sentence to score.
-            references: A string or a non-empty list of strings.
-            scorer: Settings for this call instead of the gatherer's (calls with other
-                settings are batched apart).
-            names: What messages call the two arguments (an adapter's field names).
-
-        Raises:
-            TypeError, ValueError: A hypothesis or reference that is not text, naming it.
-        """
+        """``(gleu, precision, recall)`` of one sentence, scored in a batch with its neighbours; ``scorer``
+        replaces the gatherer's for this call (batched apart), ``names`` name the arguments in messages."""
         scorer = self.scorer if scorer is None else scorer_from_options(scorer)
         return await self._submit(scorer, check_text(hypothesis, names[0]), check_references(references, names[1]))
 
@@ -119,7 +99,6 @@ class GleuGatherer:
         """Sentence GLEU of one hypothesis (``== GLEU(...).sentence_score(...).score``)."""
         return (await self.segment(hypothesis, references, names=names))[0]
 
-    # -- gathering --------------------------------------------------------------------------
     async def _submit(self, scorer: GLEU, hypothesis: str, references: list[str]) -> tuple[float, float, float]:
         loop = asyncio.get_running_loop()
         future = loop.create_future()

@@ -1,9 +1,5 @@
-"""LightEval (0.13): corpus Google-BLEU and the mean sentence GLEU, as one metric
-(:func:`make_lighteval_metric`): under ``google_bleu`` each sample gives its statistics row and
-:class:`GleuCorpus` sums them; under ``google_bleu_sentence`` each gives its sentence GLEU and
-:func:`mean_sentence_gleu` averages them, which is *not* corpus GLEU (docs/metrics-harnesses.md,
-"LightEval"). Imports LightEval (``pip install 'google-bleu[lighteval]'``).
-"""
+"""LightEval (0.13): corpus Google-BLEU and the mean sentence GLEU as one metric,
+:func:`make_lighteval_metric` (docs/metrics-harnesses.md, "LightEval"). Imports LightEval."""
 
 from __future__ import annotations
 
@@ -27,15 +23,13 @@ SamplingMethod = _lighteval("tasks.requests").SamplingMethod
 
 __all__ = ["GleuCorpus", "GleuPreparator", "make_lighteval_metric", "mean_sentence_gleu"]
 
-#: The name LightEval reports corpus GLEU under (the evaluate metric's key); the mean
-#: sentence GLEU is reported under this name + ``"_sentence"``.
+#: The name LightEval reports corpus GLEU under; the mean sentence GLEU's is this + ``"_sentence"``.
 METRIC_NAME = "google_bleu"
 
 
 def _check_gold_index(doc: Any) -> None:
-    """``doc.gold_index`` (an index or a list of them) must name entries of ``doc.choices``:
-    LightEval's ``Doc.get_golds`` indexes them as they are (an ``IndexError`` past the end,
-    and a negative index silently takes a reference from the end)."""
+    # LightEval's Doc.get_golds indexes doc.choices with doc.gold_index as it is: an IndexError
+    # past the end, and a negative index silently takes a reference from the end.
     choices = getattr(doc, "choices", None)
     if not is_sequence(choices) or isinstance(choices, str) or not choices:
         raise ValueError(f"doc.choices must hold the reference strings, got {describe(choices)}")
@@ -53,11 +47,7 @@ def _check_gold_index(doc: Any) -> None:
 
 
 class GleuPreparator(Preparator):
-    """LightEval's sample-level step: a sample's statistics row and its sentence GLEU.
-
-    Args:
-        scorer: The :class:`~google_bleu.GLEU` settings to count with (default ``GLEU()``).
-        metric_name: The corpus score's name; the sentence score's is this + ``"_sentence"``.
+    """LightEval's sample-level step: a sample's statistics row and its sentence GLEU (:attr:`names`).
 
     Example:
         >>> from lighteval.models.model_output import ModelResponse
@@ -82,8 +72,7 @@ class GleuPreparator(Preparator):
     def stats(self, doc: Any, model_response: Any) -> GleuStats:
         """The statistics row of one sample: its one generation against the doc's golds."""
         texts = model_response.final_text
-        if isinstance(texts, str):  # one generation given as a plain string
-            texts = [texts]
+        texts = [texts] if isinstance(texts, str) else texts  # one generation given as a plain string
         if not is_sequence(texts) or len(texts) != 1 or not isinstance(texts[0], str):
             raise ValueError(
                 "model_response.final_text must hold exactly one generated str per sample "
@@ -91,15 +80,13 @@ class GleuPreparator(Preparator):
             )
         _check_gold_index(doc)
         golds = doc.get_golds()
-        if isinstance(golds, str):
-            golds = [golds]
+        golds = [golds] if isinstance(golds, str) else golds
         if not is_sequence(golds) or not golds or not all(isinstance(gold, str) for gold in golds):
             raise ValueError(f"doc.get_golds() must give one or more reference strings, got {describe(golds)}")
         return self.scorer.checked_stats([str.__str__(texts[0])], [list(map(str.__str__, golds))])
 
     def prepare(self, doc: Any, model_response: Any, **kwargs: Any) -> dict[str, Any]:
-        """One value per reported name: the sample's row and its sentence GLEU, of its one
-        generation (``model_response.final_text``) against ``doc.get_golds()``."""
+        """One value per reported name: the sample's row and its sentence GLEU."""
         stats = self.stats(doc, model_response)
         corpus, sentence = self.names
         return {corpus: stats.totals(), sentence: stats.sentence_scores().tolist()[0]}
@@ -109,11 +96,7 @@ class GleuPreparator(Preparator):
 
 
 class GleuCorpus(CorpusLevelComputation):
-    """LightEval's corpus-level step for corpus GLEU: the samples' rows, summed.
-
-    Args:
-        scorer: The :class:`~google_bleu.GLEU` the rows were counted with (its orders;
-            default ``GLEU()``).
+    """LightEval's corpus-level step for corpus GLEU: the samples' rows (counted with ``scorer``), summed.
 
     Example:
         >>> GleuCorpus(GLEU()).compute_corpus([(6, 18, 14, 18), (6, 6, 6, 6)])
@@ -124,7 +107,7 @@ class GleuCorpus(CorpusLevelComputation):
         self.scorer = scorer_from_options(scorer)
 
     def stats(self, items: list[Any]) -> GleuStats:
-        """The per-sample rows as :class:`GleuStats` (for intervals, signatures, ...)."""
+        """The per-sample rows as :class:`GleuStats`."""
         return GleuStats(items, self.scorer.min_len, self.scorer.max_len)
 
     def compute_corpus(self, items: list[Any]) -> float:
@@ -136,8 +119,8 @@ class GleuCorpus(CorpusLevelComputation):
 
 
 def mean_sentence_gleu(scores: list[float]) -> float:
-    """The mean of the samples' sentence GLEU, exact and rounded once, whatever their order
-    (``"mean"`` in the name gives it LightEval's standard error of a mean); no scores give 0.0.
+    """The mean of the samples' sentence GLEU, exact and rounded once; no scores give 0.0 (the
+    ``"mean"`` in its name gives it LightEval's standard error of a mean).
 
     Example:
         >>> mean_sentence_gleu([0.5, 0.25])
@@ -153,10 +136,7 @@ def mean_sentence_gleu(scores: list[float]) -> float:
 
 
 def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METRIC_NAME) -> CorpusLevelMetricGrouping:
-    """A LightEval metric for generative tasks (one entry of a ``LightevalTaskConfig``'s
-    ``metrics``): corpus GLEU under ``metric_name`` (:class:`GleuCorpus`) and the mean
-    sentence GLEU under ``metric_name + "_sentence"`` (:func:`mean_sentence_gleu`), both
-    higher-is-better, from one :class:`GleuPreparator`.
+    """A LightEval metric for generative tasks: corpus GLEU and the mean sentence GLEU (see ``METRIC_NAME``).
 
     Example:
         >>> metric = make_lighteval_metric(GLEU(lowercase=True))
@@ -166,9 +146,7 @@ def make_lighteval_metric(scorer: GLEU | None = None, *, metric_name: str = METR
     preparator = GleuPreparator(scorer, metric_name)
     corpus, sentence = preparator.names
     return CorpusLevelMetricGrouping(
-        metric_name=preparator.names,
-        higher_is_better={corpus: True, sentence: True},
-        category=SamplingMethod.GENERATIVE,
-        sample_level_fn=preparator,
+        metric_name=preparator.names, higher_is_better={corpus: True, sentence: True},
+        category=SamplingMethod.GENERATIVE, sample_level_fn=preparator,
         corpus_level_fn={corpus: GleuCorpus(preparator.scorer), sentence: mean_sentence_gleu},
     )

@@ -1,8 +1,5 @@
-"""Exact corpus Google-BLEU in lm-evaluation-harness tasks: :class:`LmEvalGleu`, whose
-``process_results`` gives each document its statistics row and whose ``aggregation`` sums them
-(the harness's default ``mean`` of per-document scores would be another number;
-docs/metrics-harnesses.md, ``examples/lm_eval/``). The harness is not imported here.
-"""
+"""Exact corpus Google-BLEU in lm-evaluation-harness tasks: :class:`LmEvalGleu`
+(docs/metrics-harnesses.md, ``examples/lm_eval/``). The harness is not imported here."""
 
 from __future__ import annotations
 
@@ -18,18 +15,12 @@ METRIC_NAME = "google_bleu"
 
 
 class LmEvalGleu:
-    """``process_results`` and a corpus aggregation for an lm-evaluation-harness task.
+    """``process_results`` (a document's statistics row) and ``aggregation`` (their sum's score, not
+    the harness's default mean of per-document scores) for an lm-evaluation-harness task.
 
     Args:
-        references: The document field with the reference(s) (a string or a list of
-            strings), or a callable ``doc -> str | list[str]``.
-        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``).
+        references: The document field with the reference(s), or a callable ``doc -> str | list[str]``.
         metric: The metric key ``process_results`` returns (the YAML's ``metric:``).
-        **settings: Or the settings as keywords, instead of ``scorer``.
-
-    Raises:
-        ValueError, TypeError: For bad settings, here; for a bad document, generation or
-            aggregated item later, naming it.
 
     Example:
         >>> gleu = LmEvalGleu(references="references")
@@ -43,11 +34,8 @@ class LmEvalGleu:
     """
 
     def __init__(
-        self,
-        references: str | Callable[[Any], str | Sequence[str]] = "references",
-        scorer: GLEU | None = None,
-        metric: str = METRIC_NAME,
-        **settings: Any,
+        self, references: str | Callable[[Any], str | Sequence[str]] = "references", scorer: GLEU | None = None,
+        metric: str = METRIC_NAME, **settings: Any,
     ) -> None:
         if not (isinstance(references, str) or callable(references)):
             raise TypeError(f"references must be a document field name or a callable, got {describe(references)}")
@@ -63,25 +51,15 @@ class LmEvalGleu:
     def doc_references(self, doc: Any) -> list[str]:
         """The references of one document, as a non-empty list of strings."""
         if callable(self.references):
-            refs = self.references(doc)
-            where = "references(doc)"
-        else:
-            if not isinstance(doc, Mapping):
-                raise TypeError(f"doc must be a mapping of fields, got {describe(doc)}")
-            if self.references not in doc:
-                raise ValueError(f"doc has no field {self.references!r} (references=); its fields: {sorted(doc)}")
-            refs = doc[self.references]
-            where = f"doc[{self.references!r}]"
-        return check_references(refs, where, "document")
+            return check_references(self.references(doc), "references(doc)", "document")
+        if not isinstance(doc, Mapping):
+            raise TypeError(f"doc must be a mapping of fields, got {describe(doc)}")
+        if self.references not in doc:
+            raise ValueError(f"doc has no field {self.references!r} (references=); its fields: {sorted(doc)}")
+        return check_references(doc[self.references], f"doc[{self.references!r}]", "document")
 
     def process_results(self, doc: Any, results: Sequence[Any]) -> dict[str, tuple[int, int, int, int]]:
-        """The document's statistics row under the metric key (the harness's per-document call).
-
-        Args:
-            doc: The dataset document.
-            results: The harness's results for it: for ``generate_until``, a list with
-                the one (filtered) generation.
-        """
+        """The document's statistics row under the metric key; ``results`` holds its one generation."""
         if isinstance(results, (str, bytes)) or not is_sequence(results) or len(results) != 1:
             raise ValueError(
                 f"results must hold exactly one generation per document, got {describe(results)}; "
@@ -92,7 +70,7 @@ class LmEvalGleu:
         return {self.metric: stats.totals()}
 
     def stats(self, items: Sequence[Sequence[int]]) -> GleuStats:
-        """The per-document rows as :class:`GleuStats` (for intervals, signatures, ...)."""
+        """The per-document rows as :class:`GleuStats`."""
         return GleuStats(items, self.scorer.min_len, self.scorer.max_len)
 
     def aggregation(self, items: Sequence[Sequence[int]]) -> float:

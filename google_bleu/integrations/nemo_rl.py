@@ -1,7 +1,5 @@
-"""NeMo-RL: :class:`GleuEnvironment`, whose ``step`` scores the whole batch in one call, registered
-as ``register_env("gleu", "google_bleu.integrations.nemo_rl.GleuEnvironmentActor")``
-(docs/rl-rewards.md, "NeMo-RL"). Imports NeMo-RL and torch.
-"""
+"""NeMo-RL: :class:`GleuEnvironment`, registered as ``register_env("gleu",
+"google_bleu.integrations.nemo_rl.GleuEnvironmentActor")`` (docs/rl-rewards.md, "NeMo-RL")."""
 
 from __future__ import annotations
 
@@ -13,7 +11,6 @@ from ..settings import SETTINGS, scorer_from_options
 from ..validation import check_references, check_type, describe
 from ._text import completion_text
 
-#: NeMo-RL is not on PyPI: no extra installs it.
 NEMO_RL = "install NeMo-RL 0.7 from a checkout of NVIDIA-NeMo/RL v0.7.0 (it is not on PyPI)"
 _interfaces = import_optional("nemo_rl.environments.interfaces", None, "google_bleu.integrations.nemo_rl", NEMO_RL)
 EnvironmentInterface, EnvironmentReturn = _interfaces.EnvironmentInterface, _interfaces.EnvironmentReturn
@@ -25,12 +22,9 @@ _CONFIG_KEYS = ("reference_key", *SETTINGS)
 
 
 class GleuEnvironment(EnvironmentInterface):
-    """Sentence GLEU of each sample's last assistant message against
-    ``metadata[i][reference_key]``, as its reward (single turn): ``step`` returns one
-    environment message per sample (``"Environment: GLEU 0.4286"``), the metadata as given,
-    float32 ``rewards`` ``[B]`` (as NeMo-RL's own environments), all ``terminateds`` and the
-    scored ``answers``. ``cfg`` is NeMo-RL's ``env.<name>`` (unknown keys are refused).
-    """
+    """Sentence GLEU of each sample's last assistant message against ``metadata[i][reference_key]``
+    (single turn). ``step`` also returns a message per sample (``"Environment: GLEU 0.4286"``), the
+    metadata as given and the scored ``answers``. ``cfg`` is NeMo-RL's ``env.<name>``."""
 
     def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
         cfg = {} if cfg is None else cfg
@@ -56,20 +50,17 @@ class GleuEnvironment(EnvironmentInterface):
         return references
 
     def step(self, message_log_batch: list[list[dict[str, Any]]], metadata: list[Any]) -> EnvironmentReturn:
-        """Scores every sample of the batch in one call; see the class."""
+        """Scores every sample of the batch in one call."""
         if isinstance(message_log_batch, (str, bytes)) or not hasattr(message_log_batch, "__len__"):
             raise TypeError(f"message_log_batch must be a list of message logs, got {describe(message_log_batch)}")
         answers = [completion_text(log, index) for index, log in enumerate(message_log_batch)]
         references = self._references(metadata, len(answers))
         scores = [row[0] for row in self.scorer.checked_stats(answers, references).segment_scores()]
         size = len(answers)
+        observations = [{"role": "environment", "content": f"Environment: GLEU {score:.4f}"} for score in scores]
         return EnvironmentReturn(
-            observations=[{"role": "environment", "content": f"Environment: GLEU {score:.4f}"} for score in scores],
-            metadata=list(metadata),
-            next_stop_strings=[None] * size,
-            rewards=torch.tensor(scores, dtype=torch.float32),
-            terminateds=torch.ones(size, dtype=torch.bool),
-            answers=answers,
+            observations=observations, metadata=list(metadata), next_stop_strings=[None] * size, answers=answers,
+            rewards=torch.tensor(scores, dtype=torch.float32), terminateds=torch.ones(size, dtype=torch.bool),
         )
 
     def global_post_process_and_metrics(self, batch: Any) -> tuple[Any, dict[str, float]]:

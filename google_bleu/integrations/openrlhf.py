@@ -16,15 +16,9 @@ __all__ = ["COMMON_SPECIAL_TOKENS", "OpenRLHFReward"]
 
 
 class OpenRLHFReward(Reward):
-    """OpenRLHF's ``reward_func(queries, prompts, labels)``: GLEU of each response.
-
-    Each query is the prompt and the response decoded with ``skip_special_tokens=False``; each
-    label is the ``--data.label_key`` column (a string or a list of strings). The reward removes
-    the prompt (the query must start with it, as decoded or once special tokens are removed
-    from both) and the special tokens (a Hugging Face tokenizer's, or a list; ``[]`` strips
-    nothing), and returns ``{"rewards", "scores", "extra_logs": {"<name>_precision",
-    "<name>_recall"}}``, float64 tensors of the exact sentence values. OpenRLHF logs an
-    exception of ``reward_func`` at INFO and drops the sample's reward: call it once yourself.
+    """OpenRLHF's ``reward_func(queries, prompts, labels)``: GLEU of each response, the query without
+    its prompt and ``special_tokens`` (a Hugging Face tokenizer's, or a list), as float64 tensors
+    ``{"rewards", "scores", "extra_logs": {"<name>_precision", "<name>_recall"}}``.
 
     Example:
         >>> from google_bleu import GLEU
@@ -41,7 +35,8 @@ class OpenRLHFReward(Reward):
         super().__init__(scorer, special_tokens=special_tokens, name=name, **settings)
 
     def response(self, query: str, prompt: str, index: int = 0) -> str:
-        """The response part of ``query`` without special tokens.
+        """The response part of ``query`` without special tokens; the query must start with the prompt,
+        as decoded or once special tokens are removed from both.
 
         Example:
             >>> OpenRLHFReward(["<|im_end|>"]).response("Q: hi A: hello<|im_end|>", "Q: hi A: ")
@@ -65,7 +60,7 @@ class OpenRLHFReward(Reward):
             raise ValueError(f"got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
         responses = [self.response(query, prompt, i) for i, (query, prompt) in enumerate(zip(queries, prompts))]
         rows = self.rows(responses, labels, ("queries", "labels"))
-        # One tensor, four rows (rewards and scores must not share memory): one allocation a call.
+        # Four rows of one tensor: rewards and scores must not share memory.
         values = torch.tensor([[row[column] for row in rows] for column in (0, 0, 1, 2)], dtype=torch.float64)
         rewards, scores, precision, recall = values.reshape(4, len(rows))
         extra = {f"{self.__name__}_precision": precision, f"{self.__name__}_recall": recall}

@@ -1,12 +1,9 @@
-"""ROLL: :class:`GleuRewardWorker`, a reward worker that scores a whole batch on token ids.
-
-Name it in the pipeline's config, ``rewards.<domain>.worker_cls:
-google_bleu.integrations.roll.GleuRewardWorker``; for other orders, subclass it and set
-:attr:`GleuRewardWorker.scorer` (docs/rl-rewards.md, "ROLL"). Imports ROLL and torch.
-"""
+"""ROLL: :class:`GleuRewardWorker`, a reward worker that scores a whole batch on token ids
+(docs/rl-rewards.md, "ROLL"). Imports ROLL and torch."""
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from ..ids.batched import batch_sentence_gleu
@@ -33,16 +30,9 @@ _LEFT_OUT = -1
 
 
 class GleuRewardWorker(Worker):
-    """A ROLL reward worker: sentence GLEU of each response's ids against its ground truth's ids.
-
-    ``compute_rewards(data)`` reads ``data.batch["responses"]`` under ``response_mask`` (special
-    tokens left out) and ``data.non_tensor_batch["ground_truth"]`` (tokenized by the worker's
-    tokenizer without special tokens), scores them in one call of
-    :func:`google_bleu.ids.batch_sentence_gleu` and returns ``scores`` and
-    ``response_level_rewards`` (float32 ``[B]``, nltk's ``sentence_gleu`` on the id lists) and
-    zero ``token_level_rewards``, as ROLL's own reward workers do. :attr:`scorer` gives the
-    orders (ids are never tokenized nor lowercased).
-    """
+    """A ROLL reward worker: sentence GLEU of each response's ids (``data.batch["responses"]``, special
+    tokens left out) against its ``ground_truth`` tokenized by the worker's tokenizer. :attr:`scorer`
+    gives the orders only (a subclass sets other ones)."""
 
     scorer: GLEU = GLEU()
 
@@ -63,12 +53,8 @@ class GleuRewardWorker(Worker):
         """Per sample, its references' ids (the worker's tokenizer, no special tokens)."""
         references = [check_references(truth, f"ground_truth[{i}]") for i, truth in enumerate(ground_truths)]
         flat = [text for refs in references for text in refs]
-        ids = self.tokenizer(flat, add_special_tokens=False)["input_ids"] if flat else []
-        out, start = [], 0
-        for refs in references:
-            out.append(ids[start : start + len(refs)])
-            start += len(refs)
-        return out
+        ids = iter(self.tokenizer(flat, add_special_tokens=False)["input_ids"] if flat else [])
+        return [list(islice(ids, len(refs))) for refs in references]
 
     @register(dispatch_mode=Dispatch.DP_MP_COMPUTE, clear_cache=False)
     def compute_rewards(self, data: DataProto) -> DataProto:
@@ -86,10 +72,6 @@ class GleuRewardWorker(Worker):
         scores = batch_sentence_gleu(
             hypotheses.cpu(), references, pad_id=_LEFT_OUT, min_len=self.min_len, max_len=self.max_len
         ).to(torch.float32)
-        return DataProto.from_dict(
-            tensors={
-                "token_level_rewards": torch.zeros_like(responses, dtype=torch.float32),
-                "response_level_rewards": scores.clone(),
-                "scores": scores,
-            }
-        )
+        zeros = torch.zeros_like(responses, dtype=torch.float32)
+        tensors = {"token_level_rewards": zeros, "response_level_rewards": scores.clone(), "scores": scores}
+        return DataProto.from_dict(tensors=tensors)

@@ -1,9 +1,5 @@
-"""SkyRL: :class:`GleuEnv`, a single-turn skyrl-gym text environment whose ``step`` rewards
-the response with sentence GLEU against ``extras["reward_spec"]["ground_truth"]``. Register it
-with ``skyrl_gym.register(id="gleu", entry_point="google_bleu.integrations.skyrl:GleuEnv")``
-(or ``entry_point=gleu_env(GLEU(lowercase=True))`` for other settings) and set
-``env_class: gleu`` in the dataset (docs/rl-rewards.md, "SkyRL"). Imports skyrl-gym.
-"""
+"""SkyRL: :class:`GleuEnv`, a single-turn skyrl-gym text environment rewarding sentence GLEU
+(docs/rl-rewards.md, "SkyRL"). Imports skyrl-gym."""
 
 from __future__ import annotations
 
@@ -22,13 +18,9 @@ __all__ = ["GleuEnv", "gleu_env"]
 
 
 class GleuEnv(BaseTextEnv):
-    """A single-turn skyrl-gym environment: ``step(action)`` returns
-    ``BaseTextEnvStepOutput(observations=[], reward=gleu, done=True, metadata={"gleu_precision",
-    "gleu_recall"})``, the reward ``== GLEU(...).sentence_score(action, references).score``;
-    ``get_metrics`` gives the episode's ``gleu``, ``gleu_precision`` and ``gleu_recall``.
-    ``extras`` is the row's ``env_extras``; ``env_config`` is not used. A row without
-    ``reward_spec.ground_truth`` is refused at construction, naming what it has.
-    """
+    """A single-turn skyrl-gym environment rewarding the action's sentence GLEU against the row's
+    ``extras["reward_spec"]["ground_truth"]`` (``env_config`` is not used); ``get_metrics`` gives the
+    episode's ``gleu``, ``gleu_precision`` and ``gleu_recall``."""
 
     def __init__(self, env_config: Any = None, extras: Mapping[str, Any] | None = None, *, scorer: GLEU | None = None):
         super().__init__()
@@ -59,6 +51,5 @@ class GleuEnv(BaseTextEnv):
 
 
 def gleu_env(scorer: GLEU | None = None) -> functools.partial:
-    """An entry point for ``skyrl_gym.register``: :class:`GleuEnv` with ``scorer`` (checked
-    once here and shared), as a picklable ``functools.partial``."""
+    """An entry point for ``skyrl_gym.register``: a picklable partial of :class:`GleuEnv` with ``scorer``."""
     return functools.partial(GleuEnv, scorer=scorer_from_options(scorer))

@@ -1,10 +1,5 @@
-"""slime's custom reward: ``--custom-rm-path google_bleu.integrations.slime.gleu_reward``.
-
-slime (0.3) awaits ``fn(args, sample)`` for one ``Sample`` or, with ``--group-rm``,
-``fn(args, samples)`` for a list. :class:`GleuReward` scores ``sample.response``,
-:class:`GleuIdReward` the response's token ids, each against ``sample.label``
-(docs/rl-rewards.md, "slime").
-"""
+"""slime's custom reward: ``--custom-rm-path google_bleu.integrations.slime.gleu_reward``
+(docs/rl-rewards.md, "slime"): ``fn(args, sample)``, or ``fn(args, samples)`` with ``--group-rm``."""
 
 from __future__ import annotations
 
@@ -35,9 +30,8 @@ def _label(sample: Any, index: int) -> Any:
 
 
 class GleuReward(Reward):
-    """slime's reward on text: sentence GLEU of ``sample.response`` against ``sample.label`` (a
-    reference, or a list of them). A list of samples is scored in one call; single samples, one
-    task each, are gathered per turn of slime's event loop (no waiting).
+    """slime's reward on text: sentence GLEU of ``sample.response`` against ``sample.label``; single
+    samples are gathered per turn of slime's event loop (no waiting).
 
     Example:
         >>> import asyncio
@@ -52,7 +46,6 @@ class GleuReward(Reward):
     FIELDS = ("scorer",)
 
     def _ready(self) -> None:
-        # Gathers only the calls of one loop turn: no single sample waits for another.
         self._gatherer = GleuGatherer(self.scorer, max_wait=0)
 
     def gathered(self) -> dict[str, int]:
@@ -69,14 +62,9 @@ class GleuReward(Reward):
 
 
 class GleuIdReward(Reward):
-    """slime's reward on token ids: the response's ids (the last ``sample.response_length`` of
-    ``sample.tokens``) against the label's ids (a list of ints, or of such lists), scored with
-    :func:`google_bleu.ids.batch_sentence_gleu`, no decoding.
-
-    Args:
-        scorer: The orders, ``GLEU(min_len=..., max_len=...)``.
-        pad_id: Id removed before counting, e.g. EOS (slime keeps the stop token in
-            ``sample.tokens``). ``None``: every id counts.
+    """slime's reward on token ids: the response's ids against the label's ids (a list of ints, or of
+    such lists), without ``pad_id`` (e.g. EOS, which slime keeps in ``sample.tokens``; ``None``: every
+    id counts). ``scorer`` gives the orders only.
 
     Example:
         >>> import asyncio
@@ -122,6 +110,5 @@ class GleuIdReward(Reward):
 
 #: ``--custom-rm-path google_bleu.integrations.slime.gleu_reward``: text, ``GLEU()``.
 gleu_reward = GleuReward()
-#: ``--custom-rm-path google_bleu.integrations.slime.gleu_id_reward``: token ids, orders 1-4,
-#: every id counted (make a ``GleuIdReward(pad_id=EOS)`` to drop the stop token).
+#: ``--custom-rm-path google_bleu.integrations.slime.gleu_id_reward``: token ids, every id counted.
 gleu_id_reward = GleuIdReward()

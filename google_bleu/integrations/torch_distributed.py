@@ -1,6 +1,4 @@
-"""Exact corpus GLEU over a ``torch.distributed`` process group: every rank's orders and four
-totals gathered in one ``all_gather``, checked and summed by :meth:`GleuStats.summed` on every
-rank (docs/training.md, "torch.distributed")."""
+"""Exact corpus GLEU over a ``torch.distributed`` process group (docs/training.md, "torch.distributed")."""
 
 from __future__ import annotations
 
@@ -11,21 +9,9 @@ from ..stats import GleuStats, check_stats
 
 
 def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) -> GleuStats:
-    """Sums the statistics of every rank of a ``torch.distributed`` group: each rank passes its
-    own shard's statistics (any number of segments, also zero) and gets back the same one-row
-    :class:`GleuStats` of the whole corpus, whose ``score()`` is exactly one process's over all
-    shards (integers all the way). Every rank must call it, with statistics of the same orders
-    (else a ``ValueError`` on every rank).
-
-    Args:
-        stats: This rank's statistics.
-        group: The process group (default: the whole world).
-        device: Where the gathered tensor lives. Default: the current CUDA device when the
-            group's backend is NCCL, else the CPU (gloo).
-
-    Returns:
-        The corpus totals as a one-row :class:`GleuStats`; without an initialised process
-        group (a single process), ``stats.total()``.
+    """The one-row :class:`GleuStats` of every rank's ``stats`` summed, on every rank (one ``all_gather``);
+    every rank must call it, with statistics of the same orders (else a ``ValueError`` on every rank).
+    ``device`` holds the gathered tensor (default: the current CUDA device with NCCL, else the CPU).
 
     Example:
         >>> from google_bleu import GLEU

@@ -1,7 +1,5 @@
 """Google-BLEU as a ``torchmetrics.Metric``: :class:`GoogleBLEUScore` (docs/metrics-harnesses.md,
-"torchmetrics"). Its states are the four int64 totals, reduced by ``"sum"``, and optionally one
-statistics row per sentence (``"cat"``). torchmetrics' public API only, 1.4.0 to the newest.
-"""
+"torchmetrics"). torchmetrics' public API only, 1.4.0 to the newest."""
 
 # No `from __future__ import annotations` here: torch.jit.script reads the state attributes'
 # annotations (n_match: Tensor, ...) at run time, as torchmetrics' own metrics are scripted.
@@ -19,15 +17,13 @@ torch = import_optional("torch", "torchmetrics", "google_bleu.integrations.torch
 Tensor = torch.Tensor
 Metric = import_optional("torchmetrics", "torchmetrics", "google_bleu.integrations.torchmetrics").Metric
 
-# Name of the optional per-sentence state (rows of COLUMNS, one per sentence).
+# The optional per-sentence state: one row of COLUMNS a sentence.
 SENTENCE_STATE = "sentence_rows"
 
 
 def _as_text_batch(preds: Any, target: Any) -> tuple[list[str], list[list[str]]]:
-    """``preds``/``target`` as torchmetrics' text metrics read them (``_validate_inputs``): ``preds``
-    may be one string; a flat list of strings as ``target`` is one reference per prediction,
-    except with a single prediction, where it is its list of references. Counts that differ are
-    an error, never silently zipped (``BLEUScore`` zips them)."""
+    """``preds``/``target`` as torchmetrics' text metrics read them (docs/metrics-harnesses.md), except
+    that counts that differ are an error, never silently zipped (``BLEUScore`` zips them)."""
     if isinstance(preds, str):
         preds = [preds]
     if isinstance(preds, bytes) or not is_sequence(preds):
@@ -46,7 +42,6 @@ class _Counted(NamedTuple):
 
 
 def _state_count(value: Any, name: str) -> int:
-    """A total of an incoming state: a Python int or a 0-d integer tensor."""
     if isinstance(value, Tensor) and value.dim() == 0 and not value.is_floating_point() and value.dtype != torch.bool:
         return int(value.item())
     if isinstance(value, int) and not isinstance(value, bool):
@@ -66,22 +61,10 @@ def _rows(rows: Any) -> Tensor:
 
 
 class GoogleBLEUScore(Metric):
-    """Corpus Google-BLEU (GLEU, Wu et al. 2016) as a ``torchmetrics`` metric: ``compute()`` is the
-    corpus score of everything counted since the last ``reset()``, a float64 tensor ``==``
-    :meth:`google_bleu.GLEU.corpus_score` of the same text, after any sync or ``merge_state``.
-
-    Args:
-        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``: 13a, cased,
-            orders 1-4); or the settings as keywords (``tokenizer=``, ``lowercase=``,
-            ``min_len=``, ``max_len=``), as torchmetrics' own metrics take theirs.
-        return_sentence_scores: Also keep one row of statistics per sentence;
-            ``compute`` then returns ``(corpus_score, sentence_scores)`` as ``CHRFScore``
-            does with ``return_sentence_level_score``.
-        kwargs: ``torchmetrics.Metric`` options (``process_group``, ``sync_on_compute``, ...).
-
-    Raises:
-        ValueError, TypeError: For bad settings (here) or bad ``update`` input (naming
-            ``preds`` or ``target``; a rejected batch leaves the states as they were).
+    """Corpus Google-BLEU as a ``torchmetrics`` metric: ``compute()`` is a float64 tensor ``==``
+    :meth:`google_bleu.GLEU.corpus_score` of everything counted since the last ``reset()``. ``kwargs``
+    are the settings (as ``scorer`` gives them) and ``torchmetrics.Metric`` options;
+    ``return_sentence_scores`` makes ``compute`` return ``(corpus_score, sentence_scores)``.
 
     Example:
         >>> from google_bleu.integrations.torchmetrics import GoogleBLEUScore
@@ -108,12 +91,7 @@ class GoogleBLEUScore(Metric):
     n_ref: Tensor
     n_all: Tensor
 
-    def __init__(
-        self,
-        scorer: Optional[GLEU] = None,
-        return_sentence_scores: bool = False,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, scorer: Optional[GLEU] = None, return_sentence_scores: bool = False, **kwargs: Any) -> None:
         check_bool(return_sentence_scores, "return_sentence_scores")
         # The settings among the keywords (BLEUScore(n_gram=4) style); the rest are torchmetrics'.
         scorer = scorer_from_options(scorer, {key: kwargs.pop(key) for key in SETTINGS if key in kwargs})
@@ -128,21 +106,14 @@ class GoogleBLEUScore(Metric):
     @torch.jit.unused  # as torchmetrics' own Metric.forward: text metrics run in Python
     def forward(self, preds: Any, target: Any) -> Any:
         """Scores a batch and adds it to the states (torchmetrics' ``forward``)."""
-        # Counted before torchmetrics' forward runs: it resets the states before it calls
-        # update, so a batch rejected there would take everything counted so far with it.
+        # Counted first: torchmetrics' forward resets the states before it calls update, so a
+        # batch rejected there would take everything counted so far with it.
         return super().forward(_Counted(self._count(preds, target)), None)
 
     def merge_state(self, incoming_state: Union[dict[str, Any], Metric]) -> None:
-        """Adds another metric's states (or a state dict) to this one: torchmetrics' ``merge_state``
-        (its checks and words, on every torchmetrics from 1.4), the incoming sentence rows first as
-        torchmetrics concatenates ``"cat"`` states. Everything is checked before anything is kept,
-        and a value cached by an earlier ``compute()`` is dropped.
-
-        Raises:
-            ValueError: ``incoming_state`` is no dict or Metric, a metric of another class or other
-                settings, lacks a state, or holds a state that is no count GLEU can produce.
-            RuntimeError: This metric has ``full_state_update=True`` or ``dist_sync_on_step=True``.
-        """
+        """Adds another metric's states (or a state dict) to this one, with torchmetrics' checks and words
+        on every torchmetrics from 1.4, and refuses a metric of other settings; nothing is kept unless
+        everything is valid."""
         if not isinstance(incoming_state, (dict, Metric)):
             raise ValueError(f"Expected incoming state to be a dict or an instance of Metric but got {type(incoming_state)}")
         if self.full_state_update or self.full_state_update is None or self.dist_sync_on_step:
@@ -172,8 +143,7 @@ class GoogleBLEUScore(Metric):
         self._set_totals(totals)
         if self.return_sentence_scores:
             setattr(self, SENTENCE_STATE, [rows.to(self.device), _rows(getattr(self, SENTENCE_STATE)).to(self.device)])
-        # An empty update drops a value cached by an earlier compute() (torchmetrics' update
-        # does) and counts the merge as an update (no "compute before update" warning).
+        # An empty update drops a value an earlier compute() cached and counts as an update (no warning).
         self.update([], [])
 
     def sync(self, *args: Any, **kwargs: Any) -> None:
@@ -190,22 +160,14 @@ class GoogleBLEUScore(Metric):
                 rows.clear()  # not synced (one process): the state stays as it was
 
     def set_dtype(self, dst_type: Union[str, torch.dtype]) -> "GoogleBLEUScore":
-        """Returns the metric unchanged: its states are exact int64 counts and stay so (float16
-        holds integers exactly only up to 2,048)."""
+        """Returns the metric unchanged: its states are exact int64 counts (float16 is exact only to 2,048)."""
         return self
 
     def update(self, preds: Union[str, Sequence[str]], target: Sequence[Union[str, Sequence[str]]]) -> None:
-        """Counts a batch.
-
-        Args:
-            preds: A prediction or a list of predictions.
-            target: Per prediction a list of references (or one reference string); see
-                the module's conventions (as ``BLEUScore``).
-        """
+        """Counts a batch (``preds`` and ``target`` as ``BLEUScore`` takes them)."""
         stats = preds.stats if isinstance(preds, _Counted) else self._count(preds, target)
         totals = GleuStats.summed([self._stats(), stats])
-        # Everything that can fail has run: only now are the states touched (torchmetrics
-        # still counts a rejected call in ``update_count``, before it runs this method).
+        # Everything that can fail has run: only now are the states touched.
         self._set_totals(totals)
         if self.return_sentence_scores:
             rows = torch.tensor(np.asarray(stats.rows), dtype=torch.int64).reshape(-1, len(COLUMNS))
@@ -227,8 +189,7 @@ class GoogleBLEUScore(Metric):
         return self._stats().totals()
 
     def compute(self) -> Union[Tensor, tuple[Tensor, Tensor]]:
-        """Corpus GLEU, and the sentence scores when ``return_sentence_scores``: float64 CPU tensors
-        (the scorer's exact float; not every accelerator has float64)."""
+        """Corpus GLEU, and the sentence scores when ``return_sentence_scores``, as float64 CPU tensors."""
         score = torch.tensor(self._stats().score(), dtype=torch.float64)
         if not self.return_sentence_scores:
             return score

@@ -1,9 +1,5 @@
 """A ``compute_metrics`` for transformers' ``Trainer`` and ``Seq2SeqTrainer``: :class:`ComputeMetrics`
-(docs/training.md). It takes logits or ids, reads ``-100`` as padding on both sides (transformers
-#22634), decodes without special tokens, and with ``batch_eval_metrics=True`` adds up each
-batch's statistics, so the result is that of one call over the whole set. Nothing here imports
-torch or transformers.
-"""
+(docs/training.md). Nothing here imports torch or transformers."""
 
 from __future__ import annotations
 
@@ -30,19 +26,8 @@ def _to_numpy(array: Any) -> np.ndarray:
 
 
 class ComputeMetrics:
-    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` that scores Google-BLEU: pass the
-    instance as ``compute_metrics=`` (built and checked once, never inside the hook).
-
-    Args:
-        tokenizer: The model's transformers tokenizer (``batch_decode``, ``pad_token_id``).
-        scorer: The settings, a :class:`~google_bleu.GLEU` (default ``GLEU()``: GLEU's 13a
-            word tokenizer, cased, orders 1-4).
-        **settings: Or the settings as keywords, instead of ``scorer``.
-
-    Calling it as ``compute_metrics(eval_pred, compute_result=None)`` returns
-        ``{"google_bleu", "precision", "recall", "gen_len"}``, where ``gen_len`` is the
-        mean number of non-padding tokens per prediction. It works with and without
-        ``batch_eval_metrics=True`` and with ``predict_with_generate`` or plain logits.
+    """A ``compute_metrics`` for ``Trainer``/``Seq2SeqTrainer`` with the model's tokenizer, returning
+    ``{"google_bleu", "precision", "recall", "gen_len"}`` (``gen_len``: mean non-padding tokens).
 
     Example:
         >>> import numpy as np
@@ -83,10 +68,8 @@ class ComputeMetrics:
     def reset(self) -> None:
         """Forgets the statistics accumulated with ``compute_result=False``."""
         self._stats = GleuStats.empty(self.scorer.min_len, self.scorer.max_len)
-        self._gen_tokens = 0
-        self._gen_count = 0
+        self._gen_tokens = self._gen_count = 0
 
-    # -- decoding -------------------------------------------------------------
     def token_ids(self, predictions: Any) -> np.ndarray:
         """Predicted token ids ``[batch, length]`` from ids, logits, or a tuple of them."""
         if isinstance(predictions, tuple):
@@ -106,9 +89,8 @@ class ComputeMetrics:
         return self._decodable(array, "predicted")
 
     def _decodable(self, array: np.ndarray, name: str) -> np.ndarray:
-        """Ids ``batch_decode`` can take: integers from 0 to 2**32 - 1, with transformers'
-        ignore index (-100) read as padding. Anything else would fail with an
-        ``OverflowError`` deep inside the tokenizer, naming neither side."""
+        """Ids ``batch_decode`` can take (0 to 2**32 - 1, -100 read as padding); anything else would
+        fail with an ``OverflowError`` deep inside the tokenizer, naming neither side."""
         if not np.issubdtype(array.dtype, np.integer):
             raise TypeError(f"{name} token ids must be integers, got dtype {array.dtype}")
         array = np.where(array == IGNORE_INDEX, self.pad_token_id, array)
@@ -146,16 +128,10 @@ class ComputeMetrics:
         gen_tokens = int(np.count_nonzero(prediction_ids != self.pad_token_id))
         return stats, gen_tokens, len(prediction_ids)
 
-    # -- the hook -------------------------------------------------------------
     def __call__(self, eval_pred: Any, compute_result: bool | None = None) -> dict[str, float]:
-        """Scores an ``EvalPrediction`` (or ``(predictions, labels)``).
-
-        Args:
-            eval_pred: The predictions and labels of the whole set, or of one batch.
-            compute_result: ``None`` (the default): score ``eval_pred`` alone. ``False``:
-                add its statistics and return ``{}``. ``True``: add them, return the
-                result over everything added since the last result, and start over.
-        """
+        """Scores an ``EvalPrediction`` (or ``(predictions, labels)``) alone (``compute_result=None``), or
+        adds its statistics and returns ``{}`` (``False``) or the result of everything added since the
+        last result (``True``)."""
         stats, gen_tokens, count = self.batch(eval_pred)
         if compute_result is None:
             return self.result(stats, gen_tokens, count)
@@ -171,9 +147,5 @@ class ComputeMetrics:
     @staticmethod
     def result(stats: GleuStats, gen_tokens: int, count: int) -> dict[str, float]:
         """The metrics dict: ``google_bleu``, ``precision``, ``recall``, ``gen_len``."""
-        return {
-            "google_bleu": stats.score(),
-            "precision": stats.precision(),
-            "recall": stats.recall(),
-            "gen_len": gen_tokens / count if count else 0.0,
-        }
+        scores = {"google_bleu": stats.score(), "precision": stats.precision(), "recall": stats.recall()}
+        return {**scores, "gen_len": gen_tokens / count if count else 0.0}

@@ -1,5 +1,4 @@
-"""TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...): picklable instances with a
-``__name__``, called as ``reward(prompts=..., completions=..., completion_ids=..., **columns)``
+"""TRL rewards (``GRPOTrainer``, ``AsyncGRPOTrainer``, RLOO, ...): picklable instances with a ``__name__``
 (docs/rl-rewards.md, "TRL")."""
 
 from __future__ import annotations
@@ -15,11 +14,9 @@ from ._text import TRL_OBJECTS, completion_text, reference_ids
 
 
 class GleuReward(Reward):
-    """A TRL reward: sentence GLEU of each completion (a string, or a conversation's last
-    assistant message) against the ``reference_key`` column (per example a string or a list of
-    strings); ``name`` is what TRL logs it under (``rewards/<name>/mean``). When TRL passes
-    ``log_metric``, the batch's mean sentence precision and recall are logged as
-    ``<name>/precision`` and ``<name>/recall``. Other keywords are ignored.
+    """A TRL reward: sentence GLEU of each completion (a string, or a conversation's last assistant
+    message) against the ``reference_key`` column. With TRL's ``log_metric``, it logs the batch's mean
+    sentence precision and recall as ``<name>/precision`` and ``<name>/recall``. Other keywords are ignored.
 
     Example:
         >>> from google_bleu import GLEU
@@ -53,8 +50,7 @@ class GleuReward(Reward):
 
 
 class AsyncGleuReward(GleuReward):
-    """:class:`GleuReward` as a coroutine, for TRL's asynchronous rewards; the scoring runs in a
-    worker thread, so it never blocks TRL's event loop.
+    """:class:`GleuReward` as a coroutine, for TRL's asynchronous rewards; it scores in a worker thread.
 
     Example:
         >>> import asyncio
@@ -69,13 +65,9 @@ class AsyncGleuReward(GleuReward):
 
 
 class GleuIdReward(Reward):
-    """A TRL reward on token ids: ``completion_ids`` against a column of reference ids (per
-    example a list of ids, or a list of id lists), without decoding; each score equals nltk's
-    ``sentence_gleu`` on the id lists. ``scorer`` gives the orders only.
-
-    Args:
-        pad_id: Id removed before counting, e.g. EOS; ``None``: every id counts.
-        device: Where the ids are counted (default CPU).
+    """A TRL reward on token ids: ``completion_ids`` against a column of reference ids (per example a
+    list of ids, or a list of id lists), counted on ``device`` (default CPU) without ``pad_id`` (e.g.
+    EOS; ``None``: every id counts). ``scorer`` gives the orders only.
 
     Example:
         >>> GleuIdReward("reference_ids", pad_id=2)(completion_ids=[[5, 6, 7, 2], [9]], reference_ids=[[5, 6, 8], [[9], [4]]])
@@ -85,14 +77,8 @@ class GleuIdReward(Reward):
     FIELDS = ("reference_key", "scorer", "pad_id", "device")
 
     def __init__(
-        self,
-        reference_key: str = "reference_ids",
-        scorer: GLEU | None = None,
-        *,
-        pad_id: int | None = None,
-        device: Any = None,
-        name: str = "gleu_ids",
-        **settings: Any,
+        self, reference_key: str = "reference_ids", scorer: GLEU | None = None, *, pad_id: int | None = None,
+        device: Any = None, name: str = "gleu_ids", **settings: Any,
     ) -> None:
         from ..ids.checks import check_pad_id
 

@@ -1,8 +1,5 @@
-"""verifiers (0.4, ``import verifiers.v1 as vf``): GLEU as a task reward, named in an
-environment's TOML (``gleu = { fn = "google_bleu.integrations.verifiers:gleu_reward", weight = 1.0 }``)
-or awaited from a task's ``@vf.reward`` method (docs/rl-rewards.md, "verifiers"). Nothing here
-imports verifiers.
-"""
+"""verifiers (0.4, ``import verifiers.v1 as vf``): GLEU as a task reward (docs/rl-rewards.md,
+"verifiers"). Nothing here imports verifiers."""
 
 from __future__ import annotations
 
@@ -14,15 +11,7 @@ from ._reward import Reward
 
 
 class VerifiersReward(Reward):
-    """A verifiers task reward: sentence GLEU of ``trace.last_reply`` against ``task.<field>``
-    (a string, or a list of strings); a picklable instance with a ``__name__``, made by
-    :func:`make_gleu_reward`.
-
-    Raises:
-        ValueError: The task's data has no such field (naming the fields it sets).
-        TypeError: ``task`` is not a task's data, ``trace`` has no ``last_reply``, or the
-            reply or the field is not text.
-    """
+    """A verifiers task reward, made by :func:`make_gleu_reward`."""
 
     reference_key = "answer"
     FIELDS = ("scorer", "reference_key")
@@ -42,8 +31,7 @@ class VerifiersReward(Reward):
         if not hasattr(trace, "last_reply"):
             raise TypeError(f"trace must be a verifiers Trace (it has last_reply), got {describe(trace)}")
         reply = check_text(trace.last_reply, "trace.last_reply")
-        # A task's data is a pydantic model; vf.WireTaskData (a trace read back) keeps the
-        # taskset's own fields as extra fields.
+        # A task's data is a pydantic model; vf.WireTaskData (a trace read back) has extra fields.
         if not (hasattr(type(task), "model_fields") and hasattr(task, "model_fields_set")):
             hint = " (in a Task method: self.data)" if hasattr(task, "data") else ""
             raise TypeError(f"task must be the task's data, a verifiers TaskData{hint}; got {describe(task)}")
@@ -56,8 +44,7 @@ class VerifiersReward(Reward):
         references = check_references(getattr(task, self.field), f"task.{self.field}")
         return self.scorer.checked_stats([reply], [references]).segment_scores()[0][0]
 
-    # One sentence takes a fraction of a millisecond next to a rollout's seconds: it runs on
-    # verifiers' event loop rather than in a worker thread.
+    # A fraction of a millisecond next to a rollout's seconds: no worker thread.
     async def __call__(self, task: Any, trace: Any) -> float:
         return self.score(task, trace)
 
@@ -65,11 +52,8 @@ class VerifiersReward(Reward):
 def make_gleu_reward(
     scorer: GLEU | None = None, *, field: str = "answer", name: str = "gleu", **settings: Any
 ) -> VerifiersReward:
-    """A verifiers task reward: sentence GLEU of ``trace.last_reply`` against ``task.<field>``.
-
-    ``scorer`` (or the settings as keywords) as :class:`~google_bleu.integrations._reward.Reward`;
-    ``name`` is the ``__name__`` verifiers records it under when the object itself is marked
-    with ``vf.reward`` (from a TOML, the entry's key is the name).
+    """A verifiers task reward: sentence GLEU of ``trace.last_reply`` against ``task.<field>``; ``name``
+    is its ``__name__``, what verifiers records it under when marked with ``vf.reward`` (not from a TOML).
 
     Example:
         >>> from google_bleu import GLEU

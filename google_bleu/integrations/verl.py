@@ -1,6 +1,5 @@
-"""veRL's reward: :func:`compute_score`, loaded by ``reward.custom_reward_function.path`` /
-``.name`` from ``google_bleu/verl_reward.py``; :func:`compute_score_gathered` is its async
-form, which scores concurrent per-sample calls in one batch (docs/rl-rewards.md, "veRL")."""
+"""veRL's reward, :func:`compute_score` (from ``google_bleu/verl_reward.py``), and its async form
+:func:`compute_score_gathered` (docs/rl-rewards.md, "veRL")."""
 
 from __future__ import annotations
 
@@ -8,19 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..settings import GLEU, SETTINGS, scorer_from_options
-from ..stats import GleuStats
 from ..validation import check_list, check_references, check_text, check_type
 from .gather import GleuGatherer
 
-#: Keywords veRL 0.9's reward managers add to each call when a reward model is enabled; a GLEU
-#: reward does not use them.
+#: Keywords veRL 0.9's reward managers add when a reward model is enabled (unused here).
 VERL_KEYWORDS = ("reward_router_address", "reward_model_tokenizer")
 _BATCH = ("data_sources", "solution_strs", "ground_truths", "extra_infos")
 
 
 def _verl_scorer(options: dict[str, Any]) -> GLEU:
-    """The scorer of one call: the settings among ``options`` (veRL's ``reward_kwargs``), any
-    keyword that is neither a setting nor veRL's own refused."""
+    """The scorer of the settings in ``options`` (veRL's ``reward_kwargs``); other keywords but veRL's are refused."""
     unknown = sorted(key for key in options if key not in SETTINGS and key not in VERL_KEYWORDS)
     if unknown:
         raise TypeError(
@@ -30,28 +26,19 @@ def _verl_scorer(options: dict[str, Any]) -> GLEU:
     return scorer_from_options(None, options)
 
 
-def _score_dicts(stats: GleuStats) -> list[dict[str, float]]:
+def _score_dict(row: tuple[float, float, float]) -> dict[str, float]:
     # veRL logs every key but "score" beside the reward.
-    return [dict(zip(("score", "precision", "recall"), row)) for row in stats.segment_scores()]
+    return dict(zip(("score", "precision", "recall"), row))
 
 
 def compute_score(
-    data_source: Any = None,
-    solution_str: str | None = None,
-    ground_truth: str | Sequence[str] | None = None,
-    extra_info: Any = None,
-    *,
-    data_sources: Sequence[Any] | None = None,
-    solution_strs: Sequence[str] | None = None,
-    ground_truths: Sequence[str | Sequence[str]] | None = None,
-    extra_infos: Sequence[Any] | None = None,
-    **kwargs: Any,
+    data_source: Any = None, solution_str: str | None = None, ground_truth: str | Sequence[str] | None = None,
+    extra_info: Any = None, *, data_sources: Sequence[Any] | None = None, solution_strs: Sequence[str] | None = None,
+    ground_truths: Sequence[str | Sequence[str]] | None = None, extra_infos: Sequence[Any] | None = None, **kwargs: Any,
 ) -> dict[str, float] | list[dict[str, float]]:
-    """veRL's custom reward: ``{"score", "precision", "recall"}`` of one response, as veRL's
-    per-sample reward managers call it, or a list of them for a batch, as its ``batch`` manager
-    calls it (the plural keywords). ``data_source`` and ``extra_info`` are not used (in a batch
-    their lengths are checked); ``**kwargs`` are the settings (``reward_kwargs``) and the
-    keywords veRL adds when a reward model is enabled; any other keyword is refused.
+    """veRL's custom reward: ``{"score", "precision", "recall"}`` of one response, or a list of them for
+    a batch (the plural keywords, veRL's ``batch`` manager). ``data_source`` and ``extra_info`` are not
+    used (in a batch their lengths are checked); ``**kwargs`` are the settings (``reward_kwargs``).
 
     Example:
         >>> compute_score("wmt", "the cat sat on the mat", "the cat ate the mat")
@@ -70,15 +57,12 @@ def compute_score(
         return compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs)
     response = check_text(solution_str, "solution_str (the decoded response)")
     references = check_references(ground_truth, "ground_truth")
-    return _score_dicts(_verl_scorer(kwargs).checked_stats([response], [references]))[0]
+    return _score_dict(_verl_scorer(kwargs).checked_stats([response], [references]).segment_scores()[0])
 
 
 def compute_score_batch(
-    data_sources: Sequence[Any] | None,
-    solution_strs: Sequence[str],
-    ground_truths: Sequence[str | Sequence[str]],
-    extra_infos: Sequence[Any] | None = None,
-    **kwargs: Any,
+    data_sources: Sequence[Any] | None, solution_strs: Sequence[str], ground_truths: Sequence[str | Sequence[str]],
+    extra_infos: Sequence[Any] | None = None, **kwargs: Any,
 ) -> list[dict[str, float]]:
     """:func:`compute_score`'s batch form alone (``data_sources`` and ``extra_infos`` may be ``None``).
 
@@ -94,31 +78,25 @@ def compute_score_batch(
             counts[name] = len(check_list(value, name))
     if len(set(counts.values())) > 1:
         raise ValueError("batch lists need one entry per response, got " + ", ".join(f"{n} {k}" for k, n in counts.items()))
-    return _score_dicts(scorer.stats(responses, ground_truths, ("solution_strs", "ground_truths")))
+    rows = scorer.stats(responses, ground_truths, ("solution_strs", "ground_truths")).segment_scores()
+    return [_score_dict(row) for row in rows]
 
 
 def compute_score_with(gatherer: GleuGatherer) -> Any:
-    """:func:`compute_score` for one sample, as an async function whose concurrent calls are scored in
-    batches by ``gatherer`` (its scorer, batch size and window; calls with other ``reward_kwargs``
-    are batched apart); the batch manager's keywords are refused. Name it in a reward file of your
-    own: ``compute_score = compute_score_with(GleuGatherer(GLEU(lowercase=True), max_wait=0.005))``.
-    """
+    """:func:`compute_score` for one sample, as an async function whose concurrent calls ``gatherer``
+    scores in batches (calls with other ``reward_kwargs`` apart); the batch manager's keywords are refused."""
     check_type(gatherer, GleuGatherer, "gatherer", "a GleuGatherer")
 
     async def compute_score(
-        data_source: Any = None,
-        solution_str: str | None = None,
-        ground_truth: str | Sequence[str] | None = None,
-        extra_info: Any = None,
-        **kwargs: Any,
+        data_source: Any = None, solution_str: str | None = None, ground_truth: str | Sequence[str] | None = None,
+        extra_info: Any = None, **kwargs: Any,
     ) -> dict[str, float]:
         return await _gathered_score(gatherer, solution_str, ground_truth, kwargs)
 
     return compute_score
 
 
-#: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :func:`compute_score_gathered`:
-#: the calls arriving within 1 ms of the first (up to 64) are scored in one batch.
+#: The :class:`~google_bleu.integrations.gather.GleuGatherer` behind :func:`compute_score_gathered`.
 gathered = GleuGatherer()
 
 
@@ -145,5 +123,4 @@ async def _gathered_score(gatherer: GleuGatherer, solution_str: Any, ground_trut
     scorer = _verl_scorer(kwargs)  # refuses keywords that are neither settings nor veRL's
     scorer = scorer if any(key in kwargs for key in SETTINGS) else None  # else the gatherer's own
     names = ("solution_str (the decoded response)", "ground_truth")
-    row = await gatherer.segment(solution_str, ground_truth, scorer=scorer, names=names)
-    return dict(zip(("score", "precision", "recall"), row))
+    return _score_dict(await gatherer.segment(solution_str, ground_truth, scorer=scorer, names=names))
