@@ -219,15 +219,9 @@ class GoogleBleu(evaluate.Metric):
         if not added and not predictions:
             if self.num_process > 1:
                 # Process 0 would wait for this process's cache file until evaluate's timeout.
-                raise ValueError(
-                    f"process {self.process_id} of {self.num_process} added no prediction: in evaluate's "
-                    "distributed mode every process must add at least one before compute()"
-                )
+                raise ValueError(f"process {self.process_id} of {self.num_process} added no prediction: in evaluate's distributed mode every process must add at least one before compute()")
             if predictions is None:
-                raise ValueError(
-                    "nothing to compute: no prediction was added (add/add_batch) or given to compute(); "
-                    "an empty corpus is scored by compute(predictions=[], references=[]) and gives 0.0"
-                )
+                raise ValueError("nothing to compute: no prediction was added (add/add_batch) or given to compute(); an empty corpus is scored by compute(predictions=[], references=[]) and gives 0.0")
             # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
             return self._compute(predictions=[], references=[], options=options)
         if not added and self.num_process == 1:

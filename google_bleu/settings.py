@@ -257,10 +257,7 @@ class GLEU:
                 if isinstance(stream, str) or not isinstance(stream, Sequence):
                     raise TypeError(f"ref_streams[{index}] must be a list of strings, got {describe(stream)}")
                 if len(stream) != len(predictions):
-                    raise ValueError(
-                        f"ref_streams[{index}] has {len(stream)} lines but there are {len(predictions)} predictions: "
-                        "a stream holds one reference of every segment"
-                    )
+                    raise ValueError(f"ref_streams[{index}] has {len(stream)} lines but there are {len(predictions)} predictions: a stream holds one reference of every segment")
         references = [list(refs) for refs in zip(*ref_streams)]
         return self._corpus_score(predictions, references, n_bootstrap, seed, False, per_segment=True)
 

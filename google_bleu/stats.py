@@ -274,10 +274,7 @@ def _check_rows(rows: Any) -> np.ndarray:
         bad = np.flatnonzero(bad)
         if bad.size:
             row = f"rows[{int(bad[0])}] = {array[bad[0]].tolist()}"
-            raise ValueError(
-                f"{row} is not a GLEU statistics row (n_match, n_hyp, n_ref, n_all): it needs "
-                "n_match <= min(n_hyp, n_ref) and max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref"
-            )
+            raise ValueError(f"{row} is not a GLEU statistics row (n_match, n_hyp, n_ref, n_all): it needs n_match <= min(n_hyp, n_ref) and max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref")
     _check_totals(array)
     return array
 

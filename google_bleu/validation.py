@@ -172,10 +172,7 @@ def check_token_kinds(tokens: Any) -> None:
     """Refuses tokens that are torch tensors (hashed by identity, so equal ids in separate
     tensors would never match); ``tokens`` is any iterable of them (a set is quickest)."""
     if any(map(_tensor_type, set(map(type, tokens)))):
-        raise TypeError(
-            "tokens are torch tensors, which hash by identity (equal ids would never match): "
-            "pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids"
-        )
+        raise TypeError("tokens are torch tensors, which hash by identity (equal ids would never match): pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids")
 
 
 def check_text(value: Any, name: str) -> str:
@@ -356,10 +353,7 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:
-            raise ValueError(
-                f"{name} holds a lone surrogate U+{ord(text[error.start]):04X} at character {error.start}, "
-                "which UTF-8 cannot encode: repair the text (e.g. decode it with errors='replace')"
-            ) from None
+            raise ValueError(f"{name} holds a lone surrogate U+{ord(text[error.start]):04X} at character {error.start}, which UTF-8 cannot encode: repair the text (e.g. decode it with errors='replace')") from None
 
 
 def is_tensor(value: Any) -> bool:

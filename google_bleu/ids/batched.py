@@ -251,10 +251,7 @@ class BatchScorer:
         """``int64 [B, 4]`` statistics rows, as :func:`batch_gleu_stats` (same arguments, tensors only)."""
         torch = torch_module()
         if not (is_tensor(hypotheses) and is_tensor(references)):
-            raise TypeError(
-                "BatchScorer takes padded tensors (hypotheses [B, L], references [B, L] or [B, R, L]); "
-                f"got {describe(hypotheses)} and {describe(references)}; use batch_sentence_gleu for id lists"
-            )
+            raise TypeError(f"BatchScorer takes padded tensors (hypotheses [B, L], references [B, L] or [B, R, L]); got {describe(hypotheses)} and {describe(references)}; use batch_sentence_gleu for id lists")
         hyp, ref, device = read_batch(
             torch, hypotheses, references, self.pad_id, hypothesis_lengths, reference_lengths, None, self.check_lengths
         )

@@ -132,17 +132,12 @@ def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list
     rows = []
     for i, refs in enumerate(references):
         if isinstance(refs, (str, bytes)) or not is_sequence(refs):
-            raise TypeError(
-                f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}"
-            )
+            raise TypeError(f"references[{i}] must be a list of references (each a sequence of ids), got {describe(refs)}")
         if len(refs) == 0:
             raise ValueError(f"row {i} has no reference; every hypothesis needs at least one")
         first = refs[0]
         if isinstance(first, (int, np.integer)) or (is_tensor(first) and first.dim() == 0):
-            raise TypeError(
-                f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list "
-                f"{describe(refs)}; wrap a single reference: references=[[ref] for ref in references]"
-            )
+            raise TypeError(f"references[{i}] must be a list of references, each a sequence of ids, got a flat id list {describe(refs)}; wrap a single reference: references=[[ref] for ref in references]")
         rows.append(id_lists(f"references[{i}]", refs, pad_id))
     return rows
 
@@ -161,7 +156,5 @@ def token_orders(scorer: GLEU, what: str = "token ids") -> tuple[int, int]:
         ValueError: token ids are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got GLEU(tokenizer='13a', lowercase=True, min_len=1, max_len=4)
     """
     if scorer.tokenizer != _DEFAULT_TOKENIZER:
-        raise ValueError(
-            f"{what} are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got {scorer!r}"
-        )
+        raise ValueError(f"{what} are scored as they are: give a scorer only orders (e.g. GLEU(min_len=1, max_len=4)), got {scorer!r}")
     return scorer.min_len, scorer.max_len

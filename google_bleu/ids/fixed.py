@@ -78,10 +78,7 @@ def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: An
     n_refs, ref_width = ref.shape[1], ref.shape[2]
     n_sides, width = 1 + n_refs, max(hyp_width, ref_width)
     if n_sides * width > MAX_ROW_POSITIONS:
-        raise ValueError(
-            f"a row of {n_sides} sentences of {width} padded ids ({n_sides * width} positions) is too wide to "
-            f"count with int64 keys; the most is {MAX_ROW_POSITIONS} (score it as id lists or in parts)"
-        )
+        raise ValueError(f"a row of {n_sides} sentences of {width} padded ids ({n_sides * width} positions) is too wide to count with int64 keys; the most is {MAX_ROW_POSITIONS} (score it as id lists or in parts)")
     device = hyp.device
     if n_rows == 0 or width == 0:
         return torch.zeros((n_rows, 4), dtype=torch.int64, device=device)

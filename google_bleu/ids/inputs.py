@@ -46,9 +46,7 @@ def read_batch(
     if ref_is_tensor:
         check_id_tensor(torch, "references", references)
     if hyp_is_tensor and ref_is_tensor and hypotheses.device != references.device:
-        raise ValueError(
-            f"hypotheses and references must be on the same device, got {hypotheses.device} and {references.device}"
-        )
+        raise ValueError(f"hypotheses and references must be on the same device, got {hypotheses.device} and {references.device}")
     if device is None:
         device = hypotheses.device if hyp_is_tensor else references.device if ref_is_tensor else torch.device("cpu")
     device = check_device(torch, device)
@@ -66,18 +64,13 @@ def read_batch(
     else:
         check_sequence(hypotheses, "hypotheses", "a sequence of id sequences")
         if hypothesis_lengths is not None:
-            raise ValueError(
-                "hypothesis_lengths applies to a padded tensor; a list of id lists carries its own lengths"
-            )
+            raise ValueError("hypothesis_lengths applies to a padded tensor; a list of id lists carries its own lengths")
         hyp = Ragged(id_lists("hypotheses", hypotheses, pad_id))
     rows = n_rows(hyp)
 
     if ref_is_tensor:
         if references.dim() not in (2, 3):
-            raise ValueError(
-                "references must be a tensor [batch, length] or [batch, n_references, length], "
-                f"got shape {list(references.shape)}"
-            )
+            raise ValueError(f"references must be a tensor [batch, length] or [batch, n_references, length], got shape {list(references.shape)}")
         ref3 = references if references.dim() == 3 else references[:, None, :]
         if ref3.shape[0] != rows:
             raise ValueError(f"got {rows} hypotheses but {ref3.shape[0]} rows of references")

@@ -69,10 +69,7 @@ def _kind_of(name: str, value: Any) -> str | None:
         return "text"
     for i, item in enumerate(value):
         if isinstance(item, str) != isinstance(value[0], str):
-            raise TypeError(
-                f"{name} mixes texts and token sequences: {name}[0] is {describe(value[0])}, "
-                f"{name}[{i}] is {describe(item)}"
-            )
+            raise TypeError(f"{name} mixes texts and token sequences: {name}[0] is {describe(value[0])}, {name}[{i}] is {describe(item)}")
         if isinstance(item, bytes) or not is_sequence(item):
             raise TypeError(f"{name}[{i}] must be a text or a token sequence, got {describe(item)}")
     return "text" if isinstance(value[0], str) else "tokens"

@@ -80,9 +80,7 @@ class Reward:
         """The value of :attr:`reference_key` in ``fields``, else a ``ValueError`` naming ``source``."""
         if self.reference_key not in fields:
             has = sorted(key for key in fields if key not in ignored)
-            raise ValueError(
-                f"the GLEU reward reads the references from the {source} {self.reference_key!r}; {holder} {has}"
-            )
+            raise ValueError(f"the GLEU reward reads the references from the {source} {self.reference_key!r}; {holder} {has}")
         return fields[self.reference_key]
 
     def rows(self, responses: Sequence[str], references: Sequence[Any], names: tuple[str, str]) -> list[tuple[float, float, float]]:

@@ -89,10 +89,7 @@ def special_token_strings(special_tokens: Any) -> tuple[str, ...]:
         added = getattr(special_tokens, "added_tokens_decoder", None) or {}
         tokens += [str(token) for token in added.values() if getattr(token, "special", False)]
     elif isinstance(special_tokens, (str, bytes)) or not isinstance(special_tokens, Sequence):
-        raise TypeError(
-            "special_tokens must be a Hugging Face tokenizer or a list of special-token strings, "
-            f"got {describe(special_tokens)}"
-        )
+        raise TypeError(f"special_tokens must be a Hugging Face tokenizer or a list of special-token strings, got {describe(special_tokens)}")
     else:
         tokens = list(special_tokens)
     for token in tokens:

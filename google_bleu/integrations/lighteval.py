@@ -40,10 +40,7 @@ def _check_gold_index(doc: Any) -> None:
         if integer(index) is None:
             raise ValueError(f"doc.gold_index must be an index of doc.choices or a list of them, got {describe(doc.gold_index)}")
         if not 0 <= index < len(choices):
-            raise ValueError(
-                f"doc.gold_index must index doc.choices (0 to {len(choices) - 1}), got {int(index)} "
-                f"for {len(choices)} choice{'s' * (len(choices) != 1)}"
-            )
+            raise ValueError(f"doc.gold_index must index doc.choices (0 to {len(choices) - 1}), got {int(index)} for {len(choices)} choice{'s' * (len(choices) != 1)}")
 
 
 class GleuPreparator(Preparator):
@@ -74,10 +71,7 @@ class GleuPreparator(Preparator):
         texts = model_response.final_text
         texts = [texts] if isinstance(texts, str) else texts  # one generation given as a plain string
         if not is_sequence(texts) or len(texts) != 1 or not isinstance(texts[0], str):
-            raise ValueError(
-                "model_response.final_text must hold exactly one generated str per sample "
-                f"(GLEU scores one generation), got {describe(texts)}"
-            )
+            raise ValueError(f"model_response.final_text must hold exactly one generated str per sample (GLEU scores one generation), got {describe(texts)}")
         _check_gold_index(doc)
         golds = doc.get_golds()
         golds = [golds] if isinstance(golds, str) else golds

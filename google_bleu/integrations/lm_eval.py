@@ -61,10 +61,7 @@ class LmEvalGleu:
     def process_results(self, doc: Any, results: Sequence[Any]) -> dict[str, tuple[int, int, int, int]]:
         """The document's statistics row under the metric key; ``results`` holds its one generation."""
         if isinstance(results, (str, bytes)) or not is_sequence(results) or len(results) != 1:
-            raise ValueError(
-                f"results must hold exactly one generation per document, got {describe(results)}; "
-                "with repeats, add a take_first filter"
-            )
+            raise ValueError(f"results must hold exactly one generation per document, got {describe(results)}; with repeats, add a take_first filter")
         prediction = check_text(results[0], "results[0] (the generation)")
         stats = self.scorer.checked_stats([prediction], [self.doc_references(doc)])
         return {self.metric: stats.totals()}

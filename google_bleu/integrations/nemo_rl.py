@@ -42,10 +42,7 @@ class GleuEnvironment(EnvironmentInterface):
         references = []
         for index, info in enumerate(metadata):
             if not isinstance(info, Mapping) or self.reference_key not in info:
-                raise ValueError(
-                    f"metadata[{index}] must be a mapping with the field {self.reference_key!r} "
-                    f"(reference_key), got {describe(info)}"
-                )
+                raise ValueError(f"metadata[{index}] must be a mapping with the field {self.reference_key!r} (reference_key), got {describe(info)}")
             references.append(check_references(info[self.reference_key], f"metadata[{index}][{self.reference_key!r}]"))
         return references
 

@@ -48,10 +48,7 @@ class OpenRLHFReward(Reward):
         query, prompt = self.strip(query, f"queries[{index}]"), self.strip(prompt, f"prompts[{index}]")
         if query.startswith(prompt):
             return query[len(prompt) :]
-        raise ValueError(
-            f"queries[{index}] does not start with prompts[{index}] (nor once special tokens are removed): "
-            f"query begins {query[:40]!r}, prompt begins {prompt[:40]!r}"
-        )
+        raise ValueError(f"queries[{index}] does not start with prompts[{index}] (nor once special tokens are removed): query begins {query[:40]!r}, prompt begins {prompt[:40]!r}")
 
     def __call__(self, queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> dict:
         torch = import_optional("torch", "openrlhf", "the OpenRLHF reward (its tensors)")

@@ -64,10 +64,7 @@ class GleuRewardWorker(Worker):
             keep &= data.batch["response_mask"].bool()
         hypotheses = responses.masked_fill(~keep, _LEFT_OUT)
         if "ground_truth" not in data.non_tensor_batch:
-            raise ValueError(
-                "the GLEU reward worker scores against the 'ground_truth' column; the batch has "
-                f"{sorted(data.non_tensor_batch)}"
-            )
+            raise ValueError(f"the GLEU reward worker scores against the 'ground_truth' column; the batch has {sorted(data.non_tensor_batch)}")
         references = self.reference_ids(data.non_tensor_batch["ground_truth"])
         scores = batch_sentence_gleu(
             hypotheses.cpu(), references, pad_id=_LEFT_OUT, min_len=self.min_len, max_len=self.max_len

@@ -32,9 +32,7 @@ class GleuEnv(BaseTextEnv):
         if not isinstance(spec, Mapping) or "ground_truth" not in spec:
             has = sorted(spec) if isinstance(spec, Mapping) else sorted(extras)
             where = "reward_spec has" if isinstance(spec, Mapping) else "extras have"
-            raise ValueError(
-                f"the GLEU environment reads the references from extras['reward_spec']['ground_truth']; the {where} {has}"
-            )
+            raise ValueError(f"the GLEU environment reads the references from extras['reward_spec']['ground_truth']; the {where} {has}")
         self.references = check_references(spec["ground_truth"], "reward_spec['ground_truth']")
         self._metrics: dict[str, float] = {}
 

@@ -22,10 +22,7 @@ def _field(sample: Any, name: str, index: int) -> Any:
 def _label(sample: Any, index: int) -> Any:
     label = _field(sample, "label", index)
     if label is None:
-        raise ValueError(
-            f"sample {index} has no label: the GLEU reward scores against sample.label "
-            "(the dataset column named by --label-key)"
-        )
+        raise ValueError(f"sample {index} has no label: the GLEU reward scores against sample.label (the dataset column named by --label-key)")
     return label
 
 

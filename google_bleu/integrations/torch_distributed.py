@@ -34,8 +34,5 @@ def all_reduce_stats(stats: GleuStats, group: Any = None, device: Any = None) ->
     orders = {tuple(row[:2]) for row in ranks}
     if len(orders) > 1:
         low, high = sorted({row[0] for row in ranks}), sorted({row[1] for row in ranks})
-        raise ValueError(
-            "ranks counted statistics with different n-gram orders: min_len from "
-            f"{low[0]} to {low[-1]}, max_len from {high[0]} to {high[-1]}"
-        )
+        raise ValueError(f"ranks counted statistics with different n-gram orders: min_len from {low[0]} to {low[-1]}, max_len from {high[0]} to {high[-1]}")
     return GleuStats.summed(GleuStats([row[2:]], stats.min_len, stats.max_len) for row in ranks)

@@ -117,16 +117,11 @@ class GoogleBLEUScore(Metric):
         if not isinstance(incoming_state, (dict, Metric)):
             raise ValueError(f"Expected incoming state to be a dict or an instance of Metric but got {type(incoming_state)}")
         if self.full_state_update or self.full_state_update is None or self.dist_sync_on_step:
-            raise RuntimeError(
-                "``merge_state`` is not supported for metrics with ``full_state_update=True`` or "
-                "``dist_sync_on_step=True``. Please overwrite the merge_state method in the metric class."
-            )
+            raise RuntimeError("``merge_state`` is not supported for metrics with ``full_state_update=True`` or ``dist_sync_on_step=True``. Please overwrite the merge_state method in the metric class.")
         state = incoming_state
         if isinstance(incoming_state, Metric):
             if not isinstance(incoming_state, type(self)):
-                raise ValueError(
-                    f"Expected incoming state to be an instance of {type(self).__name__} but got {type(incoming_state)}"
-                )
+                raise ValueError(f"Expected incoming state to be an instance of {type(self).__name__} but got {type(incoming_state)}")
             if incoming_state.scorer != self.scorer:
                 raise ValueError(f"cannot merge a metric counted with {incoming_state.scorer!r} into one counted with {self.scorer!r}")
             state = incoming_state.metric_state

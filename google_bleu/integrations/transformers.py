@@ -50,14 +50,10 @@ class ComputeMetrics:
     def __init__(self, tokenizer: Any, /, scorer: GLEU | None = None, **settings: Any) -> None:
         scorer = scorer_from_options(scorer, settings, caller="ComputeMetrics")
         if not callable(getattr(tokenizer, "batch_decode", None)):
-            raise TypeError(
-                f"tokenizer must be a transformers tokenizer with batch_decode, got {type(tokenizer).__name__}"
-            )
+            raise TypeError(f"tokenizer must be a transformers tokenizer with batch_decode, got {type(tokenizer).__name__}")
         pad_token_id = getattr(tokenizer, "pad_token_id", None)
         if pad_token_id is None:
-            raise ValueError(
-                "the tokenizer has no pad_token_id: set one (e.g. tokenizer.pad_token = tokenizer.eos_token)"
-            )
+            raise ValueError("the tokenizer has no pad_token_id: set one (e.g. tokenizer.pad_token = tokenizer.eos_token)")
         if integer(pad_token_id) is None:
             raise TypeError(f"the tokenizer's pad_token_id must be an integer, got {describe(pad_token_id)}")
         self.tokenizer = tokenizer
@@ -82,10 +78,7 @@ class ComputeMetrics:
             padded = np.all(array == IGNORE_INDEX, axis=-1)
             array = np.where(padded, IGNORE_INDEX, array.argmax(axis=-1))
         if array.ndim != 2:
-            raise ValueError(
-                "predictions must be token ids [batch, length] or logits [batch, length, vocab], "
-                f"got shape {array.shape} and dtype {array.dtype}"
-            )
+            raise ValueError(f"predictions must be token ids [batch, length] or logits [batch, length, vocab], got shape {array.shape} and dtype {array.dtype}")
         return self._decodable(array, "predicted")
 
     def _decodable(self, array: np.ndarray, name: str) -> np.ndarray:
@@ -97,10 +90,7 @@ class ComputeMetrics:
         if array.size:
             low, high = int(array.min()), int(array.max())
             if low < 0:
-                raise ValueError(
-                    f"{name} token ids must be >= 0 (or {IGNORE_INDEX}, transformers' ignore index, for padding), "
-                    f"got {low}"
-                )
+                raise ValueError(f"{name} token ids must be >= 0 (or {IGNORE_INDEX}, transformers' ignore index, for padding), got {low}")
             if high >= 1 << 32:
                 raise ValueError(f"{name} token ids must be below 2**32 (a tokenizer's ids), got {high}")
         return array

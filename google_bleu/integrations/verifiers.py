@@ -37,10 +37,7 @@ class VerifiersReward(Reward):
             raise TypeError(f"task must be the task's data, a verifiers TaskData{hint}; got {describe(task)}")
         extra = set(getattr(task, "model_extra", None) or ())
         if self.field not in set(type(task).model_fields) | extra:
-            raise ValueError(
-                f"the GLEU reward reads the references from the task's {self.field!r} field; "
-                f"the task's data ({type(task).__name__}) sets {sorted(set(task.model_fields_set) | extra)}"
-            )
+            raise ValueError(f"the GLEU reward reads the references from the task's {self.field!r} field; the task's data ({type(task).__name__}) sets {sorted(set(task.model_fields_set) | extra)}")
         references = check_references(getattr(task, self.field), f"task.{self.field}")
         return self.scorer.checked_stats([reply], [references]).segment_scores()[0][0]
 

@@ -19,10 +19,7 @@ def _verl_scorer(options: dict[str, Any]) -> GLEU:
     """The scorer of the settings in ``options`` (veRL's ``reward_kwargs``); other keywords but veRL's are refused."""
     unknown = sorted(key for key in options if key not in SETTINGS and key not in VERL_KEYWORDS)
     if unknown:
-        raise TypeError(
-            f"compute_score got unexpected keyword arguments {unknown}: reward_kwargs may set "
-            f"{', '.join(SETTINGS)}; veRL itself passes {' and '.join(VERL_KEYWORDS)}"
-        )
+        raise TypeError(f"compute_score got unexpected keyword arguments {unknown}: reward_kwargs may set {', '.join(SETTINGS)}; veRL itself passes {' and '.join(VERL_KEYWORDS)}")
     return scorer_from_options(None, options)
 
 
@@ -51,9 +48,7 @@ def compute_score(
         single = {"data_source": data_source, "solution_str": solution_str, "ground_truth": ground_truth}
         mixed = sorted(key for key, value in single.items() if value is not None)
         if mixed or extra_info is not None:
-            raise ValueError(
-                f"compute_score takes one sample or a batch, not both: got batch arguments and {mixed or ['extra_info']}"
-            )
+            raise ValueError(f"compute_score takes one sample or a batch, not both: got batch arguments and {mixed or ['extra_info']}")
         return compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs)
     response = check_text(solution_str, "solution_str (the decoded response)")
     references = check_references(ground_truth, "ground_truth")
@@ -116,10 +111,7 @@ async def compute_score_gathered(
 async def _gathered_score(gatherer: GleuGatherer, solution_str: Any, ground_truth: Any, kwargs: dict) -> dict[str, float]:
     batch = sorted(key for key in _BATCH if key in kwargs)
     if batch:
-        raise ValueError(
-            f"compute_score_gathered scores one sample per call; got the batch manager's {batch}: "
-            "name compute_score for veRL's batch reward manager"
-        )
+        raise ValueError(f"compute_score_gathered scores one sample per call; got the batch manager's {batch}: name compute_score for veRL's batch reward manager")
     scorer = _verl_scorer(kwargs)  # refuses keywords that are neither settings nor veRL's
     scorer = scorer if any(key in kwargs for key in SETTINGS) else None  # else the gatherer's own
     names = ("solution_str (the decoded response)", "ground_truth")
