@@ -6,16 +6,22 @@ SAMPLE := google_bleu/samples/wmt17_en_de
 
 .PHONY: run test check lint bench clean app browser docs
 
+# Every environment is installed by uv (seconds where pip took minutes: it links what its cache
+# holds), itself installed from PyPI into the environment by pip. uv looks for wheels on disk
+# where pip is told to (PIP_FIND_LINKS: this machine's CPU build of torch, for torch==2.13.0).
+FIND_LINKS = $(if $(PIP_FIND_LINKS),--find-links $(PIP_FIND_LINKS))
+# $(call install,ENV,WHAT): ENV made with uv in it where it has none, then WHAT installed by uv.
+define install
+	test -x $(1)/bin/uv || { $(PYTHON) -m venv $(1) && $(1)/bin/python -m pip install --quiet uv; }
+	$(1)/bin/uv pip install --quiet --python $(1)/bin/python $(FIND_LINKS) $(2)
+endef
+
 $(VENV)/.run-installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[evaluate]'
+	$(call install,$(VENV),-e '.[evaluate]')
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(call install,$(VENV),-e '.[test]')
 	touch $(VENV)/.run-installed $(VENV)/.app-installed $@
 
 # Scores the bundled real WMT17 sample (4 systems against the human reference) as JSON, then
@@ -51,20 +57,22 @@ CHECKOUT_roll := ROLL_SOURCE
 UNCHECKED := $(foreach name,slime roll,$(if $(wildcard $($(CHECKOUT_$(name)))/setup.py),,$(name)))
 
 # Built afresh when the framework's requirements change; when only pyproject.toml (or no-deps.txt)
-# does, the package and the wheel are installed again into the environment as it is.
-.venvs/%/.requirements: tests/frameworks/%/requirements.txt
+# does, the package and the wheel are installed again into the environment as it is. .venv's uv
+# builds them (pip took 40-120 s an environment on 2 cores, uv 3-13 s).
+UV := $(VENV)/bin/uv
+UV_INSTALL = $(UV) pip install --quiet --python .venvs/$*/bin/python $(FIND_LINKS)
+
+.venvs/%/.requirements: tests/frameworks/%/requirements.txt | $(VENV)/.test-installed
 	rm -rf .venvs/$*
-	$(PYTHON) -m venv .venvs/$*
-	.venvs/$*/bin/python -m pip install --quiet --upgrade pip
-	.venvs/$*/bin/python -m pip install --quiet -r $<
+	$(UV) venv --quiet --python $(PYTHON) .venvs/$*
+	$(UV_INSTALL) -r $<
 	touch $@
 
 .PRECIOUS: .venvs/%/.requirements
 .SECONDEXPANSION:
 .venvs/%/.installed: .venvs/%/.requirements pyproject.toml $$(wildcard tests/frameworks/$$*/no-deps.txt)
-	.venvs/$*/bin/python -m pip install --quiet -e .
-	if [ -f tests/frameworks/$*/no-deps.txt ]; then \
-		.venvs/$*/bin/python -m pip install --quiet --no-deps -r tests/frameworks/$*/no-deps.txt; fi
+	$(UV_INSTALL) -e .
+	if [ -f tests/frameworks/$*/no-deps.txt ]; then $(UV_INSTALL) --no-deps -r tests/frameworks/$*/no-deps.txt; fi
 	touch $@
 
 .PHONY: frameworks $(FRAMEWORKS:%=framework-%)
@@ -90,9 +98,7 @@ $(UNCHECKED:%=framework-%): framework-%:
 CHECK_VENV := .venv-check
 
 $(CHECK_VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(CHECK_VENV)
-	$(CHECK_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(CHECK_VENV)/bin/python -m pip install --quiet -e '.[check]'
+	$(call install,$(CHECK_VENV),-e '.[check]')
 	touch $@
 
 check: $(CHECK_VENV)/.installed
@@ -103,7 +109,7 @@ check: $(CHECK_VENV)/.installed
 # writes benchmarks/results/{table.md,results.json,growth.png}; then the batched token-id
 # GLEU (torch) against a loop of nltk sentence_gleu. About 12 minutes on 2 cores.
 $(VENV)/.bench-installed: pyproject.toml $(VENV)/.test-installed
-	$(PY) -m pip install --quiet -e '.[test,bench]'
+	$(call install,$(VENV),-e '.[test,bench]')
 	touch $@
 
 # The per-sample curve: one sample a call to 4,096 (text and token ids) against the nltk loop,
@@ -167,9 +173,7 @@ bench: $(VENV)/.bench-installed
 
 
 $(VENV)/.app-installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[evaluate,app]'
+	$(call install,$(VENV),-e '.[evaluate,app]')
 	touch $@
 
 # The Space on http://127.0.0.1:7860 (GRADIO_SERVER_NAME / GRADIO_SERVER_PORT change it).
@@ -193,9 +197,7 @@ browser:
 # The documentation site in site/: performance tables regenerated from benchmarks/results,
 # then a strict build (a broken link or reference fails).
 $(VENV)/.docs-installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[docs]'
+	$(call install,$(VENV),-e '.[docs]')
 	touch $@
 
 docs: $(VENV)/.docs-installed
