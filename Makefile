@@ -30,19 +30,20 @@ run: $(VENV)/.run-installed
 	$(PY) -m google_bleu $(SAMPLE)/ref0.txt -i $(SAMPLE)/sys_*.txt
 	@echo "The command is $(VENV)/bin/google-bleu (on the path after: source $(VENV)/bin/activate)." >&2
 
-# Lint, the whole suite in .venv (then its 20 slowest tests, to see where the time goes), then each
-# framework's tests in its own environment (below).
+# Lint, the whole suite in .venv on both cores (then its 20 slowest tests, to see where the time
+# goes), then each framework's tests in its own environment (below), two at a time.
 # See the README for what it installs and how long it takes; `make check` is the fast tier.
+TEST_WORKERS ?= 2
 test: $(VENV)/.test-installed browser
 	$(PY) -m ruff check .
-	GOOGLE_BLEU_BROWSER=$(BROWSER) $(PY) -m pytest --durations=20
-	$(MAKE) frameworks
+	GOOGLE_BLEU_BROWSER=$(BROWSER) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
+	$(MAKE) -j$(TEST_WORKERS) --output-sync=target frameworks
 
 # Frameworks whose pins conflict with the main test environment, each tested against the real
-# package in its own virtual environment (.venvs/<name>), built with pip and venv from
+# package in its own virtual environment (.venvs/<name>), built from
 # tests/frameworks/<name>/requirements.txt, then this package, then no-deps.txt installed with
-# --no-deps where the framework's full dependency set needs a GPU stack (last, so that pip checks
-# nothing against the dependencies left out on purpose). Each runs the tests in
+# --no-deps where the framework's full dependency set needs a GPU stack (last, so that nothing is
+# checked against the dependencies left out on purpose). Each runs the tests in
 # tests/frameworks/<name>/.
 FRAMEWORKS := $(patsubst tests/frameworks/%/requirements.txt,%,$(wildcard tests/frameworks/*/requirements.txt))
 
@@ -103,7 +104,7 @@ $(CHECK_VENV)/.installed: pyproject.toml
 
 check: $(CHECK_VENV)/.installed
 	$(CHECK_VENV)/bin/python -m ruff check .
-	$(CHECK_VENV)/bin/python -m pytest -m "not slow" -q
+	$(CHECK_VENV)/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not slow" -q
 
 # Anchors (nltk, sacrebleu, an HF-equivalent evaluate module) and ours on the same data;
 # writes benchmarks/results/{table.md,results.json,growth.png}; then the batched token-id
