@@ -26,11 +26,9 @@ np = lazy_module("numpy")
 
 #: Tokens per chunk (all sides together): a chunk's temporaries stay near the CPU caches.
 CHUNK_TOKENS = 1 << 16
-#: Inputs of at most this many tokens (all sides together) are counted in plain Python
-#: (``benchmarks/bench_small.py`` measures where numpy becomes cheaper).
+#: Inputs of at most this many tokens (all sides) are counted in plain Python (bench_small.py measures it).
 SMALL_TOKENS = 1024
-#: Characters per token assumed when text is sized before it is tokenized (13a on WMT
-#: news gives 5 to 6; a language without spaces fewer tokens, so fewer is safe).
+#: Characters per token assumed when text is sized before it is tokenized (13a on WMT news: 5 to 6).
 CHARS_PER_TOKEN = 5
 
 

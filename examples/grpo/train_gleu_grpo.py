@@ -65,18 +65,9 @@ def build_tokenizer(texts: list[str]) -> PreTrainedTokenizerFast:
 def build_model(tokenizer: PreTrainedTokenizerFast) -> Qwen2ForCausalLM:
     """A random 1-layer Qwen2 for this vocabulary."""
     torch.manual_seed(0)
-    config = Qwen2Config(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-        pad_token_id=tokenizer.pad_token_id,
-        bos_token_id=tokenizer.eos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-    )
+    size = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2)
+    ids = dict(pad_token_id=tokenizer.pad_token_id, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id)
+    config = Qwen2Config(vocab_size=len(tokenizer), max_position_embeddings=64, **size, **ids)
     return Qwen2ForCausalLM(config)
 
 
