@@ -201,6 +201,28 @@ def test_the_editable_install_of_make_run_builds_without_a_warning(tmp_path):
     assert [line for line in lines if line.startswith("WARNING")] == [] and "Warning" not in done.stderr
 
 
+def test_the_wheel_ships_what_a_pip_user_imports(tmp_path):
+    # The wheel carries the package and its samples: not the Space beside app.py (it imports
+    # gradio), not a top-level module; the command's entry point is inside the package.
+    import zipfile
+
+    for name in ("pyproject.toml", "README.md", "LICENSE", "app.py"):
+        shutil.copy(REPO / name, tmp_path / name)
+    for folder in ("google_bleu", "space"):
+        shutil.copytree(REPO / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    code = "from setuptools import build_meta\nprint(build_meta.build_wheel('out'))\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(tmp_path / "out" / done.stdout.splitlines()[-1]) as wheel:
+        names = [name for name in wheel.namelist() if not name.startswith("google_bleu-")]
+        sources = {name: wheel.read(name).decode("utf-8") for name in names if name.endswith(".py")}
+    assert names and all(name.startswith("google_bleu/") for name in names), names
+    assert "google_bleu/__main__.py" in sources and "google_bleu/samples/wmt17_en_de/ref0.txt" in names
+    assert [name for name, text in sources.items() if "gradio" in text] == []
+    scripts = subprocess.run([sys.executable, "-c", "import tomllib; print(tomllib.load(open('pyproject.toml', 'rb'))['project']['scripts'])"], cwd=tmp_path, capture_output=True, text=True)
+    assert scripts.stdout.strip() == "{'google-bleu': 'google_bleu.__main__:main'}"
+
+
 def test_bom_is_kept_as_sacrebleu_does(shared_data, tmp_path):
     folder = shared_data / "wmt17_en_de"
     path = folder / "sys_online-A.0.txt"

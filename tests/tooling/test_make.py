@@ -90,7 +90,9 @@ def test_a_framework_environment_is_built_afresh_only_when_its_requirements_chan
     folder.mkdir(parents=True)
     stamps = tmp_path / ".venvs" / "toy"
     stamps.mkdir(parents=True)
-    files = [tmp_path / "pyproject.toml", folder / "requirements.txt", stamps / ".requirements", stamps / ".installed"]
+    (tmp_path / ".venv").mkdir()
+    files = [tmp_path / "pyproject.toml", tmp_path / ".venv" / ".test-installed", folder / "requirements.txt"]
+    files += [stamps / ".requirements", stamps / ".installed"]
     for age, path in enumerate(files):
         path.touch()
         os.utime(path, (1_000_000 + age, 1_000_000 + age))
@@ -104,6 +106,7 @@ def test_a_framework_environment_is_built_afresh_only_when_its_requirements_chan
 
     assert "pip install" not in planned(stamps / ".installed")
     after_pyproject = planned(tmp_path / "pyproject.toml")
-    assert "pip install --quiet -e ." in after_pyproject and "rm -rf .venvs/toy" not in after_pyproject
+    assert "pip install --quiet --python .venvs/toy/bin/python" in after_pyproject and " -e ." in after_pyproject
+    assert "rm -rf .venvs/toy" not in after_pyproject
     after_requirements = planned(folder / "requirements.txt")
     assert "rm -rf .venvs/toy" in after_requirements and "-r tests/frameworks/toy/requirements.txt" in after_requirements
