@@ -112,6 +112,11 @@ def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, 
         def __init__(self, **settings):
             super().__init__(**settings)
             (built / ray.get_runtime_context().get_node_id()).touch()
+            # Each waits for the other, so that a loaded machine cannot finish the data with the
+            # first actor before the second is built.
+            deadline = time.monotonic() + 120
+            while len(list(built.iterdir())) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
 
     actors = ray.data.read_json(str(folder)).map_batches(
         Located,
