@@ -10,10 +10,10 @@ import stat
 import tempfile
 from array import array
 from bisect import bisect_left
-from typing import Any, BinaryIO, Union
+from typing import Any, BinaryIO, Callable, Union
 
 from ..validation import describe
-from .lines import BOM, MAX_LINE_BYTES, LineError, lines_from_bytes, long_line_message
+from .lines import BOM, MAX_LINE_BYTES, LineError, bom_warning, lines_from_bytes, long_line_message
 
 PathOrStream = Union[str, "os.PathLike[str]", BinaryIO]
 #: Bytes copied at a time from a stream, and the most bytes an index task counts.
@@ -121,6 +121,22 @@ class Source:
         self.handle.close()
 
 
+class Descriptor:
+    """A descriptor the workers read: a forked worker inherits it, a spawned one gets it as it starts."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self) -> tuple[Any, tuple]:
+        from multiprocessing.reduction import DupFd
+
+        return Descriptor.passed, (DupFd(self.fd),)
+
+    @staticmethod
+    def passed(dup: Any) -> Descriptor:
+        return Descriptor(dup.detach())
+
+
 def _read(fd: int, start: int, end: int, name: str) -> bytes:
     try:
         if hasattr(os, "pread"):
@@ -165,8 +181,7 @@ def open_source(source: Any, name: str | None) -> Source:
     device) copied once into a temporary file with no name on disk.
 
     Raises:
-        FileError: Unreadable, or its copy cannot be written. LineError: A copied line too long.
-        TypeError: Not a path or a binary stream.
+        FileError: Unreadable, or its copy not written. LineError: A copied line too long. TypeError: Not a path or binary stream.
     """
     if not isinstance(source, (str, os.PathLike)):
         if not hasattr(source, "read") or isinstance(source, (str, bytes)):
@@ -182,6 +197,21 @@ def open_source(source: Any, name: str | None) -> Source:
         return Source(handle, name)
     with handle:
         return _spooled(handle, name)
+
+
+def open_all(inputs: list[tuple[Any, str | None]], warn: Callable[[str], None]) -> list[Source]:
+    """Each input opened in order, a byte-order mark warned of; on an error, those opened are closed."""
+    sources: list[Source] = []
+    try:
+        for source, name in inputs:
+            sources.append(open_source(source, name))
+            if sources[-1].bom:
+                warn(str(bom_warning([BOM], sources[-1].name)))
+    except BaseException:
+        for opened in sources:
+            opened.close()
+        raise
+    return sources
 
 
 def _spooled(stream: Any, name: str) -> Source:

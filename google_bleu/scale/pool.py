@@ -58,8 +58,7 @@ def resolve_jobs(jobs: Any) -> int:
 
 
 def start_method() -> str:
-    """``fork`` on Linux where this process runs one thread, else ``spawn``. (A thread that
-    has ended leaves ``/proc/self/task`` a moment after Python's ``join``.)"""
+    """``fork`` on Linux where this process runs one thread, else ``spawn``."""
     deadline = time.monotonic() + 0.02
     while sys.platform.startswith("linux") and threading.active_count() == 1 and time.monotonic() < deadline:
         try:
@@ -67,7 +66,7 @@ def start_method() -> str:
                 return "fork"
         except OSError:
             break
-        time.sleep(0.001)
+        time.sleep(0.001)  # a thread that has ended leaves /proc a moment after Python's join
     return "spawn"
 
 
@@ -87,7 +86,7 @@ def check_scorer(scorer: Any, jobs: int) -> None:
     """A :class:`~google_bleu.GLEU`, and one that pickles when workers will get it."""
     check_type(scorer, GLEU, "scorer", "a google_bleu.GLEU (e.g. GLEU(tokenizer='char'))")
     try:
-        pickle.dumps(scorer) if jobs > 1 else None
+        pickle.dumps(scorer if jobs > 1 else None)
     except Exception as error:  # PicklingError, AttributeError, TypeError...
         raise TypeError(
             f"jobs={jobs} sends the scorer to worker processes, but its tokenizer does not pickle "
@@ -100,7 +99,6 @@ class WorkerError(RuntimeError):
 
 
 def _ended(code: int | None) -> WorkerError:
-    """Why a worker ended, from its exit code (negative: the signal)."""
     if code is not None and code > 0:
         return WorkerError(
             f"a worker process failed to start (exit code {code}; its error is above, on standard error); "
@@ -113,24 +111,8 @@ def _ended(code: int | None) -> WorkerError:
     return WorkerError(f"a worker process ended unexpectedly ({why}); retry with fewer --jobs or jobs=1")
 
 
-class Descriptor:
-    """A descriptor the workers read: a forked worker inherits it, a spawned one gets it as it starts."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-
-    def __reduce__(self) -> tuple[Any, tuple]:
-        from multiprocessing.reduction import DupFd
-
-        return _passed, (DupFd(self.fd),)
-
-
-def _passed(dup: Any) -> Descriptor:
-    return Descriptor(dup.detach())
-
-
 class _Context:
-    """The executor's ``mp_context``, keeping the processes it starts and its result queue."""
+    """The executor's ``mp_context``, which keeps the processes it starts and its result queue."""
 
     def __init__(self, method: str) -> None:
         import multiprocessing
@@ -152,7 +134,7 @@ class _Context:
 _scorer: Any = None  # in a worker, its pool's
 
 
-def _start(scorer: Any, inputs: tuple[Descriptor, ...]) -> None:
+def _start(scorer: Any, inputs: tuple[Any, ...]) -> None:
     """A worker's start (the executor's initializer); ``inputs`` stay open in it from now on."""
     global _scorer
     _scorer = scorer
@@ -165,17 +147,13 @@ def _start(scorer: Any, inputs: tuple[Descriptor, ...]) -> None:
             comm.write(WORKER_NAME)
     except OSError:
         pass
-    import multiprocessing
+    import multiprocessing.connection
 
-    parent = multiprocessing.parent_process()
-    threading.Thread(target=_orphaned, args=(parent.sentinel,), daemon=True).start()  # type: ignore[union-attr]
+    def orphaned(parent: Any) -> None:
+        multiprocessing.connection.wait([parent.sentinel])  # ready once the parent has ended, however it ended
+        os._exit(1)
 
-
-def _orphaned(sentinel: int) -> None:
-    from multiprocessing.connection import wait
-
-    wait([sentinel])  # ready once the parent has ended, however it ended
-    os._exit(1)
+    threading.Thread(target=orphaned, args=(multiprocessing.parent_process(),), daemon=True).start()
 
 
 def _call(function: Callable[..., Any], args: tuple) -> Any:
@@ -185,16 +163,9 @@ def _call(function: Callable[..., Any], args: tuple) -> Any:
 class WorkerPool:
     """At most ``jobs`` worker processes (and the usable cores), each given the scorer and the
     descriptors ``keep`` once; none with one, or in a daemonic process (the work is then done
-    here). Close it, or use ``with``, to end them.
+    here). Close it, or use ``with``, to end them."""
 
-    Example:
-        >>> from google_bleu import GLEU
-        >>> with WorkerPool(GLEU(), jobs=1) as pool:
-        ...     [stats.score() for stats in pool.run(iter([(GLEU.stats, (["a b"], [["a b"]]))]))]
-        [1.0]
-    """
-
-    def __init__(self, scorer: Any, jobs: int, keep: tuple[Descriptor, ...] = ()) -> None:
+    def __init__(self, scorer: Any, jobs: int, keep: tuple[Any, ...] = ()) -> None:
         self.scorer, self.keep, self.executor, self.processes = scorer, keep, None, min(jobs, available_cores())
         if self.processes > 1:
             import multiprocessing
@@ -222,8 +193,7 @@ class WorkerPool:
 
     def _submit(self, function: Callable[..., Any], args: tuple) -> Any:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-        from concurrent.futures.process import BrokenProcessPool
+        from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 
         method = multiprocessing.get_start_method(allow_none=True)
         try:
@@ -234,15 +204,14 @@ class WorkerPool:
         except (OSError, NotImplementedError) as error:  # descriptors, processes or semaphores ran out
             reason = getattr(error, "strerror", None) or error
             raise WorkerError(f"cannot start a worker process ({reason}); retry with fewer --jobs or jobs=1") from None
-        except BrokenProcessPool:
+        except BrokenExecutor:
             raise self._broken() from None
         finally:
             if method is None:  # a spawn sets the process-wide start method, which is the caller's
                 multiprocessing.set_start_method(None, force=True)
 
     def _result(self, future: Any) -> Any:
-        from concurrent.futures import wait
-        from concurrent.futures.process import BrokenProcessPool
+        from concurrent.futures import BrokenExecutor, wait
 
         while not wait([future], 0.1).done:
             for process in self.context.processes:  # (the executor waits for ever on a half-written result)
@@ -250,7 +219,7 @@ class WorkerPool:
                     raise _ended(process.exitcode)
         try:
             return future.result()
-        except BrokenProcessPool:
+        except BrokenExecutor:
             raise self._broken() from None
 
     def _broken(self) -> WorkerError:

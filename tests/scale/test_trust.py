@@ -234,9 +234,9 @@ def test_memory_exhausted_in_a_worker_is_one_line(tmp_path, monkeypatch, capsys)
     # A worker's MemoryError reaches the caller as MemoryError (not a dead pool), and the
     # command says it in one line.
     from google_bleu.cli import main as command
-    from google_bleu.scale import parallel
+    from google_bleu.scale import plan
 
-    monkeypatch.setattr(parallel, "count_ranges", _out_of_memory)
+    monkeypatch.setattr(plan, "count_ranges", _out_of_memory)
     ref, hyp = big_input(tmp_path)
     assert command.main([ref, "-i", hyp, "--jobs", "2"]) == 1
     out, err = capsys.readouterr()

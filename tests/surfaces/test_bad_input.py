@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import google_bleu
-import google_bleu.scale.parallel
+import google_bleu.scale.plan
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu, text_stats
 from google_bleu.cli.main import main
 from google_bleu.integrations.transformers import ComputeMetrics
@@ -409,7 +409,7 @@ def test_cli_internal_error_keeps_its_traceback(monkeypatch):
     def broken(*args):
         raise ValueError("an internal bug")
 
-    monkeypatch.setattr(google_bleu.scale.parallel, "order_text_stats", broken)
+    monkeypatch.setattr(google_bleu.scale.plan, "order_text_stats", broken)
     with pytest.raises(ValueError, match="an internal bug"):
         main([str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-B.0.txt")])
 
