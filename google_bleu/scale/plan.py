@@ -35,8 +35,9 @@ def count_ranges(
     """A worker's task over files: the same lines (``count`` from ``first``, 1-based) of some
     systems and every reference (:meth:`~.files.Source.where`), one :data:`Part` a system."""
     columns = [read_lines(where, first, count) for where in references]
-    lists = [list(refs) for refs in zip(*columns)]
-    if num_refs > 1:
+    if num_refs == 1:
+        lists = [list(refs) for refs in zip(*columns)]
+    else:
         lists = [line.split("\t") for line in columns[0]]
         for number, fields in enumerate(lists, first):
             if len(fields) != num_refs:
@@ -57,7 +58,7 @@ def _total(*parts: GleuStats) -> GleuStats:
     return GleuStats.trusted([totals], parts[0].min_len, parts[0].max_len)
 
 
-def _index(scorer: GLEU, span: tuple) -> tuple:
+def _breaks(scorer: GLEU, span: tuple) -> tuple:
     return count_breaks(span)
 
 
@@ -116,7 +117,7 @@ class SystemFiles:
             raise ValueError(f"num_refs={num_refs} reads the references tab-separated from one file, got {len(references)} files")
         if warn is not None and not callable(warn):
             raise TypeError(f"warn must be a callable taking the message, got {describe(warn)}")
-        warn = warn or (lambda message: warnings.warn(message, UnicodeWarning, stacklevel=5))
+        warn = warn or (lambda message: warnings.warn(message, UnicodeWarning, stacklevel=4))
         self.counting, self.pool = None, None
         opened = open_all([(path, None) for path in references] + list(zip(hypotheses, names)), warn)
         self.references, self.systems = opened[: len(references)], opened[len(references) :]
@@ -137,7 +138,7 @@ class SystemFiles:
         self.pool = WorkerPool(self.scorer, jobs, tuple(Descriptor(source.fd) for source in inputs))
         self.workers = self.pool.processes
         spans = [(source, span) for source in inputs for span in source.spans()]
-        for (source, span), counted in zip(spans, self.pool.run((_index, (span,)) for _, span in spans)):
+        for (source, span), counted in zip(spans, self.pool.run((_breaks, (span,)) for _, span in spans)):
             source.add(span, *counted)
         for source in inputs:
             source.indexed()
