@@ -234,7 +234,10 @@ class WorkerPool:
             for process in self.context.processes:
                 if process.pid is not None:  # started
                     process.kill()
-            self.context.results._writer.close()  # the executor's read of a half-written result then ends
+            # The ends of the executor's pipes that a killed worker leaves it waiting on: a result
+            # half-written, a task written to a pipe no one reads (before Python 3.11, gh-94777).
+            self.context.results._writer.close()
+            executor._call_queue._reader.close()
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
 
