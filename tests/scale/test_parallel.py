@@ -330,9 +330,10 @@ def cli(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.skipif(available_cores() < 2, reason="workers start only with two usable cores")
-def test_cli_jobs_output_is_identical(tmp_path):
-    # 36,000 lines of each file: enough for --jobs 2 to start two real workers, forked or
-    # spawned (a WMT17 sample alone is scored in the command's own process whatever --jobs says).
+def test_cli_jobs_output_is_identical_with_two_workers(tmp_path):
+    # 36,000 lines of each file: enough for --jobs 2 (and --jobs 4, on at least two cores) to
+    # start two real workers, forked or spawned (a WMT17 sample alone is scored in the command's
+    # own process whatever --jobs says).
     def repeated(path: Path, name: str, head: bytes = b"") -> str:
         return write(tmp_path / name, head + path.read_bytes() * 120)
 
@@ -340,13 +341,17 @@ def test_cli_jobs_output_is_identical(tmp_path):
     # online-A as WMT17 published it: line 1 starts with a byte-order mark (the sample's copy has none).
     original = repeated(WMT17 / "sys_online-A.0.txt", "sys_online-A.0.txt", b"\xef\xbb\xbf")
     systems = [original, repeated(WMT17 / "sys_uedin-nmt.4722.txt", "sys_uedin.txt")]
-    with SystemFiles(systems, [ref0, ref1], jobs=2, warn=lambda message: None) as files:
-        assert files.workers == 2
+    for jobs in (2, 4):  # the worker processes that the command's plan starts on these files
+        with SystemFiles(systems, [ref0, ref1], jobs=jobs, rows=False, warn=lambda message: None) as files:
+            assert len(list(files)) == 2
+            started = {process.pid for process in files.pool.context.processes if process.pid is not None}
+            assert 2 <= len(started) <= jobs and os.getpid() not in started, started
     for options in (["-f", "text", "--confidence"], ["--sentence-level"]):
         chosen = systems if "--sentence-level" not in options else systems[:1]
         one = cli(ref0, ref1, "-i", *chosen, *options)
-        two = cli(ref0, ref1, "-i", *chosen, *options, "--jobs", "2")
-        assert one[0] == 0 and two == one
+        assert one[0] == 0
+        for jobs in ("2", "4"):
+            assert cli(ref0, ref1, "-i", *chosen, *options, "--jobs", jobs) == one
     # The BOM of online-A is still reported once, as without --jobs.
     assert one[2].count("byte-order mark") == 1
 

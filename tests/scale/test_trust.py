@@ -5,9 +5,11 @@ caller served, resource limits and failures reported in one line, the earliest e
 
 from __future__ import annotations
 
+import faulthandler
 import io
 import os
 import resource
+import signal
 import subprocess
 import sys
 import textwrap
@@ -18,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from google_bleu import GLEU
-from google_bleu.scale.parallel import SystemFiles, file_stats, files_stats
-from google_bleu.scale.pool import available_cores
+from google_bleu.scale.parallel import SystemFiles, file_stats, files_stats, parallel_stats
+from google_bleu.scale.pool import WorkerError, available_cores
 from tests.helpers.oracles import REPO, SAMPLES, read_lines
 from tests.scale.test_parallel import big_input, workers_of
 
@@ -225,7 +227,7 @@ def test_too_few_descriptors_for_workers_is_said_in_one_line(tmp_path, limit):
         assert one.returncode == 0, one.stderr
 
 
-def _out_of_memory(scorer: GLEU, size: int) -> None:
+def _out_of_memory(scorer: GLEU, *task: object) -> None:
     raise MemoryError()
 
 
@@ -233,9 +235,9 @@ def test_memory_exhausted_in_a_worker_is_one_line(tmp_path, monkeypatch, capsys)
     # A worker's MemoryError reaches the caller as MemoryError (not a dead pool), and the
     # command says it in one line.
     from google_bleu.cli import main as command
-    from google_bleu.scale import parallel
+    from google_bleu.scale import plan
 
-    monkeypatch.setattr(parallel, "count_ranges", _out_of_memory)
+    monkeypatch.setattr(plan, "count_ranges", _out_of_memory)
     ref, hyp = big_input(tmp_path)
     assert command.main([ref, "-i", hyp, "--jobs", "2"]) == 1
     out, err = capsys.readouterr()
@@ -280,7 +282,7 @@ def test_a_stream_with_workers_in_a_process_that_dropped_its_privileges():
         # Imported before the privileges go (this interpreter's files may be root's only), with
         # one BLAS thread: a process that runs one thread forks its workers.
         os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"
-        import multiprocessing.connection, multiprocessing.popen_fork, multiprocessing.popen_spawn_posix, numpy, sacrebleu
+        import concurrent.futures.process, multiprocessing.popen_fork, multiprocessing.popen_spawn_posix, multiprocessing.synchronize, numpy, sacrebleu
         from google_bleu.scale.parallel import file_stats
 
         if __name__ == "__main__":
@@ -327,3 +329,127 @@ def test_a_stream_is_read_through_its_copy_with_workers():
     data = HYP.read_bytes()
     expected = GLEU().stats(read_lines(HYP), read_lines(REF))
     assert file_stats(io.BytesIO(data), [str(REF)], jobs=2, chunk_lines=100) == expected
+
+
+# -- 12. what a second audit found -------------------------------------------------------------
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_rewritten_in_place_with_its_size_and_time_put_back_is_an_error(tmp_path, jobs):
+    # `cp -p`, `rsync --inplace -t` or `touch -r` put the size and modification time back:
+    # before, the run then scored half the old file and half the new one, with no error.
+    path = tmp_path / "ref.txt"
+    path.write_bytes(REF.read_bytes())
+    counted = files_stats([str(HYP), str(OTHER)], str(path), jobs=jobs, chunk_lines=100)
+    next(counted)
+    time.sleep(0.05)  # file times move by the kernel's clock tick
+    before = os.stat(path)
+    with open(path, "r+b") as handle:  # the same size, other bytes
+        handle.write(b"X")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (os.stat(path).st_size, os.stat(path).st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    with pytest.raises(ValueError, match=rf"^{path} changed while it was read; score it again once it is written$"):
+        next(counted)
+
+
+def test_workers_that_are_spawned_leave_the_start_method_unset():
+    # Python's spawn records the process-wide start method ('fork' where none was set), so a
+    # caller's later set_start_method("spawn") raised "context has already been set".
+    done = script(
+        """
+        import multiprocessing, sys, threading
+        from google_bleu import GLEU
+        from google_bleu.scale import files_stats, parallel_stats
+        from google_bleu.scale.pool import start_method
+
+        if __name__ == "__main__":
+            threading.Thread(target=threading.Event().wait, daemon=True).start()  # so workers are spawned
+            parallel_stats(GLEU(), ["a b c"] * 40, [["a b"]] * 40, jobs=2, chunk_size=5)
+            list(files_stats(sys.argv[1:2], sys.argv[2], jobs=2, chunk_lines=50))
+            print(start_method(), multiprocessing.get_start_method(allow_none=True))
+            multiprocessing.set_start_method("spawn")
+            print(multiprocessing.get_start_method())
+        """,
+        str(HYP),
+        str(REF),
+    )
+    assert (done.returncode, done.stdout.split(), done.stderr) == (0, ["spawn", "None", "spawn"], "")
+
+
+def _crash(text: str) -> list[str]:
+    """A tokenizer that crashes its process on one word (a module-level function: it pickles)."""
+    if "CRASH" in text:
+        faulthandler.disable()  # (pytest's would print this worker's stack on the test's terminal)
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return text.split()
+
+
+@two_cores
+def test_a_worker_that_crashes_is_said_to_have_crashed():
+    # Before: "killed by SIGSEGV: the out-of-memory killer, or by hand".
+    predictions = ["a b c"] * 30 + ["CRASH"] + ["a b c"] * 9
+    with pytest.raises(WorkerError) as error:
+        parallel_stats(GLEU(tokenizer=_crash), predictions, [["a b"]] * 40, jobs=2, chunk_size=5)
+    assert str(error.value) == (
+        "a worker process ended unexpectedly (killed by SIGSEGV: Segmentation fault); retry with fewer --jobs or jobs=1"
+    )
+
+
+def test_parallel_stats_without_a_scorer_says_so():
+    # Before: AttributeError: 'NoneType' object has no attribute 'tokenizer'.
+    for jobs in (1, 2):
+        with pytest.raises(TypeError, match=r"^scorer must be a google_bleu.GLEU \(e.g. GLEU\(tokenizer='char'\)\), got NoneType None$"):
+            parallel_stats(None, ["a b"] * 4, [["a b"]] * 4, jobs=jobs, chunk_size=1)
+
+
+@pytest.mark.skipif(not hasattr(os, "set_blocking"), reason="needs non-blocking pipes")
+@pytest.mark.parametrize("first_part_waits", [True, False])
+def test_a_non_blocking_stream_that_comes_late_and_in_parts_is_read_whole(first_part_waits):
+    # Before: a non-blocking pipe with nothing in it yet read as its end ("standard input has
+    # 0 lines but ref0.txt has 300"); with its first part in, the rest was cut off.
+    data = HYP.read_bytes()  # less than a pipe holds
+    parts = [data[: len(data) // 3], data[len(data) // 3 :]]
+    reader, writer = os.pipe()
+    os.set_blocking(reader, False)
+    if not first_part_waits:
+        os.write(writer, parts.pop(0))
+
+    def feed() -> None:
+        for part in parts:
+            time.sleep(0.3)
+            os.write(writer, part)
+        os.close(writer)
+
+    thread = threading.Thread(target=feed)
+    thread.start()
+    with open(reader, "rb") as stream:
+        stats = file_stats(stream, [str(REF)], name="standard input")
+    thread.join()
+    assert stats == GLEU().stats(read_lines(HYP), read_lines(REF))
+
+
+@linux
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_the_command_reads_standard_input_that_is_non_blocking_and_comes_late(jobs):
+    data = HYP.read_bytes()
+    expected = subprocess.run(
+        [sys.executable, "-m", "google_bleu", str(REF), "-i", str(HYP), "-b"], cwd=REPO, capture_output=True, text=True
+    )
+    reader, writer = os.pipe()
+    os.set_blocking(reader, False)
+
+    def feed() -> None:
+        for part in (data[:1000], data[1000:]):
+            time.sleep(1)
+            os.write(writer, part)
+        os.close(writer)
+
+    thread = threading.Thread(target=feed)
+    thread.start()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "google_bleu", str(REF), "-b", "--jobs", jobs], cwd=REPO, stdin=reader,
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(reader)
+        thread.join()
+    assert (done.returncode, done.stdout, done.stderr) == (0, expected.stdout, "")

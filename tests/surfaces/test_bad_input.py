@@ -23,6 +23,7 @@ import google_bleu.integrations.openrlhf
 import google_bleu.integrations.trl
 import google_bleu.integrations.verifiers
 import google_bleu.scale.parallel
+import google_bleu.scale.plan
 from google_bleu import GLEU, corpus_gleu, gleu_stats, sentence_gleu
 from google_bleu.cli.main import main
 from google_bleu.integrations.transformers import ComputeMetrics
@@ -416,7 +417,7 @@ def test_cli_internal_error_keeps_its_traceback(monkeypatch):
     def broken(*args):
         raise ValueError("an internal bug")
 
-    monkeypatch.setattr(google_bleu.scale.parallel, "order_text_stats", broken)
+    monkeypatch.setattr(google_bleu.scale.plan, "order_text_stats", broken)
     with pytest.raises(ValueError, match="an internal bug"):
         main([str(SAMPLE / "ref0.txt"), "-i", str(SAMPLE / "sys_online-B.0.txt")])
 
