@@ -50,13 +50,7 @@ def count_ranges(
     each = [every] if len(systems) == 1 else [
         [stats[at : at + count] for stats in every] for at in range(0, len(predictions), count)
     ]
-    return [(main if rows else _total(main), *map(_total, orders)) for main, *orders in each]
-
-
-def _total(*parts: GleuStats) -> GleuStats:
-    """The parts' totals as one row (a list: numpy is imported only when needed)."""
-    totals = [sum(column) for column in zip(*(part.totals() for part in parts))]
-    return GleuStats.trusted([totals], parts[0].min_len, parts[0].max_len)
+    return [(main if rows else GleuStats.summed([main]), *(GleuStats.summed([one]) for one in orders)) for main, *orders in each]
 
 
 def _breaks(scorer: GLEU, span: tuple) -> tuple:
@@ -85,8 +79,8 @@ class _System:
         if self.rows is not None:
             joined = GleuStats.trusted(self.rows[0], low, high, self.rows[1])
         else:
-            joined = (main[0] if len(main) == 1 else GleuStats.concatenate(main)) if rows else _total(*main)
-        return (joined, *(_total(*order) for order in each))
+            joined = (main[0] if len(main) == 1 else GleuStats.concatenate(main)) if rows else GleuStats.summed(main)
+        return (joined, *(GleuStats.summed(order) for order in each))
 
 
 class SystemFiles:
