@@ -1,14 +1,7 @@
-"""google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016) for MT and LLM evaluation.
+"""google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016) for MT and LLM evaluation (docs/python-api.md).
 
-``import google_bleu`` is light: it needs numpy only. The top level holds the scorer
-(:class:`GLEU`), its result (:class:`GleuScore`), the statistics (:class:`GleuStats`), the
-token functions and :func:`load`; each family has its own namespace, imported on first use:
-
-- ``google_bleu.ids``: GLEU on token ids (batched, pairwise, MBR);
-- ``google_bleu.scale``: worker processes and streamed files;
-- ``google_bleu.integrations.<framework>``: TRL, veRL, OpenRLHF, verifiers, torchmetrics,
-  lm-eval, LightEval, the HF Trainer, torch.distributed, datasets/Ray columns;
-- ``google_bleu.analysis``: what a segment's score is made of (also :func:`explain`).
+``import google_bleu`` needs numpy only; ``ids``, ``scale``, ``integrations``, ``analysis`` and ``cli`` are
+imported on first use.
 
 Example:
     >>> import google_bleu
@@ -32,7 +25,7 @@ from .tokens import corpus_gleu, gleu_stats, sentence_gleu
 from .validation import MAX_ORDER, ReferenceLayoutWarning
 from .version import __version__
 
-if TYPE_CHECKING:  # imported on first use (__getattr__ below): a short run never needs it
+if TYPE_CHECKING:
     from .analysis.explain import Explanation, explain
 
 #: The metric folder: ``evaluate.load(METRIC_PATH)`` loads this metric offline.
@@ -59,20 +52,14 @@ __all__ = [
     "signature",
 ]
 
-#: The namespaces, imported on first attribute access.
 _NAMESPACES = ("analysis", "cli", "ids", "integrations", "scale")
 
 
 def load(**kwargs: Any) -> Any:
-    """``evaluate.load`` of this installed metric, offline, from any directory.
+    """``evaluate.load(METRIC_PATH, **kwargs)``: this installed metric, offline, from any directory.
 
-    Keyword arguments go to ``evaluate.load`` (``experiment_id``, ``num_process``, ...).
-    ``import evaluate`` imports transformers and torch when they are installed (for evaluate's
-    ``evaluator``), which can take tens of seconds; :class:`GLEU` needs no evaluate, and
-    ``GLEU().corpus_score(...).to_dict()`` holds the module's result.
-
-    Raises:
-        ImportError: evaluate is not installed; the message names the extra to install.
+    ``import evaluate`` can take tens of seconds (it imports transformers and torch); :class:`GLEU`
+    needs no evaluate, and ``GLEU().corpus_score(...).to_dict()`` holds the module's result.
     """
     import_optional("datasets", "evaluate", "google_bleu.load()")  # first: evaluate imports it
     evaluate = import_optional("evaluate", "evaluate", "google_bleu.load()")
@@ -80,7 +67,7 @@ def load(**kwargs: Any) -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "GoogleBleu":  # the evaluate metric class: imports evaluate and datasets
+    if name == "GoogleBleu":
         for module in ("datasets", "evaluate"):  # datasets first: evaluate imports it
             import_optional(module, "evaluate", "google_bleu.GoogleBleu")
         from .google_bleu import GoogleBleu
@@ -88,7 +75,7 @@ def __getattr__(name: str) -> Any:
         return GoogleBleu
     if name in _NAMESPACES:
         return importlib.import_module(f"{__name__}.{name}")
-    if name in ("explain", "Explanation"):  # imported on first use, like the namespaces
+    if name in ("explain", "Explanation"):
         return getattr(importlib.import_module(f"{__name__}.analysis.explain"), name)
     raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")
 

@@ -1,6 +1,4 @@
-"""sacrebleu's 13a tokenizer, token-identical and faster: :func:`token_spans_13a` for a batch of lines (numpy
-passes over their UTF-8 bytes), :func:`tokenize_13a` for one line (``docs/design.md``, "The 13a tokenizer").
-"""
+"""sacrebleu's 13a tokenizer, token-identical and faster (docs/design.md, "The 13a tokenizer")."""
 
 from __future__ import annotations
 
@@ -23,13 +21,11 @@ class TokenSpans(NamedTuple):
     counts: np.ndarray
 
 
-# -- 13a: the rules and their derivation are in docs/design.md ("The 13a tokenizer") --------
 _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
 #: The punctuation above but the space, as byte ranges (first, last): range tests beat a table lookup.
 _13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
 _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
-#: Characters that can stand between lines of a batch (not whitespace for str.split, not
-#: touched by any 13a step): the first one absent from the batch (:func:`_batch_13a`).
+#: Characters that can stand between lines of a batch: not whitespace for str.split, touched by no 13a step.
 _SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
 #: Whitespace for str.split other than the space itself.
 _OTHER_WHITESPACE_CHARS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
@@ -64,8 +60,7 @@ def _in_range(codes: np.ndarray, first: int, last: int) -> np.ndarray:
 
 
 def _split_13a(codes: np.ndarray) -> np.ndarray:
-    """Per byte of ``codes`` (UTF-8 that starts and ends with a space), whether steps 1-4 of 13a put spaces
-    around it: the one statement of 13a's token boundaries."""
+    """Per byte of ``codes`` (UTF-8 between spaces), whether 13a's steps 1-4 put spaces around it."""
     digit = _in_range(codes, ord("0"), ord("9"))
     split = _in_range(codes, *_13A_RANGES[0])
     for first, last in _13A_RANGES[1:]:
@@ -102,14 +97,11 @@ def _blank_whitespace(codes: np.ndarray) -> None:
 
 
 def _batch_13a(texts: list[str], between: Any) -> Any:
-    """13a of a batch with ``between(texts, separator)``, cut into runs of lines that leave a separator
-    free; a line that holds every candidate is done on its own (``separator`` None)."""
+    """13a of a batch by ``between(texts, separator)``, in runs of lines that leave a separator free."""
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is not None:
         return between(texts, separator)
-    # Every candidate occurs somewhere: runs of consecutive lines that leave one free, so
-    # that lines holding many candidates do not send the whole batch down the one-line path.
     parts = []
     start, free = 0, set(_SEPARATORS)
     for stop, text in enumerate(texts):
@@ -118,7 +110,7 @@ def _batch_13a(texts: list[str], between: Any) -> Any:
             if start < stop:
                 parts.append(between(texts[start:stop], min(free)))
             start, left = stop, set(_SEPARATORS).difference(text)
-            if not left:  # this line holds every candidate: on its own
+            if not left:
                 parts.append(between([text], None))
                 start, left = stop + 1, set(_SEPARATORS)
         free = left
@@ -137,8 +129,7 @@ def _joined(parts: list[TokenSpans]) -> TokenSpans:
 
 
 def _chunked_13a(texts: list[str], between: Any) -> Any:
-    """:func:`_batch_13a` about :data:`CHUNK_CHARS_13A` characters at a time (at least one batch, so that
-    an empty input gives an empty result of the right kind)."""
+    """:func:`_batch_13a` about :data:`CHUNK_CHARS_13A` characters at a time (an empty input: one empty batch)."""
     check_strings(texts, "texts")
     parts = []
     start, size = 0, 0
@@ -171,8 +162,7 @@ def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | Non
 
 
 def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
-    """13a of ``texts`` in one pass as :class:`TokenSpans`, ``separator`` (which none of them holds)
-    between lines (None: ``texts`` is one line)."""
+    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines (None: one line)."""
     codes = _line_codes(f" {separator} ".join(texts))
     starts, ends = _token_bounds(codes)
     boundary = _line_boundaries(codes, starts, separator)
@@ -183,8 +173,7 @@ def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
 
 
 def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each 13a token of ``codes`` (from :func:`_line_codes`) starts and ends: a split character is a
-    token of its own, other tokens are runs between spaces and split characters."""
+    """Where each 13a token of ``codes`` starts and ends (a split character is a token of its own)."""
     is_token = codes != _SPACE
     split = _split_13a(codes)
     cut = split[1:] | ~is_token[1:]  # between bytes i and i + 1: a token ends at i
@@ -209,7 +198,6 @@ def token_spans_13a(texts: list[str]) -> TokenSpans:
     return _chunked_13a(texts, _spans_13a_between)
 
 
-# -- one line, without numpy: the rule of _split_13a read off byte classes (docs/design.md) --
 #: Each digit, period, comma and dash as its class; other bytes are left as they are.
 _CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")
 #: Every byte that is not split off in a line where no digit touches a period, comma or dash.
@@ -217,8 +205,7 @@ _KEPT = bytes(code for code in range(256) if chr(code) not in _13A_PUNCTUATION +
 _SPACED = {code: f" {chr(code)} " for code in range(128)}
 #: 13a's tokens where a digit touches a period, comma or dash (and no run of periods and commas occurs).
 _TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
-#: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line where a digit
-#: touches a period, comma or dash and a run of periods and commas occurs.
+#: mteval-v13a's four regular expressions, as sacrebleu applies them, where such a line holds a run of them too.
 _MTEVAL = tuple((re.compile(pattern), replacement) for pattern, replacement in (
     (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
     (r"([^0-9])([\.,])", r"\1 \2 "),

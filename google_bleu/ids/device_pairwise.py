@@ -1,6 +1,4 @@
-"""Pairwise GLEU of id tensors on their device (a GPU): the host path's arithmetic (:mod:`google_bleu.ids.matrix`)
-in torch, every sentence scored as it is (``docs/design.md``, end of "Token ids on a GPU").
-"""
+"""Pairwise GLEU of id tensors on their device, in torch (docs/design.md, end of "Token ids on a GPU")."""
 
 from __future__ import annotations
 
