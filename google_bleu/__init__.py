@@ -1,7 +1,4 @@
-"""google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016) for MT and LLM evaluation (docs/python-api.md).
-
-``import google_bleu`` needs numpy only; ``ids``, ``scale``, ``integrations``, ``analysis`` and ``cli`` are
-imported on first use.
+"""google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016); the import needs numpy only (docs/python-api.md).
 
 Example:
     >>> import google_bleu
@@ -56,11 +53,8 @@ _NAMESPACES = ("analysis", "cli", "ids", "integrations", "scale")
 
 
 def load(**kwargs: Any) -> Any:
-    """``evaluate.load(METRIC_PATH, **kwargs)``: this installed metric, offline, from any directory.
-
-    ``import evaluate`` can take tens of seconds (it imports transformers and torch); :class:`GLEU`
-    needs no evaluate, and ``GLEU().corpus_score(...).to_dict()`` holds the module's result.
-    """
+    """``evaluate.load(METRIC_PATH, **kwargs)``: this installed metric, offline, from any directory (``import
+    evaluate`` can take tens of seconds: ``GLEU().corpus_score(...).to_dict()`` holds the same result)."""
     import_optional("datasets", "evaluate", "google_bleu.load()")  # first: evaluate imports it
     evaluate = import_optional("evaluate", "evaluate", "google_bleu.load()")
     return evaluate.load(METRIC_PATH, **kwargs)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .imports import lazy_module
 from .validation import check_strings
@@ -81,7 +81,6 @@ def _split_13a(codes: np.ndarray) -> np.ndarray:
 
 
 def _blank_whitespace(codes: np.ndarray) -> None:
-    """Overwrites every byte of each whitespace character other than the space with spaces."""
     np.putmask(codes, _in_range(codes, 0x09, 0x0D) | _in_range(codes, 0x1C, 0x1F), _SPACE)
     for lead, tails in _WHITESPACE_TAILS.items():
         at = np.flatnonzero(codes == lead)  # few: the lead bytes of some non-ASCII characters
@@ -96,51 +95,35 @@ def _blank_whitespace(codes: np.ndarray) -> None:
                 codes[hit + k] = _SPACE
 
 
-def _batch_13a(texts: list[str], between: Any) -> Any:
-    """13a of a batch by ``between(texts, separator)``, in runs of lines that leave a separator free."""
+def _batch_13a(texts: list[str]) -> TokenSpans:
+    """13a of a batch, in runs of lines that leave a separator free."""
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is not None:
-        return between(texts, separator)
+        return _spans_13a_between(texts, separator)
     parts = []
     start, free = 0, set(_SEPARATORS)
     for stop, text in enumerate(texts):
         left = free.difference(text)
         if not left:
             if start < stop:
-                parts.append(between(texts[start:stop], min(free)))
+                parts.append(_spans_13a_between(texts[start:stop], min(free)))
             start, left = stop, set(_SEPARATORS).difference(text)
             if not left:
-                parts.append(between([text], None))
+                parts.append(_spans_13a_between([text], None))
                 start, left = stop + 1, set(_SEPARATORS)
         free = left
     if start < len(texts):
-        parts.append(between(texts[start:], min(free)))
+        parts.append(_spans_13a_between(texts[start:], min(free)))
     return _joined(parts)
 
 
 def _joined(parts: list[TokenSpans]) -> TokenSpans:
-    """One :class:`TokenSpans` of consecutive parts."""
     if len(parts) == 1:
         return parts[0]
     offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]]).tolist()
     shifted = [part._replace(starts=part.starts + offset) for part, offset in zip(parts, offsets)]
     return TokenSpans(*map(np.concatenate, zip(*shifted)))
-
-
-def _chunked_13a(texts: list[str], between: Any) -> Any:
-    """:func:`_batch_13a` about :data:`CHUNK_CHARS_13A` characters at a time (an empty input: one empty batch)."""
-    check_strings(texts, "texts")
-    parts = []
-    start, size = 0, 0
-    for stop, text in enumerate(texts, 1):
-        size += len(text) + 3
-        if size >= CHUNK_CHARS_13A:
-            parts.append(_batch_13a(texts[start:stop], between))
-            start, size = stop, 0
-    if start < len(texts) or not parts:
-        parts.append(_batch_13a(texts[start:], between))
-    return _joined(parts)
 
 
 def _line_codes(text: str) -> np.ndarray:
@@ -150,22 +133,16 @@ def _line_codes(text: str) -> np.ndarray:
     return codes
 
 
-def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | None) -> np.ndarray:
-    """Which of the tokens starting at ``starts`` are the separator between lines (None: one line)."""
-    if separator is None:
-        return np.zeros(starts.size, bool)
-    mark = separator.encode("utf-8")
-    boundary = codes[starts] == mark[0]
-    for k in range(1, len(mark)):  # a multi-byte separator: the following bytes too
-        boundary &= codes[np.minimum(starts + k, codes.size - 1)] == mark[k]
-    return boundary
-
-
 def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
     """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines (None: one line)."""
     codes = _line_codes(f" {separator} ".join(texts))
     starts, ends = _token_bounds(codes)
-    boundary = _line_boundaries(codes, starts, separator)
+    boundary = np.zeros(starts.size, bool)
+    if separator is not None:  # the tokens that are the separator, by each of its bytes
+        mark = separator.encode("utf-8")
+        boundary = codes[starts] == mark[0]
+        for k in range(1, len(mark)):
+            boundary &= codes[np.minimum(starts + k, codes.size - 1)] == mark[k]
     counts = np.bincount(np.cumsum(boundary)[~boundary], minlength=len(texts))
     keep = ~boundary
     starts = starts[keep]
@@ -186,7 +163,7 @@ def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def token_spans_13a(texts: list[str]) -> TokenSpans:
-    """13a tokenization of many lines as :class:`TokenSpans`, with no text object made.
+    """13a tokenization of many lines as :class:`TokenSpans`, :data:`CHUNK_CHARS_13A` characters at a time.
 
     Example:
         >>> spans = token_spans_13a(["Hello, world!", "3.5-4"])
@@ -195,7 +172,17 @@ def token_spans_13a(texts: list[str]) -> TokenSpans:
         >>> spans.counts.tolist()
         [4, 3]
     """
-    return _chunked_13a(texts, _spans_13a_between)
+    check_strings(texts, "texts")
+    parts = []
+    start, size = 0, 0
+    for stop, text in enumerate(texts, 1):
+        size += len(text) + 3
+        if size >= CHUNK_CHARS_13A:
+            parts.append(_batch_13a(texts[start:stop]))
+            start, size = stop, 0
+    if start < len(texts) or not parts:  # an empty input: one empty batch
+        parts.append(_batch_13a(texts[start:]))
+    return _joined(parts)
 
 
 #: Each digit, period, comma and dash as its class; other bytes are left as they are.

@@ -158,8 +158,7 @@ def _hashed_word(hashed: np.ndarray) -> np.ndarray:
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The bytes ``starts[i] .. starts[i] + min(lengths[i], 8)`` as little-endian words: two
-    aligned reads and shifts per token (unaligned fancy indexing is several times slower)."""
+    """Each token's first ``min(length, 8)`` bytes as a word, by aligned reads (unaligned ones are several times slower)."""
     index = starts >> 3
     shift = (starts & 7).view(np.uint64)
     shift <<= np.uint64(3)
@@ -186,8 +185,7 @@ def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens longer than one word (``first``: their first words): from their two words up to
-    16 bytes, else from every word (tokens of different lengths never need equal hashes)."""
+    """64-bit hashes of tokens longer than one word (``first``: their first words), from two words or from all."""
     hashed = _words_at(aligned, starts + _WORD, lengths - _WORD)  # the second words
     hashed ^= first * _GOLDEN
     hashed *= _MIX
@@ -199,7 +197,6 @@ def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fir
 
 
 def _hash_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens from their length and every word (see :func:`_hash_long`)."""
     token, offset, first_word = _word_spans(lengths)
     words = _words_at(aligned, np.take(starts, token) + offset, np.take(lengths, token) - offset)
     mixed = offset.astype(np.uint64)
@@ -218,7 +215,6 @@ def _hash_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
 
 
 def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether every token ``a[i]`` has the same bytes as token ``b[i]`` (one pass over their words)."""
     length = np.take(lengths, a)
     if not np.array_equal(length, np.take(lengths, b)):
         return False

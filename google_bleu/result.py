@@ -85,8 +85,6 @@ class GleuScore:
 
     Attributes:
         score: Corpus GLEU, ``n_match / n_all`` (0.0 when ``n_all == 0``).
-        precision: ``n_match / n_hyp``.
-        recall: ``n_match / n_ref``.
         n_all: Summed ``max(n_hyp, n_ref)`` per segment.
         ci_low: Lower end of the 95% bootstrap interval, when computed.
         ci_high: Upper end of the 95% bootstrap interval, when computed.
@@ -198,11 +196,7 @@ class GleuScore:
         return {name: figure(Fraction(m, n) if n else Fraction(0), width, scale) for name, (m, n) in exact.items()}
 
     def _figures(self, width: int, scale: int) -> dict[str, str]:
-        out = {name: value.text for name, value in self._numbers(width, scale).items()}
-        if self.ci_low is not None:
-            out.update(ci_low=figure(self.ci_low, width, scale).text, ci_high=figure(self.ci_high, width, scale).text)
-        if self.p_value is not None:
-            out["p_value"] = figure(self.p_value, 4, 1).text
+        out = {name: value.text for name, value in self.json_object(width, scale).items() if isinstance(value, Figure)}
         if self.orders is not None:
             out["orders"] = "/".join(one._figures(width, scale)["score"] for _, one in self.orders)
         return out

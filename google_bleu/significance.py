@@ -60,8 +60,7 @@ def _block_size(n_segments: int) -> int:
 
 
 def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.ndarray:
-    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]), ``C @ rows`` for a block
-    of count matrices ``C`` ([block, N]: times each row was drawn); the draws depend only on (seed, N, n_samples)."""
+    """Column sums of ``n_samples`` bootstrap corpora of ``rows``; the draws depend only on (seed, N, n_samples)."""
     n_segments = rows.shape[0]
     out = np.zeros((n_samples, rows.shape[1]), np.float64)
     if n_segments == 0:

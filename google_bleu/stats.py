@@ -228,8 +228,7 @@ _INT64_MAX = (1 << 63) - 1
 
 
 def _check_rows(rows: Any) -> np.ndarray:
-    """Rows from outside the engine, checked to be rows GLEU can produce (a segment's own row, or a row of sums:
-    ``n_all`` between ``max(n_hyp, n_ref)`` and ``n_hyp + n_ref``), with totals that fit in int64."""
+    """Rows from outside the engine, checked to be rows GLEU can produce (a segment's or a sum), totals in int64."""
     if isinstance(rows, GleuStats):
         return rows.rows
     if isinstance(rows, (list, tuple)):  # rows from Python (a harness's log): each one checked

@@ -78,8 +78,7 @@ def sentence_gleu(references: Sequence[Tokens], hypothesis: Tokens, min_len: int
 
 
 def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
-    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level
-    passes over types; anything else goes through the per-item checks, which name the problem)."""
+    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level passes over types)."""
     if not set(map(type, hypotheses)) <= PLAIN_TYPES or not set(map(type, list_of_references)) <= PLAIN_TYPES:
         return False
     if list_of_references and not all(map(len, list_of_references)):

@@ -14,8 +14,7 @@ from typing import Any
 #: Highest n-gram order accepted: an unbounded order makes O(n**2) n-grams per segment
 #: (nltk's CVE-2024-39705 class of memory blow-up), and orders beyond a few dozen have no use.
 MAX_ORDER = 100
-#: Most bootstrap resamples or randomization trials accepted: a million pins a p-value of 0.001
-#: to about 3% (sacrebleu uses 1,000 and 10,000).
+#: Most resamples or trials accepted: a million pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000 and 10,000).
 MAX_SAMPLES = 1_000_000
 
 
@@ -283,12 +282,11 @@ def _streams_hint(predictions: Sequence, references: Sequence) -> str:
 
 
 def _check_layout(references: list[list[str]], name: str) -> None:
-    """Warns when ``references`` could be sacrebleu's streams, unless the two readings agree or every segment has
-    the same references (a group of samples of one prompt)."""
+    """Warns when ``references`` could be sacrebleu's streams, unless both readings agree or all segments' are equal."""
     n = len(references)
     if n < 2 or any(len(refs) != n for refs in references):
         return
-    if all(refs == references[0] for refs in references):
+    if all(refs == references[0] for refs in references):  # the samples of one prompt, not streams
         return
     if all(references[i][j] == references[j][i] for i in range(n) for j in range(i)):
         return

@@ -43,8 +43,7 @@ def ngram_keys(labels: Any, width: int, min_len: int, max_len: int) -> Any:
         digits = labels.new_empty((max_len, *labels.shape[:-1], width))  # contiguous, order first
         torch.mul(labels.unfold(-1, max_len, 1).movedim(-1, 0), powers.view(max_len, *[1] * labels.dim()), out=digits)
         return digits.cumsum_(0)[min_len - 1 :]
-    # Longer keys: order by order (Horner's rule), the key of order k - 1 made dense first
-    # where one more label would overflow int64.
+    # Longer keys: order by order (Horner's rule), made dense again where one more label would overflow int64.
     keys = labels.new_empty((max_len - min_len + 1, *labels.shape[:-1], width))
     key = labels[..., :width]
     span = 1  # the number of labels folded into ``key``
@@ -88,8 +87,7 @@ def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: An
         lengths = torch.cat((hyp_len[:, None], ref_len), 1)  # [B, S]
     keys = ngram_keys(pad(dense(tokens), (0, max_len - 1)), n_pos, min_len, max_len)  # [K, B, W]
     n_orders = max_len - min_len + 1
-    # Per order, row and position, the counting bins of its sentence (one per label), or the
-    # spare bins past them all when the n-gram runs past the sentence's end.
+    # Per order, row and position: its sentence's bins (one per label), or spare bins if it runs past the end.
     base = n_pos + 1
     orders = torch.arange(min_len - 1, max_len, dtype=torch.int64, device=device)  # order - 1
     left = lengths[:, :, None] - torch.arange(width, dtype=torch.int64, device=device)  # tokens from p on
@@ -109,8 +107,7 @@ def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: An
         return torch.cat((matches, n_hyp, n_ref, n_all), 1)
     candidate = n_all > 0 if present is None else (n_all > 0) & present
     best_ratio, best = torch.where(candidate, ratio(matches, n_all), -1.0).max(1, keepdim=True)
-    # The first best (max's index is the first maximum, as nltk's max keeps it). Where no
-    # reference is a candidate, n_hyp is 0 and slot 0 (always present) has no n-gram and no
-    # match: the row is zeros.
+    # The first best, as nltk's max keeps it. Where no reference is a candidate, n_hyp is 0 and slot 0 (always
+    # present) has no n-gram and no match: the row is zeros.
     chosen = torch.stack((matches, n_ref, n_all)).gather(2, best.expand(3, n_rows, 1))
     return torch.cat((chosen[0], n_hyp, chosen[1], chosen[2]), 1)

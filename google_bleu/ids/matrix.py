@@ -8,9 +8,8 @@ from ..counting import chunks, pair_counts, walk
 
 #: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB).
 BLOCK_ELEMENTS = 1 << 22
-#: A column (n-gram, threshold) goes to the dense product when its pairs number more
-#: than 1/DENSE_RATIO of all pairs: a BLAS multiply-add costs about a hundredth of
-#: adding one pair with ``bincount``.
+#: A column goes to the dense product when its pairs number more than 1/DENSE_RATIO of all pairs: a BLAS
+#: multiply-add costs about a hundredth of adding one pair with ``bincount``.
 DENSE_RATIO = 128
 #: Most pairs of light columns expanded at a time (int64 temporaries of 32 MiB); more go to the dense product.
 PAIR_CHUNK = 1 << 22
