@@ -187,8 +187,7 @@ class GoogleBleu(evaluate.Metric):
         super().add(prediction=predictions[0], reference=references[0], **kwargs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
-        """Scores these inputs and everything added before. Every argument is checked first: evaluate reads
-        and deletes the added data, so a rejected call keeps it."""
+        """Scores these inputs and everything added; every argument is checked first, so a rejected call keeps those."""
         options = ComputeOptions.from_kwargs(kwargs)
         if predictions is not None or references is not None:
             predictions, references = _checked(predictions, references)

@@ -158,7 +158,7 @@ def _hashed_word(hashed: np.ndarray) -> np.ndarray:
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each token's first ``min(length, 8)`` bytes as a word, by aligned reads (unaligned ones are several times slower)."""
+    """Each token's first ``min(length, 8)`` bytes as a word, by aligned reads (unaligned ones are much slower)."""
     index = starts >> 3
     shift = (starts & 7).view(np.uint64)
     shift <<= np.uint64(3)
@@ -231,8 +231,7 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
 
 
 class LineStore:
-    """The tokens of distinct lines as UTF-8 byte spans in one growing buffer, each with its word, made once
-    however often the line occurs; lines are added by :meth:`ids`, then named by their index."""
+    """Each distinct line's tokens once, as UTF-8 byte spans with their words in growing buffers."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []

@@ -1,5 +1,4 @@
-""":class:`GLEU`, the frozen settings that score text, and :func:`scorer_from_options`, the one way an adapter
-gets one (docs/python-api.md, "The scorer: GLEU"; docs/design.md, "The settings value")."""
+""":class:`GLEU`, the frozen settings that score text, and :func:`scorer_from_options` (docs/python-api.md)."""
 
 from __future__ import annotations
 

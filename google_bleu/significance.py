@@ -130,8 +130,7 @@ def _p_value(count: int, n_samples: int) -> float:
 def paired_bootstrap_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided paired bootstrap p-value of the corpus GLEU difference, ``(c + 1) / (n + 1)`` with
-    ``c = #{|delta*_b - delta| >= |delta|}`` (``docs/statistics.md``)."""
+    """Two-sided paired bootstrap p-value of the corpus GLEU difference (docs/statistics.md)."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     return _bootstrap_p(baseline, system, _stacked_bootstrap_scores([baseline, system], n_samples, seed))
@@ -155,8 +154,7 @@ def _bootstrap_p(baseline: GleuStats, system: GleuStats, resampled: np.ndarray) 
 def paired_randomization_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_RANDOMIZATION, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided approximate-randomization p-value of the corpus GLEU difference, ``(c + 1) / (n + 1)``
-    with ``c`` the trials whose absolute difference is at least the observed one (``docs/statistics.md``)."""
+    """Two-sided approximate-randomization p-value of the corpus GLEU difference (docs/statistics.md)."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     return _randomization_p(baseline, system, check_n_samples(n_samples), check_seed(seed))
 

@@ -1,5 +1,4 @@
-""":class:`GleuStats`, one row of four integers per segment, the representation every score reduces, and
-:func:`ratio`, the one division (docs/design.md, "The statistics")."""
+""":class:`GleuStats`, one row of four integers per segment, and :func:`ratio` (docs/design.md, "The statistics")."""
 
 from __future__ import annotations
 
@@ -57,8 +56,7 @@ class GleuStats:
 
     @classmethod
     def trusted(cls, rows: Any, min_len: int, max_len: int, reference_index: Any = None) -> GleuStats:
-        """Statistics from the engine or already checked, not checked again; ``rows`` and ``reference_index``
-        may be lists (the plain-Python strategy's), made arrays only when read."""
+        """Statistics from the engine or already checked; ``rows`` and ``reference_index`` may be lists."""
         stats = cls.__new__(cls)
         stats.min_len, stats.max_len = min_len, max_len
         stats._rows, stats._index = rows, reference_index
@@ -74,8 +72,7 @@ class GleuStats:
 
     @property
     def reference_index(self) -> np.ndarray | None:
-        """Per segment, the index of the chosen reference, -1 where none is a candidate; ``None`` when not
-        known (statistics summed, or built outside the engine)."""
+        """Per segment, the index of the chosen reference (-1: none is a candidate); ``None`` when not known."""
         if type(self._index) is list:
             self._index = np.array(self._index, np.int64)
         if self._index is not None:

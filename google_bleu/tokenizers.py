@@ -1,5 +1,4 @@
-"""Tokenizers with one contract, ``str -> list[str]``: sacrebleu's by name, built on first use (``13a`` is
-:mod:`google_bleu.fast13a`, token-identical), or a checked callable."""
+"""Tokenizers with one contract, ``str -> list[str]``: sacrebleu's by name, built on first use, or a callable."""
 
 from __future__ import annotations
 

@@ -226,8 +226,7 @@ TEXTS = ("predictions", "references")
 
 
 class ReferenceLayoutWarning(UserWarning):
-    """References whose layout reads two ways: as many per segment as there are segments, which
-    is also the shape of sacrebleu's reference streams (docs/porting.md, "From sacrebleu")."""
+    """References that read two ways, per segment or as sacrebleu's streams (docs/porting.md, "From sacrebleu")."""
 
 
 def check_texts(
