@@ -1,14 +1,4 @@
-"""google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016) for MT and LLM evaluation.
-
-``import google_bleu`` is light: it needs numpy only. The top level holds the scorer
-(:class:`GLEU`), its result (:class:`GleuScore`), the statistics (:class:`GleuStats`), the
-token functions and :func:`load`; each family has its own namespace, imported on first use:
-
-- ``google_bleu.ids``: GLEU on token ids (batched, pairwise, MBR);
-- ``google_bleu.scale``: worker processes and streamed files;
-- ``google_bleu.integrations.<framework>``: TRL, veRL, OpenRLHF, verifiers, torchmetrics,
-  lm-eval, LightEval, the HF Trainer, torch.distributed, datasets/Ray columns;
-- ``google_bleu.analysis``: what a segment's score is made of (also :func:`explain`).
+"""google-bleu: exact, fast Google-BLEU (GLEU, Wu et al. 2016); the import needs numpy only (docs/python-api.md).
 
 Example:
     >>> import google_bleu
@@ -32,7 +22,7 @@ from .tokens import corpus_gleu, gleu_stats, sentence_gleu
 from .validation import MAX_ORDER, ReferenceLayoutWarning
 from .version import __version__
 
-if TYPE_CHECKING:  # imported on first use (__getattr__ below): a short run never needs it
+if TYPE_CHECKING:
     from .analysis.explain import Explanation, explain
 
 #: The metric folder: ``evaluate.load(METRIC_PATH)`` loads this metric offline.
@@ -59,28 +49,19 @@ __all__ = [
     "signature",
 ]
 
-#: The namespaces, imported on first attribute access.
 _NAMESPACES = ("analysis", "cli", "ids", "integrations", "scale")
 
 
 def load(**kwargs: Any) -> Any:
-    """``evaluate.load`` of this installed metric, offline, from any directory.
-
-    Keyword arguments go to ``evaluate.load`` (``experiment_id``, ``num_process``, ...).
-    ``import evaluate`` imports transformers and torch when they are installed (for evaluate's
-    ``evaluator``), which can take tens of seconds; :class:`GLEU` needs no evaluate, and
-    ``GLEU().corpus_score(...).to_dict()`` holds the module's result.
-
-    Raises:
-        ImportError: evaluate is not installed; the message names the extra to install.
-    """
+    """``evaluate.load(METRIC_PATH, **kwargs)``: this installed metric, offline, from any directory (``import
+    evaluate`` can take tens of seconds: ``GLEU().corpus_score(...).to_dict()`` holds the same result)."""
     import_optional("datasets", "evaluate", "google_bleu.load()")  # first: evaluate imports it
     evaluate = import_optional("evaluate", "evaluate", "google_bleu.load()")
     return evaluate.load(METRIC_PATH, **kwargs)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "GoogleBleu":  # the evaluate metric class: imports evaluate and datasets
+    if name == "GoogleBleu":
         for module in ("datasets", "evaluate"):  # datasets first: evaluate imports it
             import_optional(module, "evaluate", "google_bleu.GoogleBleu")
         from .google_bleu import GoogleBleu
@@ -88,7 +69,7 @@ def __getattr__(name: str) -> Any:
         return GoogleBleu
     if name in _NAMESPACES:
         return importlib.import_module(f"{__name__}.{name}")
-    if name in ("explain", "Explanation"):  # imported on first use, like the namespaces
+    if name in ("explain", "Explanation"):
         return getattr(importlib.import_module(f"{__name__}.analysis.explain"), name)
     raise AttributeError(f"module 'google_bleu' has no attribute {name!r}")
 

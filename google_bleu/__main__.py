@@ -1,8 +1,7 @@
-"""The ``google-bleu`` command's entry point (also ``python -m google_bleu``).
+"""The ``google-bleu`` command's entry point (also ``python -m google_bleu``; docs/cli.md).
 
-From :func:`main`'s first line to its last, Ctrl-C or SIGTERM kills the command's worker
-processes and ends it with status 130 or 143 and one line on standard error, never a
-traceback; a signal the process inherited as ignored stays ignored (docs/cli.md, "Exit status").
+From :func:`main`'s first line to its last, Ctrl-C or SIGTERM kills the workers and exits with 130 or 143 and
+one line, never a traceback; a signal the process inherited as ignored stays ignored.
 """
 
 import os
@@ -32,8 +31,7 @@ def _stop(signum, frame):
 
 
 def main():
-    """Runs the command with the arguments of ``sys.argv`` and ends the process with its
-    exit status."""
+    """Runs the command with the arguments of ``sys.argv`` and ends the process with its exit status."""
     ignored = {signum for signum in _MESSAGES if signal.getsignal(signum) is signal.SIG_IGN}
     for signum in _MESSAGES.keys() - ignored:
         signal.signal(signum, _stop)
@@ -49,16 +47,13 @@ def main():
     from google_bleu.cli.main import main as command
     from google_bleu.scale.pool import one_thread_by_default
 
-    # numpy is not imported yet: its BLAS starts one thread (the command's own numpy work is
-    # one thread's, its workers being its other cores) unless the caller chose otherwise.
-    one_thread_by_default()
+    one_thread_by_default()  # before numpy is imported
 
     status = command()
     # The run is over and its status stands: a signal from now on is ignored.
     for signum in _MESSAGES.keys() - ignored:
         signal.signal(signum, signal.SIG_IGN)
-    # Nothing is left to tear down (the output is written, the workers are gone): the process
-    # ends now rather than after the interpreter's own exit (a tenth of a second or more).
+    # Nothing is left to tear down: skip the interpreter's own exit (a tenth of a second or more).
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -1,6 +1,4 @@
-"""The counting engine: per-segment GLEU statistics, of small inputs in plain Python (:func:`python_rows`),
-of larger ones with numpy (:func:`count_matches` over :func:`walk`, :func:`choose_references`), to the same
-rows (``docs/design.md``, "The counting engine")."""
+"""The counting engine: per-segment GLEU rows of token input (docs/design.md, "The counting engine")."""
 
 from __future__ import annotations
 
@@ -26,7 +24,7 @@ np = lazy_module("numpy")
 
 #: Tokens per chunk (all sides together): a chunk's temporaries stay near the CPU caches.
 CHUNK_TOKENS = 1 << 16
-#: Inputs of at most this many tokens (all sides) are counted in plain Python (bench_small.py measures it).
+#: Inputs of at most this many tokens (all sides) are counted in plain Python (benchmarks/bench_small.py).
 SMALL_TOKENS = 1024
 #: Characters per token assumed when text is sized before it is tokenized (13a on WMT news: 5 to 6).
 CHARS_PER_TOKEN = 5
@@ -54,8 +52,7 @@ _STRATEGY: ContextVar[str] = ContextVar("google_bleu_strategy", default="auto")
 
 @contextmanager
 def strategy(name: str) -> Iterator[None]:
-    """Count with one of :data:`STRATEGIES` inside the block: ``"python"`` (nltk's algorithm on
-    lists) or ``"numpy"`` whatever the size, ``"auto"`` by :func:`small_input`; the rows are ``==``."""
+    """Count with one of :data:`STRATEGIES` inside the block (``"auto"``: by :func:`small_input`)."""
     if name not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {name!r}")
     token = _STRATEGY.set(name)
@@ -66,8 +63,7 @@ def strategy(name: str) -> Iterator[None]:
 
 
 def small_input(n_tokens: int = 0, n_chars: int = 0) -> bool:
-    """Whether ``n_tokens`` tokens and ``n_chars`` characters of text not yet tokenized
-    (:data:`CHARS_PER_TOKEN` to a token) are counted in plain Python: the one size rule."""
+    """Whether ``n_tokens`` tokens and ``n_chars`` characters of text not yet tokenized are counted in plain Python."""
     forced = _STRATEGY.get()
     return n_tokens + n_chars // CHARS_PER_TOKEN <= SMALL_TOKENS if forced == "auto" else forced == "python"
 
@@ -89,12 +85,8 @@ def ngram_counts(lengths: Any, min_len: int, max_len: int) -> Any:
     return (terms * (2 * lengths - min_len - top + 2)) // 2
 
 
-# -- plain Python: nltk's algorithm, for small inputs ---------------------------------------
-
-
 def _clipped(a: list, b: Any) -> int:
-    """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator): the size of an
-    intersection where one side holds no n-gram twice (nearly always above order 1)."""
+    """``sum_g min(count of g in a, count of g in b)`` (``b`` may be an iterator), a set intersection where it can."""
     a_counts: dict = {}
     _count_elements(a_counts, a)
     if len(a_counts) == len(a):
@@ -113,9 +105,8 @@ def _clipped(a: list, b: Any) -> int:
 
 
 def _matches(hyp_slices: list, hyp_grams: list, reference: list, max_len: int) -> list[int]:
-    """Clipped matches against ``reference`` of each order from 1, to ``max_len`` or the first order with
-    none. ``hyp_grams[k - 1]``: the hypothesis n-grams of order k; ``hyp_slices[k - 1]``: the hypothesis
-    from its k-th token; both grown as needed and kept for the segment's other references."""
+    """Clipped matches against ``reference`` of each order from 1 up to the first with none. ``hyp_grams[k - 1]``
+    (order k's n-grams) and ``hyp_slices[k - 1]`` (from token k) grow here and serve the other references."""
     found = [_clipped(hyp_grams[0], reference)]
     if not found[0] or max_len == 1:
         return found
@@ -156,8 +147,7 @@ def _chained(bigrams: list, bigram_at: dict, max_len: int) -> list[int]:
 
 
 def _best(n_hyp_tokens: int, candidates: list, min_len: int, max_len: int) -> tuple[tuple, int]:
-    """nltk's reference rule, orders ``min_len..max_len``: the row and index of the first of
-    ``candidates`` (index, length, per-order matches) with the highest ``n_match / n_all``."""
+    """nltk's reference rule: the row and index of the first best of ``candidates`` (index, length, matches)."""
     n_hyp = ngram_counts(n_hyp_tokens, min_len, max_len)
     best, best_ratio, index = (0, 0, 0, 0), -1.0, -1
     for j, length, found in candidates:
@@ -197,22 +187,12 @@ def python_rows(hypotheses: list, list_of_references: list, min_len: int, max_le
 
 
 def order_spans(min_len: int, max_len: int, by_order: bool) -> list[tuple[int, int]]:
-    """The spans of orders one walk scores: ``min_len-max_len``, then with ``by_order`` each
-    order ``n-n`` alone (each keeping its own best reference)."""
+    """The spans of orders one walk scores: ``min_len-max_len``, then with ``by_order`` each order ``n-n`` alone."""
     return [(min_len, max_len)] + ([(n, n) for n in range(min_len, max_len + 1)] if by_order else [])
 
 
-# -- the vectorised core ----------------------------------------------------------------------
-
-
-def _index_sum(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    # float64 sums of counts this small are exact
-    return np.bincount(index, weights=values.astype(np.float64), minlength=n).astype(np.int64)
-
-
 def pair_counts(group: np.ndarray, sentence: np.ndarray, n_sentences: int) -> tuple[Any, Any]:
-    """Occurrences of each (n-gram, sentence) pair: per entry, a representative entry of its
-    pair, and per entry how many entries it represents (0 unless it is a representative)."""
+    """Per entry, a representative entry of its (n-gram, sentence) pair, and per entry how many it represents."""
     key = group * n_sentences
     key += sentence
     pair = group_keys(key)
@@ -220,9 +200,8 @@ def pair_counts(group: np.ndarray, sentence: np.ndarray, n_sentences: int) -> tu
 
 
 class Step:
-    """One order of a :func:`walk` (``docs/design.md``, "The walk"): per entry (n-gram occurrence) its
-    label ``group`` in ``0..n-1`` and ``position``, the first side's ``n_first`` first; ``counted``:
-    ``order >= min_len``. The consumer sets ``live`` (per label: may extend)."""
+    """One order of a :func:`walk`: per entry (n-gram occurrence) its label ``group`` in ``0..n-1`` and its
+    ``position``, the first side's ``n_first`` first. The consumer sets ``live`` (per label: may extend)."""
 
     __slots__ = ("order", "counted", "group", "position", "n", "n_first", "live")
 
@@ -249,7 +228,7 @@ def walk(group: np.ndarray, same_sentence: np.ndarray, min_len: int, max_len: in
         live_at = np.take(step.live, step.group)
         extends = live_at[:-1] & live_at[1:]
         extends &= same_sentence if order == 1 else np.diff(step.position) == 1
-        kept = np.flatnonzero(extends)  # only the entries that extend are kept
+        kept = np.flatnonzero(extends)
         key = np.take(step.group, kept)
         key *= step.n
         key += np.take(step.group[1:], kept)  # the label at kept + 1
@@ -268,10 +247,8 @@ def count_matches(
     group: Any, sentence_of: Any, n_hyp_pos: int, n_sentences: int, one_ref: bool, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """Clipped n-gram matches of every reference sentence (0 for hypotheses), per order with ``by_order``.
-    ``group``: per position, a representative position of the same token in the same segment;
-    ``sentence_of``: per position its sentence, the hypotheses' ``n_hyp_pos`` first; ``one_ref``: one
-    reference per segment."""
+    """Clipped n-gram matches of every reference sentence (0 for hypotheses), per order with ``by_order``, from the
+    order-1 ``group`` of each position and its sentence (``sentence_of``, the hypotheses' positions first)."""
     n_rows = max_len - min_len + 1 if by_order else 1
     matches = np.zeros(n_rows * n_sentences, np.int64)
     n_segments = n_sentences // 2  # with one reference each: hypotheses, then references
@@ -285,8 +262,7 @@ def count_matches(
         if not step.counted:
             continue
         if one_ref:
-            # A live group's reference occurrences all lie in its segment's one reference:
-            # sentence n_segments + segment (the representative may be the hypothesis).
+            # A live group's reference occurrences lie in its segment's one reference: sentence n_segments + segment.
             found = np.flatnonzero(live)
             ref_sentence = np.take(sentence_of, np.take(position, found))
             ref_sentence = np.where(ref_sentence < n_segments, ref_sentence + n_segments, ref_sentence)
@@ -299,7 +275,8 @@ def count_matches(
             pair, pair_count = pair_counts(np.take(ref_group, found), ref_sentence, n_sentences)
             clipped = clip(np.take(hyp_at, found), pair_count)  # nonzero at one entry per pair
         row = step.order - min_len if by_order else 0
-        matches[row * n_sentences : (row + 1) * n_sentences] += _index_sum(ref_sentence, clipped, n_sentences)
+        sums = np.bincount(ref_sentence, weights=clipped.astype(np.float64), minlength=n_sentences)  # exact
+        matches[row * n_sentences : (row + 1) * n_sentences] += sums.astype(np.int64)
     return matches.reshape(n_rows, n_sentences) if by_order else matches
 
 
@@ -307,9 +284,8 @@ def choose_references(
     matches: Any, lengths: Any, n_segments: int, ref_segment: Any, first_ref: Any, min_len: int, max_len: int,
     present: Any = None,
 ) -> tuple[Any, Any]:
-    """Per segment its int64 row and the reference nltk keeps (-1: none, the row zeros), from per sentence
-    (hypotheses first) its ``matches`` and ``lengths``, per reference its segment (ascending) and whether
-    it exists (``present``), per segment its first reference (``docs/design.md``, "The reference rule")."""
+    """Per segment its int64 row and the reference nltk keeps (-1: none), from per sentence (hypotheses first) its
+    ``matches`` and ``lengths``, per reference its segment and whether it exists, per segment its first reference."""
     counts = ngram_counts(lengths, min_len, max_len)
     n_hyp, ref_count, ref_match = counts[:n_segments], counts[n_segments:], matches[n_segments:]
     ref_all = np.maximum(n_hyp[ref_segment], ref_count)
@@ -326,13 +302,9 @@ def choose_references(
     return rows, chosen
 
 
-# -- drivers: segments, as token lists, stored lines or ids, to rows ------------------------
-
-
 def segment_rows(hypotheses: list, list_of_references: list, min_len: int, max_len: int, by_order: bool = False) -> Any:
-    """``(rows, chosen)`` of checked token input: per segment its row and the index of the reference nltk
-    keeps (-1: none), as lists (:func:`small_input`) or int64 arrays; with ``by_order``, one
-    ``(rows, chosen)`` per span of :func:`order_spans`, from one walk."""
+    """``(rows, chosen)`` of checked token input, lists or int64 arrays: per segment its row and the index of the
+    reference nltk keeps (-1: none); with ``by_order``, one pair per span of :func:`order_spans`."""
     all_references = list(chain.from_iterable(list_of_references))
     n_tokens = sum(map(len, hypotheses)) + sum(map(len, all_references))
     if small_input(n_tokens):
@@ -368,9 +340,8 @@ def rows_by_chunk(
     groups: Any, hyp_lengths: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray, min_len: int, max_len: int,
     by_order: bool = False,
 ) -> Any:
-    """:func:`segment_rows` with numpy, a chunk of about :data:`CHUNK_TOKENS` tokens (whole segments) at a
-    time. ``groups(start, stop, ref_start, ref_stop, lengths, segment_of)`` gives the order-1 groups of
-    segments ``start:stop`` (references ``ref_start:ref_stop``), their hypotheses then their references."""
+    """:func:`segment_rows` with numpy, by chunks of whole segments; ``groups(start, stop, ref_start, ref_stop,
+    lengths, segment_of)`` gives the order-1 groups of those segments, their hypotheses then their references."""
     n_segments = len(hyp_lengths)
     spans = order_spans(min_len, max_len, by_order)
     rows = np.zeros((len(spans), n_segments, 4), np.int64)

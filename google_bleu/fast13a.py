@@ -1,11 +1,9 @@
-"""sacrebleu's 13a tokenizer, token-identical and faster: :func:`token_spans_13a` for a batch of lines (numpy
-passes over their UTF-8 bytes), :func:`tokenize_13a` for one line (``docs/design.md``, "The 13a tokenizer").
-"""
+"""sacrebleu's 13a tokenizer, token-identical and faster (docs/design.md, "The 13a tokenizer")."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .imports import lazy_module
 from .validation import check_strings
@@ -23,13 +21,11 @@ class TokenSpans(NamedTuple):
     counts: np.ndarray
 
 
-# -- 13a: the rules and their derivation are in docs/design.md ("The 13a tokenizer") --------
 _13A_PUNCTUATION = ' !"#$%&()*+/:;<=>?@[\\]^_`{|}~'
 #: The punctuation above but the space, as byte ranges (first, last): range tests beat a table lookup.
 _13A_RANGES = ((0x21, 0x26), (0x28, 0x2B), (0x2F, 0x2F), (0x3A, 0x40), (0x5B, 0x60), (0x7B, 0x7E))
 _PERIOD, _COMMA, _DASH, _SPACE = b".,- "
-#: Characters that can stand between lines of a batch (not whitespace for str.split, not
-#: touched by any 13a step): the first one absent from the batch (:func:`_batch_13a`).
+#: Characters that can stand between lines of a batch: not whitespace for str.split, touched by no 13a step.
 _SEPARATORS = tuple(map(chr, range(0x00, 0x09))) + tuple(map(chr, range(0xE000, 0xE100)))
 #: Whitespace for str.split other than the space itself.
 _OTHER_WHITESPACE_CHARS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
@@ -64,8 +60,7 @@ def _in_range(codes: np.ndarray, first: int, last: int) -> np.ndarray:
 
 
 def _split_13a(codes: np.ndarray) -> np.ndarray:
-    """Per byte of ``codes`` (UTF-8 that starts and ends with a space), whether steps 1-4 of 13a put spaces
-    around it: the one statement of 13a's token boundaries."""
+    """Per byte of ``codes`` (UTF-8 between spaces), whether 13a's steps 1-4 put spaces around it."""
     digit = _in_range(codes, ord("0"), ord("9"))
     split = _in_range(codes, *_13A_RANGES[0])
     for first, last in _13A_RANGES[1:]:
@@ -86,7 +81,6 @@ def _split_13a(codes: np.ndarray) -> np.ndarray:
 
 
 def _blank_whitespace(codes: np.ndarray) -> None:
-    """Overwrites every byte of each whitespace character other than the space with spaces."""
     np.putmask(codes, _in_range(codes, 0x09, 0x0D) | _in_range(codes, 0x1C, 0x1F), _SPACE)
     for lead, tails in _WHITESPACE_TAILS.items():
         at = np.flatnonzero(codes == lead)  # few: the lead bytes of some non-ASCII characters
@@ -101,55 +95,35 @@ def _blank_whitespace(codes: np.ndarray) -> None:
                 codes[hit + k] = _SPACE
 
 
-def _batch_13a(texts: list[str], between: Any) -> Any:
-    """13a of a batch with ``between(texts, separator)``, cut into runs of lines that leave a separator
-    free; a line that holds every candidate is done on its own (``separator`` None)."""
+def _batch_13a(texts: list[str]) -> TokenSpans:
+    """13a of a batch, in runs of lines that leave a separator free."""
     joined = "".join(texts)
     separator = next((sep for sep in _SEPARATORS if sep not in joined), None)
     if separator is not None:
-        return between(texts, separator)
-    # Every candidate occurs somewhere: runs of consecutive lines that leave one free, so
-    # that lines holding many candidates do not send the whole batch down the one-line path.
+        return _spans_13a_between(texts, separator)
     parts = []
     start, free = 0, set(_SEPARATORS)
     for stop, text in enumerate(texts):
         left = free.difference(text)
         if not left:
             if start < stop:
-                parts.append(between(texts[start:stop], min(free)))
+                parts.append(_spans_13a_between(texts[start:stop], min(free)))
             start, left = stop, set(_SEPARATORS).difference(text)
-            if not left:  # this line holds every candidate: on its own
-                parts.append(between([text], None))
+            if not left:
+                parts.append(_spans_13a_between([text], None))
                 start, left = stop + 1, set(_SEPARATORS)
         free = left
     if start < len(texts):
-        parts.append(between(texts[start:], min(free)))
+        parts.append(_spans_13a_between(texts[start:], min(free)))
     return _joined(parts)
 
 
 def _joined(parts: list[TokenSpans]) -> TokenSpans:
-    """One :class:`TokenSpans` of consecutive parts."""
     if len(parts) == 1:
         return parts[0]
     offsets = np.cumsum([0] + [part.codes.size for part in parts[:-1]]).tolist()
     shifted = [part._replace(starts=part.starts + offset) for part, offset in zip(parts, offsets)]
     return TokenSpans(*map(np.concatenate, zip(*shifted)))
-
-
-def _chunked_13a(texts: list[str], between: Any) -> Any:
-    """:func:`_batch_13a` about :data:`CHUNK_CHARS_13A` characters at a time (at least one batch, so that
-    an empty input gives an empty result of the right kind)."""
-    check_strings(texts, "texts")
-    parts = []
-    start, size = 0, 0
-    for stop, text in enumerate(texts, 1):
-        size += len(text) + 3
-        if size >= CHUNK_CHARS_13A:
-            parts.append(_batch_13a(texts[start:stop], between))
-            start, size = stop, 0
-    if start < len(texts) or not parts:
-        parts.append(_batch_13a(texts[start:], between))
-    return _joined(parts)
 
 
 def _line_codes(text: str) -> np.ndarray:
@@ -159,23 +133,16 @@ def _line_codes(text: str) -> np.ndarray:
     return codes
 
 
-def _line_boundaries(codes: np.ndarray, starts: np.ndarray, separator: str | None) -> np.ndarray:
-    """Which of the tokens starting at ``starts`` are the separator between lines (None: one line)."""
-    if separator is None:
-        return np.zeros(starts.size, bool)
-    mark = separator.encode("utf-8")
-    boundary = codes[starts] == mark[0]
-    for k in range(1, len(mark)):  # a multi-byte separator: the following bytes too
-        boundary &= codes[np.minimum(starts + k, codes.size - 1)] == mark[k]
-    return boundary
-
-
 def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
-    """13a of ``texts`` in one pass as :class:`TokenSpans`, ``separator`` (which none of them holds)
-    between lines (None: ``texts`` is one line)."""
+    """13a of ``texts`` in one pass, ``separator`` (which none of them holds) between lines (None: one line)."""
     codes = _line_codes(f" {separator} ".join(texts))
     starts, ends = _token_bounds(codes)
-    boundary = _line_boundaries(codes, starts, separator)
+    boundary = np.zeros(starts.size, bool)
+    if separator is not None:  # the tokens that are the separator, by each of its bytes
+        mark = separator.encode("utf-8")
+        boundary = codes[starts] == mark[0]
+        for k in range(1, len(mark)):
+            boundary &= codes[np.minimum(starts + k, codes.size - 1)] == mark[k]
     counts = np.bincount(np.cumsum(boundary)[~boundary], minlength=len(texts))
     keep = ~boundary
     starts = starts[keep]
@@ -183,8 +150,7 @@ def _spans_13a_between(texts: list[str], separator: str | None) -> TokenSpans:
 
 
 def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each 13a token of ``codes`` (from :func:`_line_codes`) starts and ends: a split character is a
-    token of its own, other tokens are runs between spaces and split characters."""
+    """Where each 13a token of ``codes`` starts and ends (a split character is a token of its own)."""
     is_token = codes != _SPACE
     split = _split_13a(codes)
     cut = split[1:] | ~is_token[1:]  # between bytes i and i + 1: a token ends at i
@@ -197,7 +163,7 @@ def _token_bounds(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def token_spans_13a(texts: list[str]) -> TokenSpans:
-    """13a tokenization of many lines as :class:`TokenSpans`, with no text object made.
+    """13a tokenization of many lines as :class:`TokenSpans`, :data:`CHUNK_CHARS_13A` characters at a time.
 
     Example:
         >>> spans = token_spans_13a(["Hello, world!", "3.5-4"])
@@ -206,10 +172,19 @@ def token_spans_13a(texts: list[str]) -> TokenSpans:
         >>> spans.counts.tolist()
         [4, 3]
     """
-    return _chunked_13a(texts, _spans_13a_between)
+    check_strings(texts, "texts")
+    parts = []
+    start, size = 0, 0
+    for stop, text in enumerate(texts, 1):
+        size += len(text) + 3
+        if size >= CHUNK_CHARS_13A:
+            parts.append(_batch_13a(texts[start:stop]))
+            start, size = stop, 0
+    if start < len(texts) or not parts:  # an empty input: one empty batch
+        parts.append(_batch_13a(texts[start:]))
+    return _joined(parts)
 
 
-# -- one line, without numpy: the rule of _split_13a read off byte classes (docs/design.md) --
 #: Each digit, period, comma and dash as its class; other bytes are left as they are.
 _CLASSES = bytes.maketrans(b"0123456789,", b"0000000000.")
 #: Every byte that is not split off in a line where no digit touches a period, comma or dash.
@@ -217,8 +192,7 @@ _KEPT = bytes(code for code in range(256) if chr(code) not in _13A_PUNCTUATION +
 _SPACED = {code: f" {chr(code)} " for code in range(128)}
 #: 13a's tokens where a digit touches a period, comma or dash (and no run of periods and commas occurs).
 _TOKEN = re.compile(r"(?:[^\s!-&(-+/:-@\[-`{-~.,\-]+|(?<=[0-9])[.,](?=[0-9])|(?<![0-9])-)+|[!-&(-+/:-@\[-`{-~.,\-]")
-#: mteval-v13a's four regular expressions, as sacrebleu applies them, for the rare line where a digit
-#: touches a period, comma or dash and a run of periods and commas occurs.
+#: mteval-v13a's four regular expressions, as sacrebleu applies them, where such a line holds a run of them too.
 _MTEVAL = tuple((re.compile(pattern), replacement) for pattern, replacement in (
     (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
     (r"([^0-9])([\.,])", r"\1 \2 "),

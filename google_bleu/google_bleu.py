@@ -1,15 +1,4 @@
-"""Google-BLEU (GLEU, Wu et al. 2016) as a HuggingFace ``evaluate`` metric.
-
-``evaluate.load`` copies this file and only the sibling modules it imports with
-``from .x import y`` (the core: see the import block below).
-
-When ``compute()`` receives every input in one call (``predictions=`` and ``references=``),
-in a single process (``num_process == 1``) and with nothing added before, it scores the
-checked lists directly: evaluate would write them to its Arrow cache and read them back
-unchanged, which costs about as much as scoring them. Every other call (after ``add`` or
-``add_batch``, with ``num_process > 1``, or with no inputs) goes through evaluate's
-``compute``. Both give the same numbers and the same keys.
-"""
+"""Google-BLEU (GLEU, Wu et al. 2016) as a HuggingFace ``evaluate`` metric (docs/porting.md, "From evaluate")."""
 
 from __future__ import annotations
 
@@ -19,10 +8,8 @@ from typing import Any
 import datasets
 import evaluate
 
-# evaluate.load copies this script and only the modules it imports here (relative, at column 0), not
-# the modules those import: so the whole core is imported here, at least one name from each module, the
-# public ones re-exported in __all__ (tests/tooling/test_layout.py checks it with evaluate's own scanner). No comment may follow
-# an import line (evaluate reads it as a download URL).
+# A name from every core module, at column 0: evaluate.load copies only these (docs/design.md, "Layers and
+# rooms"). No comment may follow an import line (evaluate reads it as a download URL).
 from .counting import count_matches
 from .fast13a import tokenize_13a
 from .imports import lazy_module
@@ -149,24 +136,21 @@ class ComputeOptions:
             raise TypeError(f"compute() got unknown arguments {unknown}")
         scorer = scorer_from_options(None, kwargs)
         if scorer.tokenizer.checked:
-            # A callable's output is checked when it runs: run it once on a short line now,
-            # so a tokenizer that breaks the contract fails before the stored data is read.
+            # A callable's output is checked when it runs: now, before the stored data is read.
             scorer.tokenizer("a b")
         n_bootstrap, seed = check_bootstrap(kwargs.get("n_bootstrap"), kwargs.get("seed", DEFAULT_SEED))
         return cls(scorer, check_bool(kwargs.get("return_sentence_scores", False), "return_sentence_scores"), n_bootstrap, seed)
 
 
 def _check_keywords(method: str, kwargs: dict[str, Any], meant: dict[str, str], other: str) -> None:
-    # add() takes one example (prediction=, reference=), add_batch() and compute() lists
-    # (predictions=, references=): the other spelling would otherwise arrive as None.
+    # add() takes prediction=, add_batch() and compute() predictions=: the other spelling would arrive as None.
     for given, keyword in meant.items():
         if given in kwargs:
             raise TypeError(f"{method}() takes {keyword}=, not {given}= ({other}() takes {given}=)")
 
 
 def _checked(predictions: Any, references: Any) -> tuple[list[str], list[list[str]]]:
-    # Checked and normalised before evaluate's Arrow encoding, so errors name the problem
-    # (Arrow stores UTF-8: a lone surrogate would fail there without naming the segment).
+    # Before evaluate's Arrow encoding, which fails on a lone surrogate without naming the segment.
     predictions, references = check_texts(predictions, references)
     check_utf8(predictions, references)
     return predictions, references
@@ -203,15 +187,7 @@ class GoogleBleu(evaluate.Metric):
         super().add(prediction=predictions[0], reference=references[0], **kwargs)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> dict[str, Any] | None:
-        """Computes the metric over these inputs and everything added before (scored directly,
-        without evaluate's cache, when nothing was added and there is one process: see the
-        module docstring). Every argument is checked first: evaluate reads and deletes the added
-        data when it computes, so a rejected call must fail before that and keep the data.
-
-        Raises:
-            ValueError: Nothing was added and no predictions were given (an explicitly
-                empty corpus, ``predictions=[]`` and ``references=[]``, scores 0.0 as in nltk).
-        """
+        """Scores these inputs and everything added; every argument is checked first, so a rejected call keeps those."""
         options = ComputeOptions.from_kwargs(kwargs)
         if predictions is not None or references is not None:
             predictions, references = _checked(predictions, references)
@@ -224,8 +200,7 @@ class GoogleBleu(evaluate.Metric):
                 raise ValueError("nothing to compute: no prediction was added (add/add_batch) or given to compute(); an empty corpus is scored by compute(predictions=[], references=[]) and gives 0.0")
             # evaluate cannot store an empty batch; an empty corpus scores 0.0 as in nltk.
             return self._compute(predictions=[], references=[], options=options)
-        if not added and self.num_process == 1:
-            # Every input is in this call: evaluate's cache would hand back these lists.
+        if not added and self.num_process == 1:  # evaluate's cache would hand these lists back, at a scoring's cost
             return self._compute(predictions, references, options)
         if predictions:  # checked above: stored without a second check
             super().add_batch(predictions=predictions, references=references)

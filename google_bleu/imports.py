@@ -1,6 +1,4 @@
-"""Imports on first use: :func:`lazy_module` (numpy costs tens of milliseconds to import and a
-short input never needs it) and :func:`import_optional` (a package outside the base install,
-with a message naming the extra that installs it)."""
+"""Imports on first use: :func:`lazy_module` and :func:`import_optional`."""
 
 from __future__ import annotations
 
@@ -10,10 +8,7 @@ from typing import Any
 
 
 def import_optional(module: str, extra: str | None, needed_by: str, how: str | None = None) -> Any:
-    """``module``, imported; when its package is not installed, an ``ImportError`` that
-    names what needs it and the extra that installs it (or ``how``, where no extra does).
-    Every import of a package outside the base install goes through here (the layout test
-    checks it).
+    """``module``, imported, or an ``ImportError`` naming what needs it and the extra (or ``how``) that installs it.
 
     Example:
         >>> import_optional("not_a_package", "torch", "this example")
@@ -32,10 +27,7 @@ def import_optional(module: str, extra: str | None, needed_by: str, how: str | N
 
 
 class _Lazy:
-    """A module imported when one of its attributes is first read, by an ordinary import
-    statement (thread-safe: a second thread waits for the first one's import to finish);
-    ``sys.modules`` holds only the real module. The attributes are copied here then, so
-    later reads cost what a module's do."""
+    """A module imported when one of its attributes is first read; its attributes are then copied here."""
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -47,9 +39,7 @@ class _Lazy:
 
 
 def lazy_module(name: str) -> Any:
-    """The module ``name``, imported when one of its attributes is first read (numpy costs
-    tens of milliseconds to import, and a short input never needs it), or the module itself
-    when it is imported already.
+    """The module ``name``, imported when first used (numpy costs tens of milliseconds, a short input needs none).
 
     Example:
         >>> lazy_module("json").dumps([1])

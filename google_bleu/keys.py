@@ -1,6 +1,4 @@
-"""Exact keys for tokens (UTF-8 bytes for ``str``, else ids from a dict), grouped by a verified hash table,
-and :class:`LineStore`, each distinct line's tokens kept once (``docs/design.md``, "Grouping with a
-verified hash table" and "Token keys")."""
+"""Exact token keys, grouped by a verified hash table, and :class:`LineStore` (docs/design.md, "Token keys")."""
 
 from __future__ import annotations
 
@@ -37,8 +35,7 @@ def _arrays() -> tuple:
 
 
 def _group(hashed: np.ndarray, exact: tuple[np.ndarray, ...]) -> np.ndarray:
-    """For each element, the index of an element equal to it in every array of ``exact`` (its group's
-    representative), by a hash table of ``hashed``, ``uint64`` hashes of the exact values."""
+    """Per element, its group's representative (equal in every array of ``exact``), by a table of ``hashed``."""
     n = hashed.size
     bits = n.bit_length() + 1  # at least twice as many slots as elements
     shift = np.uint64(64 - bits)
@@ -74,8 +71,7 @@ def group_keys(keys: np.ndarray) -> np.ndarray:
 
 
 def group_in_segments(values: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
-    """:func:`_group` for exact ``uint64`` values that are equal only within one segment
-    (``segment_of``: per value, its segment)."""
+    """:func:`_group` for exact ``uint64`` values that are equal only within one segment (``segment_of``)."""
     hashed = segment_of.astype(np.uint64)
     hashed *= _MIX
     hashed ^= values
@@ -84,8 +80,7 @@ def group_in_segments(values: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
 
 
 def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -> np.ndarray:
-    """Per token position, a representative position holding the same token in the same segment
-    (``lengths``: the sentences' token counts, ``segment_of``: each position's segment)."""
+    """Per token position, a representative position of the same token in the same segment."""
     n_tokens = segment_of.size
     try:
         text = "\0".join(map("\0".join, compress(sentences, lengths.tolist())))
@@ -100,8 +95,7 @@ def token_groups(sentences: list, lengths: np.ndarray, segment_of: np.ndarray) -
 
 
 def _nul_spans(text: str, n_tokens: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(aligned words, starts, lengths)`` of the tokens of ``text`` (joined with NUL), or None when a
-    token holds NUL itself."""
+    """``(aligned words, starts, lengths)`` of the NUL-joined tokens of ``text``; None when a token holds NUL."""
     data = text.encode("utf-8", "surrogatepass")  # injective, lone surrogates included
     size = len(data)
     buffer = np.zeros((size + 3 * _WORD) // _WORD * _WORD, np.uint8)  # whole words past the end
@@ -118,9 +112,8 @@ def _word_groups(
     aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, words: np.ndarray, segment_of: np.ndarray,
     token: np.ndarray | None = None,
 ) -> np.ndarray | None:
-    """Positions grouped by their tokens' words, the hashed ones checked byte for byte against their
-    representative's (``token``: each position's index into ``starts``, if not the position); None on a
-    hash collision."""
+    """Positions grouped by their tokens' words, hashed ones checked byte for byte (``token``: each position's
+    index into ``starts``, if not the position); None on a hash collision."""
     rep = group_in_segments(words, segment_of)
     long = np.flatnonzero((words & np.uint64(0xFF)) == 0)  # hashes (and empty tokens): checked
     other = np.take(rep, long)
@@ -148,8 +141,7 @@ def token_ids(tokens: Iterable, n_tokens: int) -> np.ndarray:
 
 
 def _token_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Per token (``starts``, ``lengths`` > 0, no NUL byte), its word: its bytes when at most 8, else a
-    hash of them marked by :func:`_hashed_word`."""
+    """Per token (no NUL byte), its word: its bytes when at most 8, else a hash of them (:func:`_hashed_word`)."""
     words = _words_at(aligned, starts, lengths)
     long = np.flatnonzero(lengths > _WORD)
     if long.size:
@@ -159,16 +151,14 @@ def _token_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
 
 
 def _hashed_word(hashed: np.ndarray) -> np.ndarray:
-    """``hashed`` with a low byte of zero and bit 8 set (in place): never a short token's word (whose first
-    byte is not zero) and never zero."""
+    """``hashed`` with a low byte of zero and bit 8 set (in place): never zero, never a short token's word."""
     hashed &= ~np.uint64(0xFF)
     hashed |= np.uint64(0x100)
     return hashed
 
 
 def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The bytes ``starts[i] .. starts[i] + min(lengths[i], 8)`` as little-endian words: two
-    aligned reads and shifts per token (unaligned fancy indexing is several times slower)."""
+    """Each token's first ``min(length, 8)`` bytes as a word, by aligned reads (unaligned ones are much slower)."""
     index = starts >> 3
     shift = (starts & 7).view(np.uint64)
     shift <<= np.uint64(3)
@@ -184,8 +174,7 @@ def _words_at(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> n
 
 
 def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every 8-byte word of tokens of these byte lengths: its token, its byte offset in the
-    token, and each token's index of its first word (one C-level pass, whatever the lengths)."""
+    """Every 8-byte word of tokens of these lengths: its token and byte offset, and each token's first word."""
     n_words = (lengths + (_WORD - 1)) // _WORD
     first_word = np.cumsum(n_words) - n_words
     token = np.repeat(np.arange(lengths.size), n_words)
@@ -196,9 +185,7 @@ def _word_spans(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens longer than one word (``first``: their first words): from their two words
-    up to 16 bytes, else from every word (:func:`_hash_words`; tokens of different lengths never need
-    equal hashes)."""
+    """64-bit hashes of tokens longer than one word (``first``: their first words), from two words or from all."""
     hashed = _words_at(aligned, starts + _WORD, lengths - _WORD)  # the second words
     hashed ^= first * _GOLDEN
     hashed *= _MIX
@@ -210,7 +197,6 @@ def _hash_long(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fir
 
 
 def _hash_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """64-bit hashes of tokens from their length and every word (see :func:`_hash_long`)."""
     token, offset, first_word = _word_spans(lengths)
     words = _words_at(aligned, np.take(starts, token) + offset, np.take(lengths, token) - offset)
     mixed = offset.astype(np.uint64)
@@ -229,7 +215,6 @@ def _hash_words(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray) ->
 
 
 def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether every token ``a[i]`` has the same bytes as token ``b[i]`` (one pass over their words)."""
     length = np.take(lengths, a)
     if not np.array_equal(length, np.take(lengths, b)):
         return False
@@ -246,12 +231,10 @@ def _tokens_equal(aligned: np.ndarray, starts: np.ndarray, lengths: np.ndarray, 
 
 
 class LineStore:
-    """The tokens of distinct lines as UTF-8 byte spans in one growing buffer, each with its word, made
-    once however often the line occurs: lines are added by :meth:`ids`, then named by their index
-    (:meth:`groups`); :meth:`clear` empties the store (capacity kept)."""
+    """Each distinct line's tokens once, as UTF-8 byte spans with their words in growing buffers."""
 
     def __init__(self) -> None:
-        self.texts: list[str] = []  # per line, its text
+        self.texts: list[str] = []
         # Per line: hash(text), the index of its first token, its number of tokens.
         self.hashes, self.first, self.counts = (np.zeros(1 << 10, np.int64) for _ in range(3))
         self.codes = np.zeros(1 << 16, np.uint8)
@@ -265,8 +248,7 @@ class LineStore:
         self.n_codes = self.n_tokens = self.n_lines = 0
 
     def ids(self, lines: list[str], tokenize: Any) -> np.ndarray:
-        """Per line, its index in the store; lines not stored yet are added, ``tokenize(texts)`` giving
-        their :class:`~google_bleu.fast13a.TokenSpans` (a tokenizer's ``spans_all``)."""
+        """Per line, its index in the store; new lines are added, ``tokenize(texts)`` giving their ``TokenSpans``."""
         n, stored = len(lines), self.n_lines
         hashes = np.fromiter(map(hash, lines), np.int64, n)
         # Per line, the first of its equal hashes: a stored line's, else its first in ``lines``.
@@ -282,8 +264,7 @@ class LineStore:
             pairs = map(str.__eq__, map(lines.__getitem__, same.tolist()), map(texts.__getitem__, rep[same].tolist()))
             equal = np.fromiter(pairs, bool, same.size)
             if not equal.all():
-                # Unequal lines with equal hashes (docs/design.md, "Token keys"): a dictionary
-                # matches the lines that share such a hash.
+                # Unequal lines with equal hashes: a dictionary matches the lines that share such a hash.
                 shared = np.flatnonzero(np.isin(every_hash, np.take(hashes, same[~equal])))
                 exact = np.take(shared, first_positions(list(map(texts.__getitem__, shared.tolist()))))
                 new_lines = shared >= stored
@@ -363,8 +344,7 @@ def first_positions(values: list) -> np.ndarray:
 
 
 def _room(array: np.ndarray, size: int, used: int) -> np.ndarray:
-    """``array``, or a copy of its first ``used`` items with room for at least ``size`` (when something is
-    kept, half as much again, so that growing is rare)."""
+    """``array``, or a copy of its first ``used`` items with room for ``size`` (and half again if any are kept)."""
     if size <= array.size:
         return array
     if used:

@@ -1,10 +1,4 @@
-"""GLEU reward for OpenRLHF, in the file ``--reward.remote_url`` names.
-
-OpenRLHF (0.11) imports this file by path (``spec_from_file_location("reward_func", path)``)
-and calls its ``reward_func(queries, prompts, labels)`` once per sample; labels come from
-``--data.label_key``. Each query is prompt + response decoded with special tokens: the
-reward removes the prompt and the strings in ``SPECIAL_TOKENS`` (common chat-template
-tokens) and scores the response with sentence GLEU (13a tokens, cased, orders 1-4).
+"""GLEU reward for OpenRLHF, in the file ``--reward.remote_url`` names (docs/rl-rewards.md, "OpenRLHF").
 
 For another model or other settings, copy this file and change the last line, e.g.
 ``reward_func = OpenRLHFReward(AutoTokenizer.from_pretrained(MODEL), GLEU(lowercase=True))``.

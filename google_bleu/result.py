@@ -1,10 +1,4 @@
-"""What a scorer returns: :class:`GleuScore` (score, precision, recall, exact totals, signature;
-an interval, p-value or per-order scores when asked), and :func:`figure`, the one rule of a
-printed figure, which every surface (the API, the command line, the Space) follows.
-
-The attributes hold fractions on the 0-1 scale, as nltk and evaluate return them; what is
-printed is on sacrebleu's 0-100 scale unless asked otherwise, and names its scale.
-"""
+""":class:`GleuScore`, what a scorer returns, and :func:`figure`, the one rule of a printed figure (docs/design.md)."""
 
 from __future__ import annotations
 
@@ -22,8 +16,7 @@ SCALES = (100, 1)
 
 
 def check_figures(width: Any, scale: Any) -> tuple[int, int]:
-    """The decimals (0-17) and the scale (:data:`SCALES`) of printed figures, as integers, each
-    tested by :func:`~google_bleu.validation.integer` (so ``2.0`` and ``100.0`` are refused).
+    """The decimals (0-17) and the scale (:data:`SCALES`) of printed figures, checked to be integers.
 
     Example:
         >>> check_figures(1, 100.0)
@@ -42,8 +35,7 @@ def check_figures(width: Any, scale: Any) -> tuple[int, int]:
 
 
 class Figure(float):
-    """A printed figure: the number, and the digits it is printed with (:func:`dumps` writes
-    them in JSON, where a float would print its own)."""
+    """A printed figure: the number, and the digits it is printed with (:func:`dumps` writes them in JSON)."""
 
     def __new__(cls, text: str) -> Figure:
         self = super().__new__(cls, text)
@@ -57,10 +49,8 @@ class Figure(float):
 
 
 def figure(value: float | Fraction, width: int, scale: int) -> Figure:
-    """A 0-1 value as every surface prints it: times ``scale``, rounded half to even to ``width``
-    decimals (both checked by :func:`check_figures`). A :class:`~fractions.Fraction` (a score
-    of exact totals) is rounded exactly; a float from its shortest digits. So no digit is printed
-    that the value does not hold, and the text and JSON of a figure agree.
+    """A 0-1 value as every surface prints it: times ``scale``, rounded half to even to ``width`` decimals (as
+    :func:`check_figures` returns them), a :class:`~fractions.Fraction` exactly, a float from its shortest digits.
 
     Example:
         >>> figure(Fraction(1, 3), 2, 100), figure(Fraction(1, 3), 17, 100), figure(0.25, 0, 100)
@@ -72,8 +62,7 @@ def figure(value: float | Fraction, width: int, scale: int) -> Figure:
 
 
 def dumps(document: Any, **kwargs: Any) -> str:
-    """``json.dumps(document, ensure_ascii=False, **kwargs)`` that writes each :class:`Figure`
-    with its printed digits (``29`` for ``-w 0``, all 17 decimals for ``-w 17``)."""
+    """``json.dumps(document, ensure_ascii=False, **kwargs)``, each :class:`Figure` written with its printed digits."""
     texts: list[str] = []
 
     def marked(value: Any) -> Any:
@@ -92,25 +81,15 @@ def dumps(document: Any, **kwargs: Any) -> str:
 
 @dataclasses.dataclass(frozen=True, repr=False)
 class GleuScore:
-    """A corpus GLEU score with everything needed to report and recompute it: fractions on the
-    0-1 scale (:attr:`scale`) and the exact totals. ``float(result)`` is :attr:`score`;
-    ``print(result)`` shows :meth:`format`, on sacrebleu's 0-100 scale, and says so.
+    """A corpus GLEU score: fractions on the 0-1 scale and the exact totals behind them (docs/python-api.md).
 
     Attributes:
-        score: Corpus GLEU, ``n_match / n_all`` (0.0 when ``n_all == 0``), 0-1.
-        precision: ``n_match / n_hyp``, 0-1.
-        recall: ``n_match / n_ref``, 0-1.
-        n_match: Summed clipped matches against the chosen references.
-        n_hyp: Summed hypothesis n-grams.
-        n_ref: Summed n-grams of the chosen references.
+        score: Corpus GLEU, ``n_match / n_all`` (0.0 when ``n_all == 0``).
         n_all: Summed ``max(n_hyp, n_ref)`` per segment.
-        signature: The settings that determine the score.
-        ci_low: Lower end of the 95% bootstrap interval, when computed, 0-1.
-        ci_high: Upper end of the 95% bootstrap interval, when computed, 0-1.
+        ci_low: Lower end of the 95% bootstrap interval, when computed.
+        ci_high: Upper end of the 95% bootstrap interval, when computed.
         p_value: Paired-test p-value against a baseline, when computed.
-        orders: When asked for (:meth:`~google_bleu.GLEU.corpus_score` with ``by_order=True``),
-            each order's own score: ``((n, GleuScore of orders n-n), ...)``, exactly what
-            ``GLEU(min_len=n, max_len=n)`` gives on the same text.
+        orders: With ``by_order=True``, each order's own score: ``((n, GleuScore of orders n-n), ...)``.
 
     Example:
         >>> from google_bleu import GLEU
@@ -121,7 +100,6 @@ class GleuScore:
         GleuScore(scale='0-1', score=0.3333333333333333, precision=0.3333333333333333, recall=0.42857142857142855, n_match=6, n_hyp=18, n_ref=14, n_all=18, signature='nrefs:1|case:mixed|tok:13a|ngram:1-4|version:...')
     """
 
-    #: The scale of :attr:`score`, :attr:`precision`, :attr:`recall` and the interval: ``"0-1"``.
     scale: ClassVar[str] = "0-1"
 
     score: float
@@ -141,7 +119,7 @@ class GleuScore:
     def from_stats(
         cls, stats: GleuStats, signature: str, interval: tuple[float, float] | None = None, p_value: float | None = None
     ) -> GleuScore:
-        """The score of summed statistics, with a signature and optional interval / p-value."""
+        """The score of statistics, with a signature and optional interval / p-value."""
         n_match, n_hyp, n_ref, n_all = stats.totals()
         low, high = (None, None) if interval is None else interval
         fractions = ratio(n_match, n_all), ratio(n_match, n_hyp), ratio(n_match, n_ref)
@@ -162,8 +140,7 @@ class GleuScore:
         return {"n_match": self.n_match, "n_hyp": self.n_hyp, "n_ref": self.n_ref, "n_all": self.n_all}
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain values: ``google_bleu``, ``precision``, ``recall``, ``signature``, the totals,
-        and ``ci_low``/``ci_high``/``p_value``/``orders`` only when computed (0-1, not percent)."""
+        """Plain values (0-1): ``google_bleu``, ``precision``, ``recall``, ``signature``, totals, what was computed."""
         out = {"google_bleu": self.score, "precision": self.precision, "recall": self.recall, "signature": self.signature}
         out.update(self.totals())
         if self.ci_low is not None:
@@ -178,8 +155,7 @@ class GleuScore:
         return out
 
     def format(self, width: int = 1, score_only: bool = False, json: bool = False, scale: int = 100) -> str:
-        """The score for people (or JSON) with ``width`` decimals (0-17), on ``scale``: ``100``
-        (sacrebleu's 0-100, the default) or ``1`` (0-1); the text line names its scale.
+        """The score as text (or JSON), ``width`` decimals (0-17) on ``scale`` 100 (sacrebleu's 0-100) or 1 (0-1).
 
         Example:
             >>> from google_bleu import GLEU
@@ -206,9 +182,7 @@ class GleuScore:
         return f"GLEU|{self.signature} = {text}, scale 0-{scale}"
 
     def figures(self, width: int = 1, scale: int = 100) -> dict[str, str]:
-        """The printed figures every surface shows (:func:`figure`): ``score``, ``precision``,
-        ``recall`` (and ``ci_low``/``ci_high`` and each order's score, ``/``-joined, when
-        computed) on ``scale`` with ``width`` decimals, and ``p_value`` (4 decimals) when computed.
+        """The printed figures (:func:`figure`) of the score, precision, recall and what was computed.
 
         Example:
             >>> from google_bleu import GLEU
@@ -222,11 +196,7 @@ class GleuScore:
         return {name: figure(Fraction(m, n) if n else Fraction(0), width, scale) for name, (m, n) in exact.items()}
 
     def _figures(self, width: int, scale: int) -> dict[str, str]:
-        out = {name: value.text for name, value in self._numbers(width, scale).items()}
-        if self.ci_low is not None:
-            out.update(ci_low=figure(self.ci_low, width, scale).text, ci_high=figure(self.ci_high, width, scale).text)
-        if self.p_value is not None:
-            out["p_value"] = figure(self.p_value, 4, 1).text
+        out = {name: value.text for name, value in self.json_object(width, scale).items() if isinstance(value, Figure)}
         if self.orders is not None:
             out["orders"] = "/".join(one._figures(width, scale)["score"] for _, one in self.orders)
         return out
@@ -235,12 +205,8 @@ class GleuScore:
         self, width: int = 1, scale: int = 100, *, labels: dict[str, Any] | None = None,
         settings: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The object :meth:`format` prints with ``json=True`` (:func:`dumps`): ``name``, ``score``,
-        ``precision``, ``recall`` (:class:`Figure` numbers on ``scale``), ``scale`` (``"0-100"`` or
-        ``"0-1"``), ``signature``, the totals, and ``ci_low``/``ci_high``/``p_value``/``orders`` when
-        computed. A surface adds its own fields: ``labels`` (e.g. the command line's ``system``)
-        after ``name``, ``settings`` after the totals.
-        """
+        """The object :meth:`format` prints with ``json=True``: :class:`Figure` numbers on ``scale`` and the
+        exact totals; a surface adds its own ``labels`` after ``name`` and ``settings`` after the totals."""
         width, scale = check_figures(width, scale)
         out = {"name": "GLEU", **(labels or {}), **self._numbers(width, scale), "scale": f"0-{scale}", "signature": self.signature}
         out.update(self.totals())

@@ -1,6 +1,4 @@
-"""The scorer every surface builds or takes: :class:`GLEU`, the frozen settings, which returns a
-:class:`~google_bleu.result.GleuScore`; :func:`scorer_from_options`, the one way an adapter gets it
-(docs/python-api.md, docs/design.md "The settings value")."""
+""":class:`GLEU`, the frozen settings that score text, and :func:`scorer_from_options` (docs/python-api.md)."""
 
 from __future__ import annotations
 
@@ -34,24 +32,18 @@ from .validation import (
     describe,
 )
 
-#: The four settings of a scorer, as :class:`GLEU` and :func:`scorer_from_options` take them.
 SETTINGS = ("tokenizer", "lowercase", "min_len", "max_len")
 
 
 class GLEU:
-    """Google-BLEU with fixed settings: tokenizer, lowercase and n-gram orders; a value (immutable,
-    equal and hashable by its settings, picklable).
+    """Google-BLEU with fixed settings: an immutable value, equal, hashable and pickled by its settings.
 
     Args:
-        tokenizer: A name of :data:`~google_bleu.tokenizers.SACREBLEU_TOKENIZERS` (``"13a"``
-            by default), a callable ``str -> list[str]``, or a :class:`~google_bleu.tokenizers.Tokenizer`.
-        lowercase: Lowercase the text before tokenizing (sacrebleu's ``-lc``; kept by :attr:`tokenizer`).
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4, at most ``MAX_ORDER``).
+        tokenizer: A name of :data:`~google_bleu.tokenizers.SACREBLEU_TOKENIZERS`, a callable
+            ``str -> list[str]``, or a :class:`~google_bleu.tokenizers.Tokenizer`.
 
     Raises:
-        ValueError, TypeError: For bad settings, here and nowhere later.
-        ImportError: For a known tokenizer whose extra packages are missing.
+        ValueError, TypeError, ImportError: For bad settings or a tokenizer's missing extra, here and nowhere later.
 
     Example:
         >>> scorer = GLEU(min_len=2)
@@ -87,8 +79,7 @@ class GLEU:
     __delattr__ = __setattr__
 
     def replace(self, **settings: Any) -> GLEU:
-        """A scorer with some settings changed (``tokenizer``, ``lowercase``, ``min_len``,
-        ``max_len``), checked as the constructor checks them.
+        """A scorer with some settings changed, checked as the constructor checks them.
 
         Example:
             >>> GLEU(lowercase=True).replace(max_len=2)
@@ -133,22 +124,18 @@ class GLEU:
     def stats(
         self, predictions: Sequence[str], references: Sequence[str | Sequence[str]], names: tuple[str, str] = TEXTS
     ) -> GleuStats:
-        """Per-segment statistics of untokenized text, one row per prediction (arguments as in
-        :meth:`corpus_score`; ``names``: what messages call the two lists, an adapter's field
-        names); :func:`google_bleu.scale.parallel_stats` counts them in workers."""
+        """Per-segment statistics of untokenized text; ``names``: what messages call the two lists."""
         return self.checked_stats(*check_texts(predictions, references, names))
 
     def checked_stats(self, predictions: list[str], references: list[list[str]]) -> GleuStats:
-        """:meth:`stats` of lists already checked (as :func:`~google_bleu.validation.check_texts`
-        returns them: ``str`` predictions, a list of ``str`` references each)."""
+        """:meth:`stats` of lists already checked (as :func:`~google_bleu.validation.check_texts` returns them)."""
         return checked_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len)
 
     def signature(
         self, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
         n_randomization: int | None = None,
     ) -> str:
-        """The signature of these settings (sacrebleu's ``key:value|...`` shape): ``nrefs`` references
-        per segment (``"var"`` when the count varies), and the resampling behind a result, if any.
+        """The signature of these settings, ``nrefs`` references per segment and the resampling behind a result.
 
         Example:
             >>> GLEU(lowercase=True).signature("var").rsplit("|", 1)[0]
@@ -161,10 +148,7 @@ class GLEU:
         self, stats: GleuStats, nrefs: str | int = 1, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
         *, orders: Sequence[GleuStats] = (),
     ) -> GleuScore:
-        """A :class:`GleuScore` from statistics counted with these settings (from :meth:`stats`,
-        summed across workers, ...); ``nrefs`` (references per segment) for the signature,
-        ``n_bootstrap`` and ``seed`` as in :meth:`corpus_score`; ``orders``: each order's own
-        statistics (orders ``n-n``, ``min_len`` first), for :attr:`GleuScore.orders`."""
+        """A :class:`GleuScore` of statistics counted with these settings; ``orders``: each order's own, ``n-n``."""
         check_stats(stats, "stats", (self.min_len, self.max_len))
         if orders:
             check_list(orders, "orders")
@@ -179,8 +163,7 @@ class GLEU:
         self, stats: GleuStats, nrefs: str | int, n_bootstrap: int | None = None, seed: int | None = DEFAULT_SEED,
         orders: Sequence[GleuStats] = (),
     ) -> GleuScore:
-        """:meth:`score_stats` of arguments already checked (statistics these settings counted,
-        ``n_bootstrap`` and ``seed`` as :func:`~google_bleu.significance.check_bootstrap` returns them)."""
+        """:meth:`score_stats` of arguments already checked (``n_bootstrap`` and ``seed`` by ``check_bootstrap``)."""
         interval = None if n_bootstrap is None else checked_bootstrap_ci(stats, n_bootstrap, seed)
         score = GleuScore.from_stats(stats, self.signature(nrefs, n_bootstrap, seed), interval)
         if not orders:
@@ -195,13 +178,10 @@ class GLEU:
         """Corpus GLEU of untokenized text.
 
         Args:
-            predictions: One string per segment.
             references: Per segment a string or a non-empty list of strings (counts may vary).
-            n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000; at
-                most ``MAX_SAMPLES``).
-            seed: Seed of the bootstrap (default 12345; ``None``: fresh entropy).
-            by_order: Also score each order on its own (:attr:`GleuScore.orders`): the corpus
-                GLEU of orders n-n, each segment keeping its best reference for that order.
+            n_bootstrap: When given, add a 95% bootstrap interval (sacrebleu uses 1000).
+            seed: Seed of the bootstrap (``None``: fresh entropy).
+            by_order: Also score each order on its own (:attr:`GleuScore.orders`).
 
         Example:
             >>> score = GLEU().corpus_score(["the cat sat on the mat"], ["the cat ate the mat"], by_order=True)
@@ -215,11 +195,9 @@ class GLEU:
     def _corpus_score(
         self, predictions: Any, references: Any, n_bootstrap: Any, seed: Any, by_order: Any, per_segment: bool
     ) -> GleuScore:
-        # Every argument is checked before the text is tokenized.
         n_bootstrap, seed = check_bootstrap(n_bootstrap, seed)
         check_bool(by_order, "by_order")
         predictions, references = check_texts(predictions, references, per_segment=per_segment)
-        # One tokenization and one walk: the corpus statistics first, then each order's.
         stats, *orders = order_text_stats(predictions, references, self.tokenizer, self.min_len, self.max_len, by_order)
         return self.checked_score(stats, count_references(references), n_bootstrap, seed, orders)
 
@@ -238,9 +216,7 @@ class GLEU:
         self, predictions: Sequence[str], ref_streams: Sequence[Sequence[str]], n_bootstrap: int | None = None,
         seed: int | None = DEFAULT_SEED,
     ) -> GleuScore:
-        """Corpus GLEU with references given as sacrebleu gives them: streams, one list per
-        reference holding that reference of every segment (``[[ref1 of each segment],
-        [ref2 of each segment]]``). Each stream must have one line per prediction.
+        """Corpus GLEU of references as sacrebleu takes them: ``[[ref1 of each segment], [ref2 of each segment]]``.
 
         Example:
             >>> scorer = GLEU()
@@ -269,9 +245,7 @@ class GLEU:
         self, systems: Sequence[GleuStats], test: str = "bs", n_samples: int | None = None,
         seed: int | None = DEFAULT_SEED, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, nrefs: str | int = 1,
     ) -> list[GleuScore]:
-        """Paired tests of each system against the first (arguments as
-        :func:`google_bleu.significance.paired_intervals`), as :class:`GleuScore` objects with their
-        95% interval, all but the baseline a p-value, and the resampling in the signature.
+        """Paired tests of each system against the first (:func:`~google_bleu.significance.paired_intervals`).
 
         Example:
             >>> scorer = GLEU()
@@ -287,8 +261,7 @@ class GLEU:
     def checked_paired_scores(
         self, systems: Sequence[GleuStats], test: str, n_samples: int, seed: int | None, n_bootstrap: int, nrefs: str | int
     ) -> list[GleuScore]:
-        """:meth:`paired_scores` of arguments already checked (``n_samples`` resolved; statistics
-        these settings counted, of the same segments)."""
+        """:meth:`paired_scores` of arguments already checked (``n_samples`` resolved)."""
         results, *_ = checked_paired_intervals(systems, test, n_samples, seed, n_bootstrap)
         return self._paired_scores(systems, results, test, n_samples, seed, n_bootstrap, nrefs)
 
@@ -301,15 +274,8 @@ class GLEU:
 
 
 def scorer_from_options(scorer: Any = None, options: Mapping[str, Any] | None = None, *, caller: str | None = None) -> GLEU:
-    """The scorer of an adapter: ``scorer`` (a :class:`GLEU`), else one built (and cached) from the
-    settings among ``options`` (a framework's config, a constructor's keywords), else ``GLEU()``.
-    Other keywords are left to the caller, unless ``caller`` names a function that takes settings
-    only (then they are refused).
-
-    Raises:
-        TypeError: ``scorer`` is not a :class:`GLEU`, settings come both ways, or (with
-            ``caller``) a keyword is not a setting.
-        ValueError: A bad setting (as :class:`GLEU` refuses it).
+    """``scorer``, else one built (and cached) from the settings among ``options``, else ``GLEU()``; other keywords
+    are left to the caller, unless ``caller`` names a function that takes settings only.
 
     Example:
         >>> scorer_from_options(None, {"min_len": 2, "name": "gleu"})

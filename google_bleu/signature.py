@@ -1,8 +1,4 @@
-"""Reproducibility signatures, built from the same values the scoring used.
-
-Format follows sacrebleu: ``key:value`` fields joined by ``|``, e.g.
-``nrefs:1|case:mixed|tok:13a|ngram:1-4|version:0.1.0``.
-"""
+"""Reproducibility signatures in sacrebleu's ``key:value|...`` form, built from the values the scoring used."""
 
 from __future__ import annotations
 
@@ -26,8 +22,7 @@ def count_references(references: Sequence[Sequence[object]]) -> str:
 
 
 class Signature(str):
-    """A signature: the long ``key:value|...`` string itself, which keeps its fields and formats
-    itself long or short (sacrebleu's ``--short`` names), as sacrebleu's ``Signature`` does.
+    """The long signature string, which keeps its fields and formats itself long or short (sacrebleu's ``--short``).
 
     Example:
         >>> sig = signature("1", "13a", False, 1, 4, 1000, 12345)
@@ -58,10 +53,7 @@ def signature(
     nrefs: str, tokenizer: str, lowercase: bool, min_len: int, max_len: int, n_bootstrap: int | None = None,
     seed: int | None = None, n_randomization: int | None = None,
 ) -> Signature:
-    """The signature for one setting.
-
-    Resampling adds sacrebleu's fields: ``bs:N`` (bootstrap resamples), ``ar:N``
-    (approximate-randomization trials) and ``seed:S`` (``seed:none`` for fresh entropy).
+    """The signature of one setting; resampling adds sacrebleu's ``ar:N``, ``bs:N`` and ``seed:S`` fields.
 
     Example:
         >>> signature("1", "13a", False, 1, 4).rsplit("|", 1)[0]

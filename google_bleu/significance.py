@@ -1,6 +1,4 @@
-"""Bootstrap intervals and paired significance tests of corpus GLEU, resampling :class:`GleuStats` rows
-with a local generator from an explicit seed (``docs/statistics.md``: the tests, their p-values and how
-they differ from sacrebleu's).
+"""Bootstrap intervals and paired tests of corpus GLEU, resampling :class:`GleuStats` rows (docs/statistics.md).
 
 Example:
     >>> from google_bleu import GLEU
@@ -23,13 +21,10 @@ from .validation import check_n_samples, check_seed, check_sequence
 
 np = lazy_module("numpy")
 
-#: Default seed of every resampling (sacrebleu's default too).
+# sacrebleu's defaults: the seed, bootstrap resamples, approximate-randomization trials.
 DEFAULT_SEED = 12345
-#: Default number of bootstrap resamples (intervals and the paired bootstrap).
 DEFAULT_N_BOOTSTRAP = 1000
-#: Default number of approximate-randomization trials (sacrebleu's default).
 DEFAULT_N_RANDOMIZATION = 10000
-#: Test names accepted by :func:`paired_intervals`.
 TESTS = ("bs", "ar")
 
 _BLOCK_CELLS = 1 << 21  # index counts of one block of resampled corpora (bounds the memory)
@@ -65,8 +60,7 @@ def _block_size(n_segments: int) -> int:
 
 
 def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.ndarray:
-    """Column sums of ``n_samples`` bootstrap corpora drawn from ``rows`` ([N, k]), ``C @ rows`` for a block
-    of count matrices ``C`` ([block, N]: times each row was drawn); the draws depend only on (seed, N, n_samples)."""
+    """Column sums of ``n_samples`` bootstrap corpora of ``rows``; the draws depend only on (seed, N, n_samples)."""
     n_segments = rows.shape[0]
     out = np.zeros((n_samples, rows.shape[1]), np.float64)
     if n_segments == 0:
@@ -84,8 +78,7 @@ def _resampled_totals(rows: np.ndarray, n_samples: int, seed: int | None) -> np.
 
 
 def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> np.ndarray:
-    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments (``seed=None``: fresh entropy), a
-    float64 array, each ``==`` ``GleuStats(rows_drawn).score()`` (zeros for an empty corpus).
+    """Corpus GLEU of ``n_samples`` bootstrap resamples of the segments, each ``==`` ``GleuStats(drawn).score()``.
 
     Example:
         >>> from google_bleu import gleu_stats
@@ -99,8 +92,7 @@ def bootstrap_scores(stats: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, see
 
 
 def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
-    """The 95% percentile interval of resampled scores, sacrebleu's order statistics (of n sorted scores,
-    ``[n // 40]`` and ``[n - n // 40 - 1]``).
+    """The 95% percentile interval of resampled scores: sacrebleu's ``[n // 40]`` and ``[n - n // 40 - 1]``.
 
     Example:
         >>> percentile_interval(np.arange(1000) / 1000)
@@ -114,8 +106,7 @@ def percentile_interval(scores: np.ndarray) -> tuple[float, float]:
 
 
 def bootstrap_ci(stats: GleuStats, n_bootstrap: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED) -> tuple[float, float]:
-    """95% bootstrap confidence interval ``(ci_low, ci_high)`` of corpus GLEU (:func:`bootstrap_scores`);
-    ``(0.0, 0.0)`` for an empty corpus.
+    """The 95% bootstrap interval ``(ci_low, ci_high)`` of corpus GLEU; ``(0.0, 0.0)`` for an empty corpus.
 
     Example:
         >>> from google_bleu import GLEU
@@ -139,8 +130,7 @@ def _p_value(count: int, n_samples: int) -> float:
 def paired_bootstrap_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_BOOTSTRAP, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided paired bootstrap p-value of the corpus GLEU difference, ``(c + 1) / (n + 1)`` with
-    ``c = #{|delta*_b - delta| >= |delta|}`` (``docs/statistics.md``)."""
+    """Two-sided paired bootstrap p-value of the corpus GLEU difference (docs/statistics.md)."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     n_samples, seed = check_n_samples(n_samples), check_seed(seed)
     return _bootstrap_p(baseline, system, _stacked_bootstrap_scores([baseline, system], n_samples, seed))
@@ -164,8 +154,7 @@ def _bootstrap_p(baseline: GleuStats, system: GleuStats, resampled: np.ndarray) 
 def paired_randomization_p(
     baseline: GleuStats, system: GleuStats, n_samples: int = DEFAULT_N_RANDOMIZATION, seed: int | None = DEFAULT_SEED
 ) -> float:
-    """Two-sided approximate-randomization p-value of the corpus GLEU difference, ``(c + 1) / (n + 1)``
-    with ``c`` the trials whose absolute difference is at least the observed one (``docs/statistics.md``)."""
+    """Two-sided approximate-randomization p-value of the corpus GLEU difference (docs/statistics.md)."""
     system = _check_paired(check_stats(baseline, "baseline"), system)
     return _randomization_p(baseline, system, check_n_samples(n_samples), check_seed(seed))
 
@@ -194,19 +183,16 @@ def paired_intervals(
     systems: Sequence[GleuStats], test: str = "bs", n_samples: int | None = None, seed: int | None = DEFAULT_SEED,
     n_bootstrap: int = DEFAULT_N_BOOTSTRAP,
 ) -> tuple[list[tuple[float, float, float | None]], int, int, int | None]:
-    """Each system's 95% interval and p-value against the first (the baseline): what
-    :meth:`google_bleu.GLEU.paired_scores` reports.
+    """Each system's 95% interval and p-value against the first (the baseline).
 
     Args:
-        systems: Per-segment statistics of each system on the same segments; the first is the baseline.
         test: ``"bs"`` (paired bootstrap resampling) or ``"ar"`` (approximate randomization).
         n_samples: Resamples (bs, default 1000) or trials (ar, default 10000).
-        seed: Seed of every local generator (default 12345; ``None``: fresh entropy).
         n_bootstrap: Resamples behind each interval for ``"ar"`` (``"bs"`` uses the test's own).
 
     Returns:
-        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: per system, a triple that
-        depends only on it and the baseline (whose ``p_value`` is None); then the counts and seed used.
+        ``([(ci_low, ci_high, p_value), ...], n_samples, n_bootstrap, seed)``: per system a triple that depends
+        only on it and the baseline (whose ``p_value`` is None), then the counts and seed used.
 
     Example:
         >>> from google_bleu import GLEU
@@ -231,8 +217,7 @@ def paired_intervals(
 def checked_paired_intervals(
     systems: Sequence[GleuStats], test: str, n_samples: int, seed: int | None, n_bootstrap: int
 ) -> tuple[list[tuple[float, float, float | None]], int, int, int | None]:
-    """:func:`paired_intervals` of arguments already checked (``n_samples`` resolved, the
-    systems of the same segments and orders; ``"bs"`` uses its own resamples for the intervals)."""
+    """:func:`paired_intervals` of arguments already checked (``n_samples`` resolved)."""
     baseline, n_bootstrap = systems[0], n_samples if test == "bs" else n_bootstrap
     # One draw for all systems, each paired with the baseline's column.
     resampled = _stacked_bootstrap_scores(systems, n_bootstrap, seed)

@@ -1,9 +1,4 @@
-"""Sufficient statistics of Google-BLEU: the one representation everything is built on.
-
-Each segment is one row of four integers, ``(n_match, n_hyp, n_ref, n_all)``; corpus
-scores, sentence scores, resampling, batching and distributed reduction are sums or slices
-of these rows (``docs/design.md``, "The statistics").
-"""
+""":class:`GleuStats`, one row of four integers per segment, and :func:`ratio` (docs/design.md, "The statistics")."""
 
 from __future__ import annotations
 
@@ -20,9 +15,8 @@ COLUMNS = ("n_match", "n_hyp", "n_ref", "n_all")
 
 
 def ratio(numerator: Any, denominator: Any) -> Any:
-    """``numerator / denominator`` of integers, 0.0 where the denominator is 0: the one zero
-    guard of every score, precision and recall, for ints, numpy arrays and torch tensors alike,
-    each quotient one correctly rounded division as Python's ``int / int`` (nltk's).
+    """``numerator / denominator`` of integers (ints, numpy arrays or torch tensors), 0.0 where the denominator
+    is 0, each quotient correctly rounded as Python's ``int / int`` (nltk's).
 
     Example:
         >>> ratio(1, 3), ratio(0, 0), ratio(np.array([1, 0]), np.array([4, 0])).tolist()
@@ -33,17 +27,13 @@ def ratio(numerator: Any, denominator: Any) -> Any:
     if isinstance(denominator, np.ndarray):
         out = np.zeros(np.broadcast(numerator, denominator).shape, np.float64)
         return np.divide(numerator, denominator, out=out, where=denominator > 0)
-    # A torch tensor (torch is not imported here): float64, 0.0 where the denominator is 0.
+    # A torch tensor (torch is not imported here).
     quotient = numerator.double() / denominator.clamp(min=1).double()
     return quotient.where(denominator > 0, quotient.new_zeros(()))
 
 
 class GleuStats:
-    """Per-segment GLEU statistics: ``rows``, an integer array of shape ``(n_segments, 4)`` with
-    columns :data:`COLUMNS`, counted with the n-gram orders ``min_len`` to ``max_len``.
-
-    Adding two ``GleuStats`` concatenates their segments (``sum()`` works too); a corpus
-    reduced to one row (:meth:`total`) has the full corpus's score, precision and recall.
+    """Per-segment GLEU statistics: ``rows`` of shape ``(n_segments, 4)``; ``+`` (and ``sum()``) joins segments.
 
     Example:
         >>> from google_bleu import gleu_stats
@@ -66,9 +56,7 @@ class GleuStats:
 
     @classmethod
     def trusted(cls, rows: Any, min_len: int, max_len: int, reference_index: Any = None) -> GleuStats:
-        """Statistics from the engine, or from already checked statistics: no second check.
-        ``rows`` and ``reference_index`` may be lists (the plain-Python strategy's), made
-        arrays only when read, so a short segment's score needs no numpy call."""
+        """Statistics from the engine or already checked; ``rows`` and ``reference_index`` may be lists."""
         stats = cls.__new__(cls)
         stats.min_len, stats.max_len = min_len, max_len
         stats._rows, stats._index = rows, reference_index
@@ -84,9 +72,7 @@ class GleuStats:
 
     @property
     def reference_index(self) -> np.ndarray | None:
-        """Per segment, the index of the chosen reference among its own (nltk's rule: best
-        ratio, the first on a tie), -1 where no reference is a candidate; ``None`` when not
-        known (statistics summed, or built from outside the engine)."""
+        """Per segment, the index of the chosen reference (-1: none is a candidate); ``None`` when not known."""
         if type(self._index) is list:
             self._index = np.array(self._index, np.int64)
         if self._index is not None:
@@ -166,9 +152,7 @@ class GleuStats:
 
     @classmethod
     def summed(cls, parts: Iterable[GleuStats]) -> GleuStats:
-        """The corpus of all ``parts`` (statistics of the same orders) reduced to one row: the
-        exact column sums, as Python ints checked to fit int64. Every path that adds statistics
-        (workers, batches, ranks, blocks, metric states) adds them here.
+        """All ``parts`` reduced to one row of exact sums, checked to fit int64: every path adds statistics here.
 
         Example:
             >>> GleuStats.summed([GleuStats([[1, 2, 3, 3]]), GleuStats([[2, 2, 2, 2]])]).rows.tolist()
@@ -206,7 +190,7 @@ class GleuStats:
         return ratio(self.rows[:, 0], self.rows[:, 3])
 
     def segment_scores(self) -> list[tuple[float, float, float]]:
-        """``(gleu, precision, recall)`` of each segment, as Python floats (:func:`ratio`).
+        """``(gleu, precision, recall)`` of each segment, as Python floats.
 
         Example:
             >>> GleuStats([[1, 2, 4, 4]]).segment_scores()
@@ -237,15 +221,11 @@ def check_stats(stats: Any, name: str, orders: tuple[int, int] | None = None) ->
     return stats
 
 
-#: Largest value a total may reach (int64).
 _INT64_MAX = (1 << 63) - 1
 
 
 def _check_rows(rows: Any) -> np.ndarray:
-    """Statistics rows from outside the engine, checked to be rows GLEU can produce: counts
-    from 0, ``n_match <= min(n_hyp, n_ref)`` and ``max(n_hyp, n_ref) <= n_all <= n_hyp + n_ref``
-    (a segment's own row has ``n_all == max(n_hyp, n_ref)``, a row of sums lies between), and
-    column totals that fit in int64."""
+    """Rows from outside the engine, checked to be rows GLEU can produce (a segment's or a sum), totals in int64."""
     if isinstance(rows, GleuStats):
         return rows.rows
     if isinstance(rows, (list, tuple)):  # rows from Python (a harness's log): each one checked

@@ -1,5 +1,4 @@
-"""From text to statistics: each distinct line tokenized once, counted in chunks of bounded size
-(:meth:`google_bleu.GLEU.stats` is the checked entry; docs/design.md, "Token keys")."""
+"""Text to statistics: each distinct line tokenized once, counted in bounded chunks (docs/design.md, "Token keys")."""
 
 from __future__ import annotations
 
@@ -14,17 +13,14 @@ from .tokenizers import Tokenizer
 
 np = lazy_module("numpy")
 
-#: Characters of text (all sides together) that :func:`checked_text_stats` tokenizes and
-#: counts at a time: bounds the memory of the token lists whatever the corpus size.
+#: Characters of text (all sides together) tokenized and counted at a time: bounds the memory.
 TEXT_CHUNK_CHARS = 1 << 21
 
 
 def checked_text_stats(
     predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int
 ) -> GleuStats:
-    """Per-segment statistics of text as :func:`~google_bleu.validation.check_texts` returns
-    it, with a built tokenizer and checked orders (callers checked them already): the text
-    counting every surface shares (:meth:`google_bleu.GLEU.stats` is its checked entry)."""
+    """Per-segment statistics of checked text and orders (:meth:`google_bleu.GLEU.stats` is the checked entry)."""
     return order_text_stats(predictions, references, tokenize, min_len, max_len, by_order=False)[0]
 
 
@@ -32,9 +28,7 @@ def order_text_stats(
     predictions: list[str], references: list[list[str]], tokenize: Tokenizer, min_len: int, max_len: int,
     by_order: bool = True,
 ) -> list[GleuStats]:
-    """The statistics of orders ``min_len-max_len``, then (``by_order``) of each order ``n-n``
-    alone (each segment keeping its best reference for that order), from one tokenization and
-    one walk of the text's n-grams; checked input as for :func:`checked_text_stats`."""
+    """The statistics of orders ``min_len-max_len``, then (``by_order``) of each order alone, from one walk."""
     spans = order_spans(min_len, max_len, by_order)
     if not predictions:
         return [GleuStats.empty(low, high) for low, high in spans]
@@ -55,8 +49,7 @@ def order_text_stats(
     return [GleuStats.trusted(r, low, high, c) for (low, high), (r, c) in zip(spans, pieces)]
 
 
-#: Distinct lines and tokens that :func:`checked_text_stats` keeps tokenized between chunks
-#: (about 25 bytes a token), so references shared by many systems are tokenized once.
+#: Distinct lines and tokens kept tokenized between chunks (about 25 bytes a token).
 SEEN_LINES = 1 << 16
 SEEN_TOKENS = 1 << 18
 
@@ -78,9 +71,7 @@ def _text_rows(
 
 
 def tokenized(tokenize: Tokenizer, lines: list[str], store: LineStore | None = None) -> Any:
-    """Each line's tokens, each distinct line tokenized once: the one way from text to what is
-    counted, for every text surface. Given a :class:`~google_bleu.keys.LineStore` and a tokenizer
-    that gives byte spans (13a), the lines' indices in the store instead (int64)."""
+    """Each line's tokens, each distinct line tokenized once (with a ``store`` and 13a: the lines' store indices)."""
     if store is not None and tokenize.spans is not None:
         return store.ids(lines, tokenize.spans_all)
     seen: dict = {}

@@ -1,6 +1,4 @@
-"""Tokenizers with one contract, ``str -> list[str]``: sacrebleu's by name, built on first use
-(``13a``, the default, is :mod:`google_bleu.fast13a`, token-identical), or a checked callable.
-"""
+"""Tokenizers with one contract, ``str -> list[str]``: sacrebleu's by name, built on first use, or a callable."""
 
 from __future__ import annotations
 
@@ -41,9 +39,7 @@ class Tokenizer:
 
     Args:
         name: The tokenizer's name, or ``"custom"`` for a user callable.
-        function: ``str -> list[str]``.
         checked: Whether each output is checked to be a list of strings.
-        lowercase: Lowercase the text before tokenizing (as sacrebleu's ``-lc``).
         spans: Optional ``list[str] -> TokenSpans``: the same tokens of many texts as UTF-8 byte spans.
 
     Example:
@@ -60,8 +56,7 @@ class Tokenizer:
         self, name: str, function: Callable[[str], Any], checked: bool, lowercase: bool = False,
         spans: Callable[[list[str]], TokenSpans] | None = None, _named: bool = False,
     ) -> None:
-        # Only get_tokenizer's named tokenizers are values of (name, lowercase), and pickle as such; a
-        # Tokenizer made by hand is its function, whatever its name says.
+        # Only get_tokenizer's named tokenizers are values of (name, lowercase); others are their function.
         for key, value in zip(self.__slots__, (name, function, checked, lowercase, spans, _named)):
             object.__setattr__(self, key, value)
 
@@ -204,14 +199,10 @@ def _mecab_categories(dictionary: str) -> Any:
 
 
 def get_tokenizer(tokenizer: str | Callable[[str], Any] | Tokenizer = DEFAULT_TOKENIZER, lowercase: bool = False) -> Tokenizer:
-    """The :class:`Tokenizer` of a name from :data:`SACREBLEU_TOKENIZERS`, a callable ``str -> list[str]``
-    (its output checked) or a :class:`Tokenizer`; with ``lowercase``, one that lowercases first.
+    """The :class:`Tokenizer` of a name, a callable ``str -> list[str]`` (its output checked) or a :class:`Tokenizer`.
 
     Raises:
-        ValueError, TypeError: An unknown name, neither name nor callable, a non-bool
-            ``lowercase``.
-        ImportError: A known tokenizer whose extra packages are missing, naming them.
-        TokenizerError: Later, from ``ja-mecab`` and ``ko-mecab``, for a line MeCab cannot take (:data:`MECAB_RUN_LIMIT`).
+        TokenizerError: Later, from ``ja-mecab`` and ``ko-mecab``, for a line MeCab cannot take.
 
     Example:
         >>> get_tokenizer("nonsense")

@@ -1,8 +1,4 @@
-"""Google-BLEU on token sequences: statistics, corpus score and sentence score.
-
-``corpus_gleu`` and ``sentence_gleu`` are drop-in replacements for nltk's functions of
-the same names (``nltk.translate.gleu_score``) and return exactly the same floats.
-"""
+"""GLEU of token sequences; :func:`corpus_gleu` and :func:`sentence_gleu` return exactly nltk's floats."""
 
 from __future__ import annotations
 
@@ -31,13 +27,7 @@ Tokens = Sequence[Hashable]
 def gleu_stats(
     hypotheses: Sequence[Tokens], list_of_references: Sequence[Sequence[Tokens]], min_len: int = 1, max_len: int = 4
 ) -> GleuStats:
-    """Per-segment sufficient statistics of Google-BLEU, one row per segment, in order: one
-    token sequence (of any hashable tokens) per segment, and per segment one or more reference
-    token sequences.
-
-    Raises:
-        TypeError, ValueError: For a bare string where tokens are expected, unhashable
-            tokens, mismatched counts, a segment without references, or bad orders.
+    """Per-segment statistics of token sequences (of any hashable tokens), one or more references a segment.
 
     Example:
         >>> stats = gleu_stats(["the cat sat on the mat".split()], [["the cat ate the mat".split()]])
@@ -51,8 +41,7 @@ def gleu_stats(
 
 
 def checked_gleu_stats(hypotheses: list, list_of_references: list, min_len: int, max_len: int) -> GleuStats:
-    """:func:`gleu_stats` of input already checked (as :func:`check_tokens` returns it, orders
-    as :func:`~google_bleu.validation.check_orders` returns them)."""
+    """:func:`gleu_stats` of input already checked (by :func:`check_tokens` and ``check_orders``)."""
     try:
         rows, chosen = segment_rows(hypotheses, list_of_references, min_len, max_len)
     except TypeError:  # an unhashable token: say where (the common path never looks)
@@ -66,9 +55,7 @@ def checked_gleu_stats(hypotheses: list, list_of_references: list, min_len: int,
 def corpus_gleu(
     list_of_references: Sequence[Sequence[Tokens]], hypotheses: Sequence[Tokens], min_len: int = 1, max_len: int = 4
 ) -> float:
-    """Corpus-level GLEU, identical to ``nltk.translate.gleu_score.corpus_gleu`` (arguments as
-    :func:`gleu_stats`, in nltk's order): summed matches over summed ``max(hypothesis
-    n-grams, reference n-grams)``, not a mean of sentence scores; 0.0 for an empty corpus.
+    """Corpus GLEU, identical to nltk's ``corpus_gleu`` (in nltk's argument order), not a mean of sentence scores.
 
     Example:
         >>> hyp = "the cat sat on the mat".split()
@@ -81,8 +68,7 @@ def corpus_gleu(
 
 
 def sentence_gleu(references: Sequence[Tokens], hypothesis: Tokens, min_len: int = 1, max_len: int = 4) -> float:
-    """Sentence-level GLEU, identical to ``nltk.translate.gleu_score.sentence_gleu``:
-    ``min(precision, recall)`` against the best of ``references`` (token sequences).
+    """Sentence GLEU against the best of ``references``, identical to nltk's ``sentence_gleu``.
 
     Example:
         >>> sentence_gleu(["the cat is on the mat".split()], "the the the the the the the".split())
@@ -92,8 +78,7 @@ def sentence_gleu(references: Sequence[Tokens], hypothesis: Tokens, min_len: int
 
 
 def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
-    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level
-    passes over types; anything else goes through the per-item checks, which name the problem)."""
+    """Whether the input is lists/tuples all the way down, with a reference everywhere (C-level passes over types)."""
     if not set(map(type, hypotheses)) <= PLAIN_TYPES or not set(map(type, list_of_references)) <= PLAIN_TYPES:
         return False
     if list_of_references and not all(map(len, list_of_references)):
@@ -102,8 +87,7 @@ def _plain_token_input(hypotheses: list, list_of_references: list) -> bool:
 
 
 def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
-    """Pre-tokenized input (sequences as the module says; a bare string is refused): one token
-    sequence per segment and per segment a non-empty sequence of them, as lists (tokens not copied).
+    """Token input checked, as lists: one token sequence per segment, and per segment a non-empty list of them.
 
     Example:
         >>> check_tokens([["a"]], [])
@@ -119,9 +103,7 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
     list_of_references = list(list_of_references)
     if _plain_token_input(hypotheses, list_of_references):
         return hypotheses, list_of_references
-    # A torch tensor's elements are 0-d tensors, hashed by identity: two equal id tensors
-    # would share no token. Token ids in a tensor are scored as ids (their values), as the
-    # token-id functions of google_bleu.ids score them.
+    # A tensor's elements are 0-d tensors, hashed by identity: an id tensor is scored by its values.
     hypotheses = [_tensor_ids(h, f"hypothesis {i}") for i, h in enumerate(hypotheses)]
     list_of_references = [
         refs if not_a_sequence(refs) else [_tensor_ids(r, f"reference {j} of segment {i}") for j, r in enumerate(refs)]
@@ -142,7 +124,6 @@ def check_tokens(hypotheses: Any, list_of_references: Any) -> tuple[list, list]:
 
 
 def _tensor_ids(tokens: Any, name: str) -> Any:
-    # A 1-D tensor of ids becomes a list of Python numbers; anything else is left as it is.
     if not is_tensor(tokens):
         return tokens
     if tokens.dim() != 1:

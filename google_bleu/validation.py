@@ -1,7 +1,5 @@
-"""Input checks: a ``TypeError`` for a wrong kind of value, a ``ValueError`` for a wrong value,
-naming the argument and showing what was given (docs/design.md, "Validation"). Where one entry
-per segment is expected, any sized, indexable sequence is accepted (a list, tuple, numpy array,
-pandas Series, datasets column); strings, mappings, tables, sets and iterators are refused."""
+"""The shared input checks (docs/design.md, "Validation"). Where one entry per segment is expected, any sized,
+indexable sequence is accepted; strings, mappings, tables, sets and iterators are refused."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ from typing import Any
 #: Highest n-gram order accepted: an unbounded order makes O(n**2) n-grams per segment
 #: (nltk's CVE-2024-39705 class of memory blow-up), and orders beyond a few dozen have no use.
 MAX_ORDER = 100
-#: Most bootstrap resamples or randomization trials accepted: a million pins a p-value of 0.001
-#: to about 3% (sacrebleu uses 1,000 and 10,000).
+#: Most resamples or trials accepted: a million pins a p-value of 0.001 to about 3% (sacrebleu uses 1,000 and 10,000).
 MAX_SAMPLES = 1_000_000
 
 
@@ -30,8 +27,7 @@ def describe(value: Any) -> str:
 
 
 def integer(value: Any) -> int | None:
-    """``value`` as an ``int`` when it is an integer (what ``operator.index`` takes: an ``int``, a
-    numpy or torch integer; not a ``bool``), else ``None``. Each check adds its range and message.
+    """``value`` as an ``int`` when it is an integer (an ``int``, a numpy or torch integer; not a ``bool``), else None.
 
     Example:
         >>> integer(3), integer(True), integer(2.0), integer("2")
@@ -53,8 +49,7 @@ def check_bool(value: Any, name: str) -> bool:
 
 
 def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
-    """The n-gram orders as plain ints: integers (not bools) with
-    ``1 <= min_len <= max_len <= MAX_ORDER``.
+    """The n-gram orders as plain ints, ``1 <= min_len <= max_len <= MAX_ORDER``.
 
     Example:
         >>> check_orders(3, 2)
@@ -76,7 +71,7 @@ def check_orders(min_len: Any, max_len: Any) -> tuple[int, int]:
 
 
 def check_n_samples(value: Any, name: str = "n_samples") -> int:
-    """Validates a number of resamples or trials: an integer from 1 to :data:`MAX_SAMPLES`.
+    """A number of resamples or trials: an integer from 1 to :data:`MAX_SAMPLES`.
 
     Example:
         >>> check_n_samples(10**10, "n_bootstrap")
@@ -129,8 +124,7 @@ def not_a_sequence(value: Any) -> str | None:
 
 
 def is_sequence(value: Any) -> bool:
-    """Whether ``value`` is an accepted sequence, strings included (callers refuse them
-    with their own message). For the adapters that check their own input shapes."""
+    """Whether ``value`` is an accepted sequence, strings included (callers refuse them in their own words)."""
     return isinstance(value, (str, bytes)) or not_a_sequence(value) is None
 
 
@@ -153,8 +147,7 @@ def check_sequence(value: Any, name: str, what: str = "a sequence with one entry
 
 
 def check_item(value: Any, what: str, *where: Any) -> None:
-    # A TypeError "<what, filled in with where>, got <value>: <why>" unless value is an
-    # accepted sequence (the message is made only then).
+    # A TypeError "<what.format(*where)>, got <value>: <why>" unless value is an accepted sequence.
     problem = not_a_sequence(value)
     if problem is not None:
         raise TypeError(f"{what.format(*where)}, got {describe(value)}: {problem}")
@@ -169,8 +162,7 @@ def check_strings(values: list, name: str) -> None:
 
 
 def check_token_kinds(tokens: Any) -> None:
-    """Refuses tokens that are torch tensors (hashed by identity, so equal ids in separate
-    tensors would never match); ``tokens`` is any iterable of them (a set is quickest)."""
+    """Refuses tokens that are torch tensors, hashed by identity (``tokens``: any iterable, a set is quickest)."""
     if any(map(_tensor_type, set(map(type, tokens)))):
         raise TypeError("tokens are torch tensors, which hash by identity (equal ids would never match): pass ids as numbers (tensor.tolist()) or score id tensors with google_bleu.ids")
 
@@ -185,8 +177,7 @@ def check_text(value: Any, name: str) -> str:
 
 
 def check_references(refs: Any, name: str, item: str = "prediction") -> list[str]:
-    """One segment's references: a ``str`` or a non-empty sequence of ``str`` (list, tuple,
-    array, ...), as a list of plain ``str``.
+    """One segment's references, a ``str`` or a non-empty sequence of ``str``, as a list of plain ``str``.
 
     Example:
         >>> check_references([], "target[3]")
@@ -213,14 +204,12 @@ def check_type(value: Any, kind: type, name: str, what: str) -> Any:
 
 
 def named_texts(hypotheses: list, references: list, names: tuple[str, str]) -> Any:
-    # Each sentence of checked input with its name: "<first>[i]", then "<second>[i][j]".
     yield from ((f"{names[0]}[{i}]", sentence) for i, sentence in enumerate(hypotheses))
     yield from ((f"{names[1]}[{i}][{j}]", ref) for i, refs in enumerate(references) for j, ref in enumerate(refs))
 
 
 def _plain_text_references(predictions: list, references: Any) -> list[list[str]] | None:
-    """Normalised references when every value has an exact plain type, else ``None`` (as
-    :func:`_plain_token_input`, for :func:`check_texts`)."""
+    """Normalised references when every value has an exact plain type, else ``None``."""
     if not set(map(type, predictions)) <= _STR:
         return None
     kinds = set(map(type, references))
@@ -233,26 +222,18 @@ def _plain_text_references(predictions: list, references: Any) -> list[list[str]
     return list(references) if kinds == {list} else list(map(list, references))
 
 
-#: How :func:`check_texts` names its two lists in messages (an adapter passes its framework's fields).
 TEXTS = ("predictions", "references")
 
 
 class ReferenceLayoutWarning(UserWarning):
-    """References whose layout reads two ways: as many per segment as there are segments, which
-    is also the shape of sacrebleu's reference streams (docs/porting.md, "From sacrebleu")."""
+    """References that read two ways, per segment or as sacrebleu's streams (docs/porting.md, "From sacrebleu")."""
 
 
 def check_texts(
     predictions: Any, references: Any, names: tuple[str, str] = TEXTS, *, per_segment: bool = False
 ) -> tuple[list[str], list[list[str]]]:
-    """Untokenized input: one string per segment and per segment a string or a non-empty sequence
-    of strings; as plain ``str`` (``numpy.str_`` converted), references as one list per prediction.
-    Messages name the lists by ``names`` and entries by index (``references[3][1]``); a name
-    with ``{}`` is a template for an entry's name instead (``"sample {}: label"``).
-
-    References that read two ways (more than one segment, each with exactly as many references
-    as there are segments, the two readings differing) raise a :class:`ReferenceLayoutWarning`,
-    unless ``per_segment`` says the caller built them per segment (from streams, or one a call).
+    """Untokenized input as plain ``str``, references as a list per segment; ``names`` name the lists in messages
+    (``"sample {}: label"`` is a template), ``per_segment``: built per segment (no layout warning).
 
     Example:
         >>> check_texts(["a b"], ["a c"])
@@ -300,13 +281,11 @@ def _streams_hint(predictions: Sequence, references: Sequence) -> str:
 
 
 def _check_layout(references: list[list[str]], name: str) -> None:
-    """Warns when ``references`` (per segment) could be sacrebleu's streams: n > 1 segments, each
-    with n references, unless the two readings agree (a symmetric layout) or every segment has the
-    same references (n copies of one stream is no stream layout: a group of samples of one prompt)."""
+    """Warns when ``references`` could be sacrebleu's streams, unless both readings agree or all segments' are equal."""
     n = len(references)
     if n < 2 or any(len(refs) != n for refs in references):
         return
-    if all(refs == references[0] for refs in references):
+    if all(refs == references[0] for refs in references):  # the samples of one prompt, not streams
         return
     if all(references[i][j] == references[j][i] for i in range(n) for j in range(i)):
         return
@@ -330,9 +309,7 @@ def _outside() -> int:
 
 
 def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
-    """Refuses text that cannot be encoded as UTF-8 (a lone surrogate such as ``"\\ud800"``,
-    from ``surrogateescape`` decoding or JSON): the scoring core handles it, but what stores
-    text as UTF-8 (evaluate's Arrow cache) cannot. The message names the segment.
+    """Refuses text that UTF-8 cannot encode (a lone surrogate), which evaluate's Arrow cache cannot store.
 
     Example:
         >>> check_utf8(["fine", "bad \\ud800"], [["a"], ["b"]])
@@ -342,8 +319,7 @@ def check_utf8(predictions: list[str], references: list[list[str]]) -> None:
     """
     texts = chain(predictions, chain.from_iterable(references))
     try:
-        # UTF-16 refuses exactly what UTF-8 refuses (surrogates) and encodes the usual strings
-        # several times faster; a few hundred texts at a time reuse their buffers.
+        # UTF-16 refuses exactly what UTF-8 refuses (surrogates), several times faster.
         while batch := list(islice(texts, 256)):
             "".join(batch).encode("utf-16-le")
         return

@@ -1,9 +1,7 @@
-"""The single source of the package version (read by pyproject.toml and the signature), and
-the citation of the paper that defines GLEU (the metric card's and the command's ``--citation``)."""
+"""The one source of the package version (pyproject.toml reads it), and the BibTeX of Wu et al. 2016."""
 
 __version__ = "0.1.0"
 
-#: The BibTeX of Wu et al. 2016, the paper that defines GLEU.
 CITATION = """\
 @misc{wu2016googles,
       title={Google's Neural Machine Translation System: Bridging the Gap between Human and Machine Translation},

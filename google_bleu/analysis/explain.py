@@ -1,7 +1,4 @@
-"""Why one segment scores what it does (``docs/python-api.md``, "explain"): the engine's row and chosen
-reference, and which n-gram occurrences are the clipped matches, found with the engine's walk. The metric
-says how many occurrences of a repeated n-gram match, not which: here the first ones on each side.
-"""
+"""Why one segment scores what it does (docs/python-api.md, "explain")."""
 
 from __future__ import annotations
 
@@ -29,16 +26,8 @@ class Explanation:
     """The statistics of one segment and the n-gram occurrences behind them.
 
     Attributes:
-        hypothesis: The hypothesis tokens.
         reference: The chosen reference's tokens (the first reference when none is a candidate).
-        reference_index: Index of the chosen reference, ``None`` when every reference has ``n_all == 0``
-            (the segment is left out of the sums).
-        n_match: Clipped n-gram matches against the chosen reference.
-        n_hyp: Hypothesis n-grams of orders ``min_len..max_len``.
-        n_ref: Chosen reference's n-grams.
-        n_all: ``max(n_hyp, n_ref)``.
-        min_len: Lowest n-gram order.
-        max_len: Highest n-gram order.
+        reference_index: Index of the chosen reference, ``None`` when no reference is a candidate.
         hyp_match_array: ``int64 (n_match, 2)``: ``(start, order)`` of every matched n-gram occurrence in
             the hypothesis, sorted (only those starting before :func:`explain`'s ``limit``, if any).
         ref_match_array: The same for the chosen reference.
@@ -76,8 +65,7 @@ class Explanation:
         return self.n_match / self.n_all if self.n_all else 0.0
 
     def hypothesis_orders(self, limit: int | None = None) -> list[int]:
-        """Per hypothesis token (the first ``limit``; all when ``None``), the longest matched n-gram
-        covering it (0: none)."""
+        """Per hypothesis token (the first ``limit``), the longest matched n-gram covering it (0: none)."""
         return _coverage(len(self.hypothesis), self.hyp_match_array, limit)
 
     def reference_orders(self, limit: int | None = None) -> list[int]:
@@ -85,9 +73,7 @@ class Explanation:
         return _coverage(len(self.reference), self.ref_match_array, limit)
 
     def hypothesis_joins(self, limit: int | None = None) -> list[bool]:
-        """Per pair of neighbouring hypothesis tokens (of the first ``limit``; all when ``None``),
-        whether one matched n-gram of order 2 or more holds both (two matched 1-grams side by side
-        are not a matched 2-gram)."""
+        """Per pair of neighbouring hypothesis tokens (of the first ``limit``), whether a matched 2+-gram holds both."""
         return _joins(len(self.hypothesis), self.hyp_match_array, limit)
 
     def reference_joins(self, limit: int | None = None) -> list[bool]:
@@ -125,8 +111,7 @@ def _coverage(length: int, matches: np.ndarray, limit: int | None) -> list[int]:
 def _matched_occurrences(
     hypothesis: Sequence, reference: Sequence, min_len: int, max_len: int, limit: int | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Matched occurrences ``(start, order)`` in the hypothesis and in the reference
-    (those starting among the first ``limit`` tokens of their side, when given)."""
+    """Matched occurrences ``(start, order)`` in the hypothesis and in the reference, within ``limit``."""
     n_hyp_tokens = len(hypothesis)
     n = n_hyp_tokens + len(reference)  # entries (n-gram occurrences), and their labels' bound
     if n == 0:
@@ -173,19 +158,8 @@ def explain(
     """Explains one segment: the chosen reference and its matched n-grams.
 
     Args:
-        hypothesis: The hypothesis tokens.
-        references: One or more reference token sequences.
-        min_len: Lowest n-gram order (default 1).
-        max_len: Highest n-gram order (default 4).
         limit: Keep only the matched occurrences that start among the first ``limit`` tokens of their
-            side (the statistics still count every n-gram); ``None`` keeps all ``n_match``.
-
-    Returns:
-        An :class:`Explanation` whose :attr:`~Explanation.row` and reference choice are the engine's.
-
-    Raises:
-        TypeError: For a bare string where tokens are expected, or unhashable tokens.
-        ValueError: For no reference or bad orders.
+            side (the statistics still count every n-gram).
 
     Example:
         >>> e = explain("the cat sat on the mat".split(), ["a dog".split(), "the cat ate the mat".split()])

@@ -1,5 +1,4 @@
-"""GLEU on token ids: batched sentence GLEU (numpy, or torch on any device with CUDA-graph
-replay), all-pairs GLEU and MBR selection. torch is imported only for tensor input.
+"""GLEU on token ids: batched sentence GLEU, all-pairs GLEU and MBR; torch is imported only for tensor input.
 
 Example:
     >>> from google_bleu.ids import batch_sentence_gleu

@@ -1,7 +1,4 @@
-"""Batched sentence GLEU of token ids: one score per row, ``==`` nltk's ``sentence_gleu`` on the same
-id lists (``docs/python-api.md``, "Batched token ids"; ``docs/design.md``, "Batched token ids" and
-"Token ids on a GPU"). torch is imported when these functions are called.
-"""
+"""Batched sentence GLEU of token ids (docs/python-api.md, "Batched token ids (torch)")."""
 
 from __future__ import annotations
 
@@ -27,8 +24,7 @@ def id_rows(
     hyp_ids: np.ndarray, hyp_lengths: np.ndarray, ref_ids: np.ndarray, n_refs: np.ndarray, ref_lengths: np.ndarray,
     min_len: int, max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`~google_bleu.counting.segment_rows` of ``int64`` ids laid out flat: every hypothesis,
-    then every reference (``n_refs`` per segment, at least one), with their lengths."""
+    """``segment_rows`` of flat ``int64`` ids: every hypothesis, then every reference (``n_refs`` per segment)."""
     hyp_ends, ref_ends = np.cumsum(hyp_lengths), np.cumsum(ref_lengths)
 
     def groups(start: int, stop: int, ref_start: int, ref_stop: int, lengths: np.ndarray, segment_of: np.ndarray):
@@ -77,34 +73,16 @@ def batch_gleu_stats(
     hypotheses: Any, references: Any, *, scorer: GLEU | None = None, pad_id: int | None = None,
     hypothesis_lengths: Any = None, reference_lengths: Any = None, device: Any = None, **settings: Any,
 ) -> torch.Tensor:
-    """Per-row GLEU sufficient statistics of a batch of token ids, on the ids' device.
+    """``int64 [B, 4]`` statistics of a batch of token ids on their device, :func:`google_bleu.gleu_stats`'s rows.
 
     Args:
-        hypotheses: A 2-D integer tensor ``[B, L]`` (padded), or a list of ``B`` id sequences (lists of
-            ints, 1-D arrays or tensors) of any lengths.
-        references: ``[B, L]`` (one reference per row), ``[B, R, L]``, or a list of ``B`` lists of id
-            sequences (counts and lengths may vary; each row needs at least one).
-        scorer: A :class:`~google_bleu.GLEU` giving only orders (ids are never tokenized nor lowercased);
-            default ``GLEU()``.
-        pad_id: Every token equal to it is removed (left, right or inner padding); any other id, ``0``
-            included, is a real token. ``None`` (default): nothing is removed by value.
-        hypothesis_lengths: For tensor hypotheses, ``[B]`` lengths: only the first ``length`` ids of a
-            row count, whatever the padding.
-        reference_lengths: For tensor references, ``[B]`` or ``[B, R]`` lengths (with ``pad_id`` as
-            well, a token must pass both).
-        device: Where the batch is counted (default: the device of a tensor argument, else CPU; on CPU
-            with numpy, elsewhere with torch on the device).
-        **settings: Or the orders as keywords (``min_len=``, ``max_len=``), instead of ``scorer``.
-
-    Returns:
-        ``int64`` tensor ``[B, 4]``, columns :data:`google_bleu.stats.COLUMNS`: the rows of
-        :func:`google_bleu.gleu_stats` on the same id lists (:func:`to_gleu_stats` makes a
-        :class:`~google_bleu.GleuStats`).
-
-    Raises:
-        TypeError: Non-integer ids or lengths, a string where ids belong, a sparse tensor.
-        ValueError: Shape or count mismatches, a row without reference, lengths out of range, bad
-            orders, a tensor on the ``meta`` device.
+        hypotheses: ``[B, L]`` padded ids, or ``B`` id sequences of any lengths.
+        references: ``[B, L]``, ``[B, R, L]``, or ``B`` lists of id sequences (at least one a row).
+        scorer: A :class:`~google_bleu.GLEU` giving only orders (or ``min_len=``/``max_len=`` as keywords).
+        pad_id: Every token equal to it is removed; any other id, ``0`` included, is a real token.
+        hypothesis_lengths: ``[B]``: only the first ``length`` ids of a row count.
+        reference_lengths: ``[B]`` or ``[B, R]``, the same for the references.
+        device: Where the batch is counted (default: the device of a tensor argument, else CPU).
 
     Example:
         >>> import torch
@@ -146,12 +124,7 @@ def batch_sentence_gleu(
     hypotheses: Any, references: Any, *, scorer: GLEU | None = None, pad_id: int | None = None,
     hypothesis_lengths: Any = None, reference_lengths: Any = None, device: Any = None, **settings: Any,
 ) -> torch.Tensor:
-    """Sentence GLEU of every row of a batch of token ids, ``==`` nltk's ``sentence_gleu`` on the
-    same id lists. Arguments as :func:`batch_gleu_stats`.
-
-    Returns:
-        ``float64`` tensor ``[B]`` on the ids' device (0.0 for a row where no reference gives an
-        n-gram); ``.float()`` casts it for a trainer that wants float32.
+    """``float64 [B]`` sentence GLEU of every row, ``==`` nltk's, on the ids' device (as :func:`batch_gleu_stats`).
 
     Example:
         >>> import torch
@@ -182,8 +155,7 @@ def stats_scores(rows: torch.Tensor) -> torch.Tensor:
 
 
 def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> GleuStats:
-    """A ``[B, 4]`` statistics tensor (any device) as :class:`~google_bleu.GleuStats` of the orders
-    it was counted with.
+    """A ``[B, 4]`` statistics tensor (any device) as :class:`~google_bleu.GleuStats` of these orders.
 
     Example:
         >>> import torch
@@ -199,18 +171,12 @@ def to_gleu_stats(rows: torch.Tensor, min_len: int = 1, max_len: int = 4) -> Gle
 
 
 class BatchScorer:
-    """:func:`batch_sentence_gleu` of padded id tensors, for batches of the same shape again and again:
-    on a CUDA device the first call of a shape captures a CUDA graph, and later calls copy the ids in
-    and replay it. Elsewhere the same computation runs eagerly (CPU tensors: with numpy).
+    """:func:`batch_sentence_gleu` of padded id tensors of the same shapes again and again: on a CUDA device the
+    first call of a shape captures a CUDA graph, later calls replay it (docs/rl-rewards.md, "BatchScorer").
 
     Args:
-        scorer: The orders, a :class:`~google_bleu.GLEU` (default ``GLEU()``); or ``min_len=``/``max_len=``
-            as keywords (``**settings``).
-        pad_id: Padding id removed from every row (``None``: nothing removed by value).
-        cuda_graphs: Capture and replay CUDA graphs on CUDA devices (default True).
         max_graphs: Most shapes whose graphs are kept (least recently used go first).
-        check_lengths: Check that explicit lengths lie in ``0..L`` (one host read per call; turn off only
-            for lengths known to be valid).
+        check_lengths: Check that explicit lengths lie in ``0..L`` (one host read per call).
 
     Example:
         >>> import torch
@@ -238,8 +204,7 @@ class BatchScorer:
         self._graphs: OrderedDict = OrderedDict()
 
     def compute(self, hyp: Any, hyp_lengths: Any, ref3: Any, ref_lengths: Any) -> torch.Tensor:
-        """The ``[B, 4]`` rows of checked padded tensors (references ``[B, R, L]``) on their device, with
-        no host read: what a CUDA graph captures."""
+        """The ``[B, 4]`` rows of checked padded tensors on their device, with no host read: what a graph captures."""
         torch = torch_module()
         hyp, hyp_len = compact_rows(torch, hyp, hyp_lengths, self.pad_id)
         ref, ref_len = compact_rows(torch, ref3, ref_lengths, self.pad_id)

@@ -49,8 +49,7 @@ def check_device(torch: Any, device: Any) -> Any:
 
 
 def check_id_tensor(torch: Any, name: str, tensor: Any) -> None:
-    """Refuses a tensor that does not hold integer token ids (in the int64 range), or holds
-    them in no readable values: a sparse or other non-strided layout, the ``meta`` device."""
+    """Refuses a tensor that does not hold readable integer token ids in the int64 range."""
     if tensor.layout != torch.strided:
         raise TypeError(f"{name} must be a dense tensor of token ids, got layout {tensor.layout}; use .to_dense()")
     if tensor.device.type == "meta":
@@ -66,8 +65,7 @@ def check_id_tensor(torch: Any, name: str, tensor: Any) -> None:
 def check_lengths(
     torch: Any, name: str, lengths: Any, shape: tuple[int, ...], size: int, device: Any, check: bool = True
 ) -> Any:
-    """Explicit lengths of tensor input as an int64 tensor on ``device``: integers of this shape, in
-    ``0..size`` (that range read only with ``check``)."""
+    """Explicit lengths of tensor input as an int64 tensor on ``device``, in ``0..size`` (read only with ``check``)."""
     if not isinstance(lengths, torch.Tensor):
         try:
             lengths = torch.as_tensor(np.asarray(lengths))
@@ -108,8 +106,7 @@ def id_array(name: str, sequence: Any) -> np.ndarray:
 
 
 def id_list(name: str, sequence: Any, pad_id: int | None) -> list[int]:
-    """One id sequence as a list of Python ints, without the padding id: a list or tuple of
-    ints is checked as it is (no array is made), anything else through :func:`id_array`."""
+    """One id sequence as a list of Python ints, without the padding id (a list of ints makes no array)."""
     if type(sequence) in (list, tuple) and set(map(type, sequence)) <= {int}:
         if sequence and not (_INT64_MIN <= min(sequence) and max(sequence) <= _INT64_MAX):
             raise ValueError(f"{name} holds ids outside the int64 range")
@@ -143,8 +140,7 @@ def id_references(references: Any, n_rows: int, pad_id: int | None) -> list[list
 
 
 def token_orders(scorer: GLEU, what: str = "token ids") -> tuple[int, int]:
-    """The orders of ``scorer`` for input that is already tokens or ids (never tokenized nor
-    lowercased): a scorer that sets a tokenizer or lowercase is refused, not quietly ignored.
+    """The orders of ``scorer`` for tokens or ids, refusing a scorer that sets a tokenizer or lowercase.
 
     Example:
         >>> from google_bleu import GLEU

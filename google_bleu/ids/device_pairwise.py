@@ -1,6 +1,4 @@
-"""Pairwise GLEU of id tensors on their device (a GPU): the host path's arithmetic (:mod:`google_bleu.ids.matrix`)
-in torch, every sentence scored as it is (``docs/design.md``, end of "Token ids on a GPU").
-"""
+"""Pairwise GLEU of id tensors on their device, in torch (docs/design.md, end of "Token ids on a GPU")."""
 
 from __future__ import annotations
 
@@ -12,12 +10,6 @@ from .fixed import dense, ngram_keys
 
 #: Elements of one dense 0/1 block (float64: 256 MiB on the device).
 DEVICE_BLOCK_ELEMENTS = 1 << 25
-
-
-def _totals(torch: Any, lengths: Any, min_len: int, max_len: int) -> Any:
-    """n-grams of orders ``min_len..max_len`` in sentences of these lengths."""
-    orders = torch.arange(min_len - 1, max_len, dtype=torch.int64, device=lengths.device)
-    return (lengths[:, None] - orders).clamp_(min=0).sum(-1)
 
 
 def device_score_matrix(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, min_len: int, max_len: int) -> Any:
@@ -35,7 +27,8 @@ def device_score_matrix(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, min_len:
         tokens = torch.cat((pad(hyp, (0, width - hyp.shape[1])), pad(ref, (0, width - ref.shape[1]))))
         lengths, n_right = torch.cat((hyp_len, ref_len)), int(ref.shape[0])
     n_sentences, width = int(tokens.shape[0]), int(tokens.shape[1])
-    totals = _totals(torch, lengths, min_len, max_len)
+    orders = torch.arange(min_len - 1, max_len, dtype=torch.int64, device=lengths.device)
+    totals = (lengths[:, None] - orders).clamp_(min=0).sum(-1)  # n-grams per sentence
     n_hyp, n_ref = totals[:n_left], totals[:n_left] if within else totals[n_left:]
     matches = torch.zeros((n_left, n_right), dtype=torch.float64, device=device)
     n_pos = n_sentences * width
@@ -49,7 +42,6 @@ def device_score_matrix(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, min_len:
 def _add_matches(
     torch: Any, matches: Any, tokens: Any, lengths: Any, n_left: int, within: bool, min_len: int, max_len: int
 ) -> None:
-    """Adds to ``matches`` the clipped matches of every pair of different sentences."""
     device = tokens.device
     n_sentences, width = tokens.shape
     n_pos = n_sentences * width

@@ -1,7 +1,4 @@
-"""Sentence GLEU statistics of padded id tensors with torch, every size fixed by the shapes and no value
-read back to the host, so that a call can be captured as a CUDA graph: the path for tensors on a GPU, and
-for tests on CPU (``docs/design.md``, "Token ids on a GPU", steps 1-4).
-"""
+"""GLEU statistics of padded id tensors in fixed shapes, nothing read back (docs/design.md, "Token ids on a GPU")."""
 
 from __future__ import annotations
 
@@ -15,10 +12,8 @@ MAX_ROW_POSITIONS = 3_037_000_498
 
 
 def dense(keys: Any, bound: int | None = None) -> Any:
-    """Per element of each row (last dimension) of ``keys``, a label in ``0..W`` (``W`` the row's width),
-    equal exactly for equal keys: one sort, no host read. With ``bound`` (every key in ``0..bound-1``)
-    and rows x ``bound`` within 2**62, all rows are one sort (each key offset by its row times ``bound``);
-    otherwise each row is sorted on its own."""
+    """Per element of each row of ``keys``, a label in ``0..W`` (the row's width), equal exactly for equal keys;
+    with ``bound`` (keys in ``0..bound-1``) and rows x ``bound`` within 2**62, all rows in one sort."""
     torch = torch_module()
     width = keys.shape[-1]
     n_rows = keys.numel() // width if width else 0
@@ -27,8 +22,7 @@ def dense(keys: Any, bound: int | None = None) -> Any:
         offset = torch.arange(0, n_rows * bound, bound, dtype=torch.int64, device=keys.device)
         ordered, order = (keys.reshape(-1) + offset.repeat_interleave(width)).sort()
         run = (ordered != ordered.roll(1)).cumsum(0)
-        # Rows are contiguous in the sorted array, ``width`` elements each: a row's labels
-        # count from its first element's run.
+        # Rows are contiguous in the sorted array: a row's labels count from its first element's run.
         run -= run[::width].repeat_interleave(width)
         return torch.empty_like(run).scatter_(0, order, run).view(keys.shape)
     ordered, order = keys.sort(dim=-1)
@@ -39,11 +33,8 @@ def dense(keys: Any, bound: int | None = None) -> Any:
 
 
 def ngram_keys(labels: Any, width: int, min_len: int, max_len: int) -> Any:
-    """``[max_len - min_len + 1, *rows, width]`` int64 keys of the n-grams of orders
-    ``min_len..max_len`` starting at each position of each row of ``labels`` (dense labels in
-    ``0..width``, ``[*rows, width + max_len - 1]``: the last ``max_len - 1`` columns padding).
-    A key of a position whose n-gram runs into the padding is arbitrary; every other key
-    equals another exactly when the two n-grams do."""
+    """``[orders, *rows, width]`` int64 keys of the n-grams starting at each position of ``labels`` (labels in
+    ``0..width``, ``[*rows, width + max_len - 1]``), exact but where an n-gram runs into the padding."""
     torch = torch_module()
     base = width + 1
     if base ** max_len <= 1 << 63:
@@ -52,8 +43,7 @@ def ngram_keys(labels: Any, width: int, min_len: int, max_len: int) -> Any:
         digits = labels.new_empty((max_len, *labels.shape[:-1], width))  # contiguous, order first
         torch.mul(labels.unfold(-1, max_len, 1).movedim(-1, 0), powers.view(max_len, *[1] * labels.dim()), out=digits)
         return digits.cumsum_(0)[min_len - 1 :]
-    # Longer keys: order by order (Horner's rule), the key of order k - 1 made dense first
-    # where one more label would overflow int64.
+    # Longer keys: order by order (Horner's rule), made dense again where one more label would overflow int64.
     keys = labels.new_empty((max_len - min_len + 1, *labels.shape[:-1], width))
     key = labels[..., :width]
     span = 1  # the number of labels folded into ``key``
@@ -69,10 +59,8 @@ def ngram_keys(labels: Any, width: int, min_len: int, max_len: int) -> Any:
 
 
 def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: Any, min_len: int, max_len: int) -> Any:
-    """``int64 [B, 4]`` rows, the engine's, of ``hyp [B, Lh]`` and ``ref [B, R, Lr]`` int64 ids (each row's
-    tokens first) with lengths ``[B]`` and ``[B, R]`` (``None``: every row full) and ``present [B, R]``
-    (whether each reference slot exists; ``None``: all do), on one device. A row too wide for int64 keys
-    (:data:`MAX_ROW_POSITIONS`) is a ``ValueError``."""
+    """``int64 [B, 4]`` rows of ``hyp [B, Lh]`` and ``ref [B, R, Lr]`` int64 ids (each row's tokens first) with
+    lengths ``[B]`` and ``[B, R]`` and ``present [B, R]`` (whether each reference slot exists); ``None``: all."""
     torch = torch_module()
     n_rows, hyp_width = hyp.shape
     n_refs, ref_width = ref.shape[1], ref.shape[2]
@@ -99,8 +87,7 @@ def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: An
         lengths = torch.cat((hyp_len[:, None], ref_len), 1)  # [B, S]
     keys = ngram_keys(pad(dense(tokens), (0, max_len - 1)), n_pos, min_len, max_len)  # [K, B, W]
     n_orders = max_len - min_len + 1
-    # Per order, row and position, the counting bins of its sentence (one per label), or the
-    # spare bins past them all when the n-gram runs past the sentence's end.
+    # Per order, row and position: its sentence's bins (one per label), or spare bins if it runs past the end.
     base = n_pos + 1
     orders = torch.arange(min_len - 1, max_len, dtype=torch.int64, device=device)  # order - 1
     left = lengths[:, :, None] - torch.arange(width, dtype=torch.int64, device=device)  # tokens from p on
@@ -112,7 +99,6 @@ def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: An
     counts.scatter_add_(-1, run, torch.ones(run.shape, dtype=torch.int32, device=device))
     hyp_counts, ref_counts, _ = counts.view(n_orders, n_rows, n_sides + 1, base).split((1, n_refs, 1), 2)
     matches = torch.minimum(hyp_counts, ref_counts).sum((0, 3))  # [B, R] int64
-    # n-grams per sentence: sum over the orders of max(length - order + 1, 0).
     totals = (lengths[..., None] - orders).clamp_(min=0).sum(-1)  # [B, S]
     n_hyp, n_ref = totals.split((1, n_refs), 1)
     n_all = torch.maximum(n_hyp, n_ref)
@@ -121,8 +107,7 @@ def fixed_shape_rows(hyp: Any, hyp_len: Any, ref: Any, ref_len: Any, present: An
         return torch.cat((matches, n_hyp, n_ref, n_all), 1)
     candidate = n_all > 0 if present is None else (n_all > 0) & present
     best_ratio, best = torch.where(candidate, ratio(matches, n_all), -1.0).max(1, keepdim=True)
-    # The first best (max's index is the first maximum, as nltk's max keeps it). Where no
-    # reference is a candidate, n_hyp is 0 and slot 0 (always present) has no n-gram and no
-    # match: the row is zeros.
+    # The first best, as nltk's max keeps it. Where no reference is a candidate, n_hyp is 0 and slot 0 (always
+    # present) has no n-gram and no match: the row is zeros.
     chosen = torch.stack((matches, n_ref, n_all)).gather(2, best.expand(3, n_rows, 1))
     return torch.cat((chosen[0], n_hyp, chosen[1], chosen[2]), 1)

@@ -1,6 +1,4 @@
-"""A batch of token ids, checked once (:func:`read_batch`), each side :class:`Padded` or :class:`Ragged`;
-read as flat numpy arrays on the CPU (:func:`flat_ids`), as fixed-shape tensors elsewhere (:func:`device_tensors`).
-"""
+"""A batch of token ids checked once (:func:`read_batch`), read as flat numpy arrays or fixed-shape tensors."""
 
 from __future__ import annotations
 
@@ -16,8 +14,7 @@ from .checks import check_device, check_id_tensor, check_lengths, id_lists, id_r
 
 @dataclass(frozen=True)
 class Padded:
-    """One side as a padded tensor: hypotheses ``[B, L]``, references ``[B, R, L]``, with
-    optional lengths (``[B]``, ``[B, R]``) of the same device."""
+    """One side as a padded tensor, ``[B, L]`` or ``[B, R, L]``, with optional lengths on the same device."""
 
     ids: Any
     lengths: Any = None
@@ -38,8 +35,7 @@ def read_batch(
     torch: Any, hypotheses: Any, references: Any, pad_id: int | None, hypothesis_lengths: Any, reference_lengths: Any,
     device: Any, validate_lengths: bool = True,
 ) -> tuple[Padded | Ragged, Padded | Ragged, Any]:
-    """``(hypotheses, references, device)`` of a batch, checked; ``device``: where it is counted (the
-    one given, else that of a tensor argument, else CPU)."""
+    """``(hypotheses, references, device)`` of a batch, checked; ``device``: where it is counted."""
     hyp_is_tensor, ref_is_tensor = is_tensor(hypotheses), is_tensor(references)
     if hyp_is_tensor:
         check_id_tensor(torch, "hypotheses", hypotheses)
@@ -117,8 +113,7 @@ def id_lists_of(ids: np.ndarray, lengths: np.ndarray) -> list[list[int]]:
 
 
 def compact_rows(torch: Any, matrix: Any, lengths: Any, pad_id: int | None) -> tuple[Any, Any]:
-    """Each row's kept ids moved to its front (order kept), and the row lengths (``None``:
-    every row full); fixed shapes."""
+    """Each row's kept ids moved to its front (order kept), and the row lengths (``None``: every row full)."""
     width = matrix.shape[-1]
     if matrix.dtype != torch.int64:
         matrix = matrix.to(torch.int64)
@@ -147,8 +142,7 @@ def _pad_host(torch: Any, rows: list[list[int]], device: Any) -> tuple[Any, Any]
 def device_tensors(
     torch: Any, hyp: Padded | Ragged, ref: Padded | Ragged, pad_id: int | None, device: Any
 ) -> tuple[Any, Any, Any, Any, Any]:
-    """``hyp [B, Lh]``, ``hyp_len [B]``, ``ref [B, R, Lr]``, ``ref_len [B, R]``, ``present [B, R]``
-    or None, on ``device``, each row's ids at its front."""
+    """``hyp``, ``hyp_len``, ``ref [B, R, Lr]``, ``ref_len``, ``present`` (or None) on ``device``, ids to the front."""
     if isinstance(hyp, Padded):
         lengths = None if hyp.lengths is None else hyp.lengths.to(device)
         hyp_ids, hyp_len = compact_rows(torch, hyp.ids.to(device), lengths, pad_id)

@@ -1,7 +1,4 @@
-"""The clipped-match matrix of all pairs of sentences, exact: ``min(a, b)`` is the number of thresholds
-``t >= 1`` with ``a >= t`` and ``b >= t``, so with a 0/1 column per (n-gram, threshold) the clipped
-matches of every pair are ``H @ R.T`` (``docs/mbr.md``, "How it is exact and fast").
-"""
+"""The exact clipped-match matrix of all pairs of sentences (docs/mbr.md, "How it is exact and fast")."""
 
 from __future__ import annotations
 
@@ -9,27 +6,20 @@ import numpy as np
 
 from ..counting import chunks, pair_counts, walk
 
-#: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB); the
-#: column blocks of the match product are sized to stay within it.
+#: Elements of the dense 0/1 blocks of both sides together (float64: 32 MiB).
 BLOCK_ELEMENTS = 1 << 22
-#: A column (n-gram, threshold) goes to the dense product when its pairs number more
-#: than 1/DENSE_RATIO of all pairs: a BLAS multiply-add costs about a hundredth of
-#: adding one pair with ``bincount``.
+#: A column goes to the dense product when its pairs number more than 1/DENSE_RATIO of all pairs: a BLAS
+#: multiply-add costs about a hundredth of adding one pair with ``bincount``.
 DENSE_RATIO = 128
-#: Most pairs of light columns expanded at a time (int64 temporaries of 32 MiB); a
-#: column with more pairs than this goes to the dense product.
+#: Most pairs of light columns expanded at a time (int64 temporaries of 32 MiB); more go to the dense product.
 PAIR_CHUNK = 1 << 22
-
 
 
 def shared_columns(
     group: np.ndarray, lengths: np.ndarray, n_left: int, within: bool, min_len: int, max_len: int
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """The 0/1 entries ``(sentence, column)`` whose products count the clipped matches, and the number
-    of columns. ``group``: per token position of all sentences (left side first), a representative
-    position of the same token. Sentence s has a 1 in the column of (n-gram, t) when it holds the
-    n-gram at least t times; only columns that both sides share are made (``within``: two sentences).
-    """
+    """The 0/1 entries ``(sentence, column)`` and the number of columns: sentence s has a 1 in the column of
+    (n-gram, t) when it holds the n-gram at least t times; only columns both sides share are made."""
     if group.size == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
     entry_sentence, entry_feature, entry_count, n_features = _shared_ngrams(
@@ -40,8 +30,7 @@ def shared_columns(
     sentence = np.concatenate(entry_sentence)
     feature = np.concatenate(entry_feature)
     count = np.concatenate(entry_count)
-    # Threshold t: the entries holding their n-gram at least t times; a column for each
-    # n-gram still shared at that level.
+    # Threshold t: the entries holding their n-gram at least t times; a column per n-gram still shared.
     rows, columns = [], []
     n_columns = 0
     while sentence.size:
@@ -63,9 +52,7 @@ def shared_columns(
 def _shared_ngrams(
     group: np.ndarray, lengths: np.ndarray, n_left: int, within: bool, min_len: int, max_len: int
 ) -> tuple[list, list, list, int]:
-    """Per order, the (sentence, n-gram) pairs of n-grams both sides share, with their counts:
-    lists of the entries' sentences, n-gram ids (numbered across orders) and counts, and the
-    number of n-gram ids: the per-order action of the walk (:func:`~google_bleu.counting.walk`)."""
+    """Per order, the (sentence, n-gram id, count) of n-grams both sides share, and the number of n-gram ids."""
     n_sentences = lengths.size
     sentence_of = np.repeat(np.arange(n_sentences, dtype=np.int64), lengths)
     entry_sentence, entry_feature, entry_count = [], [], []
@@ -91,10 +78,7 @@ def _shared_ngrams(
 
 
 def _shared(item: np.ndarray, sentence: np.ndarray, n_left: int, within: bool, size: int) -> np.ndarray:
-    """Per item id (``0..size-1``), whether both sides hold it (``within``: two sentences).
-
-    Each (item, sentence) pair appears at most once in the arguments.
-    """
+    """Per item id (``0..size-1``), whether both sides hold it (each (item, sentence) pair given once)."""
     if within:
         return np.bincount(item, minlength=size) >= 2
     left = sentence < n_left
@@ -104,9 +88,8 @@ def _shared(item: np.ndarray, sentence: np.ndarray, n_left: int, within: bool, s
 
 
 def match_matrix(rows: np.ndarray, columns: np.ndarray, n_columns: int, n_left: int, n_right: int, within: bool):
-    """float64 ``H @ R.T`` of the 0/1 entries: the clipped matches of every pair, exact. A column that
-    few sentences share adds 1 to each of its pairs (a ``bincount``), the others go through float64
-    products of dense 0/1 blocks (exact integer sums far below 2**53)."""
+    """float64 ``H @ R.T`` of the 0/1 entries, exact: a column few sentences share adds 1 to each of its pairs,
+    the others go through float64 products of dense 0/1 blocks (integer sums far below 2**53)."""
     order = np.argsort(columns, kind="stable")
     rows, columns = rows[order], columns[order]
     if within:

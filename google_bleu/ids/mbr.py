@@ -17,13 +17,10 @@ __all__ = ["MbrResult", "mbr_select"]
 
 
 def aggregate_scores(prepared: Prepared, weights: list[int], exclude: bool, min_len: int, max_len: int) -> np.ndarray:
-    """Per candidate, its GLEU against the pseudo-references' weighted mean n-gram counts ``r_g``
-    (reference aggregation, ``docs/mbr.md``); with ``exclude``, candidate i's mean leaves out index i.
+    """Per candidate, its GLEU against the pseudo-references' weighted mean n-gram counts (docs/mbr.md).
 
-    Exact: with integer weights ``W`` summing to ``D_i`` for candidate i, ``min(h, r_g)`` is ``h`` where
-    ``sum_j W_j c_jg >= h * D_i``, else that sum over ``D_i``; so the score is one quotient of integers,
-    ``(D_i * sum of those h + sum of the other weighted counts) / max(n_hyp_i * D_i, sum_j W_j n_ref_j)``,
-    the weighted counts summed in float64 limbs (:mod:`google_bleu.ids.means`).
+    Exact: with integer weights ``W`` summing to ``D_i``, ``min(h, r_g)`` is ``h`` where ``sum_j W_j c_jg >= h * D_i``,
+    else that sum over ``D_i``, so the score is one quotient of integers (weighted counts summed in limbs).
     """
     within = prepared.ref is None
     hyp = prepared.hyp
@@ -83,9 +80,8 @@ def _aggregate_orders(
     own_limbs: np.ndarray, denominator_limbs: np.ndarray, inputs_of: np.ndarray, by_sentence: np.ndarray,
     width: int, min_len: int, max_len: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per candidate input, the sum of its capped counts ``h`` and (in limbs) of its weighted
-    pseudo-reference counts where those are below ``h``: the per-order action of the walk
-    (:func:`~google_bleu.counting.walk`) of :func:`aggregate_scores`."""
+    """Per candidate input, the sum of its capped counts ``h`` and (in limbs) of its weighted pseudo-reference
+    counts where those are below ``h``."""
     n_inputs = by_sentence.size
     count = weight_limbs.shape[0]
     capped_h = np.zeros(n_inputs)
@@ -138,11 +134,10 @@ def _aggregate_orders(
 class MbrResult(NamedTuple):
     """What :func:`mbr_select` chose, and why."""
 
-    #: Position of the chosen candidate in ``candidates``.
     index: int
     #: The chosen candidate, as given (a text, a token sequence or a tensor row).
     candidate: Any
-    #: float64 ``[N]``: each candidate's expected GLEU against the pseudo-references.
+    #: float64 numpy ``[N]`` whatever the input: each candidate's expected GLEU.
     expected_scores: np.ndarray
 
 
@@ -176,33 +171,16 @@ def mbr_select(
     aggregate: bool = False, scorer: GLEU | None = None, pad_id: int | None = None, candidate_lengths: Any = None,
     reference_lengths: Any = None, **settings: Any,
 ) -> MbrResult:
-    """Minimum Bayes risk selection: the candidate with the highest expected GLEU, the weighted mean
-    ``sum(w[j] * gleu[i, j] for j) / sum(w[j] for j)`` of its sentence GLEU against the
-    pseudo-references (:func:`pairwise_gleu`), exact and rounded once; the first best wins a tie.
-    ``docs/mbr.md`` gives the conventions.
+    """Minimum Bayes risk selection: the candidate with the highest expected GLEU, the weighted mean of its
+    sentence GLEU against the pseudo-references, exact and rounded once; the first best wins a tie (docs/mbr.md).
 
     Args:
-        candidates: ``N >= 1`` candidates: texts, token sequences or a 2-D id tensor (as the hypotheses
-            of :func:`pairwise_gleu`).
-        pseudo_references: ``M`` pseudo-references of the same kind, or None (default): the candidates,
-            each not counted against itself (``j != i``).
-        weights: ``M`` (or ``N``) non-negative finite weights of the pseudo-references, not all zero (for
-            example sampling probabilities); default: equal weights.
+        candidates: ``N >= 1`` texts, token sequences or a 2-D id tensor (as in :func:`pairwise_gleu`).
+        pseudo_references: ``M`` of the same kind, or None: the candidates, each not counted against itself.
+        weights: One non-negative finite weight per pseudo-reference, not all zero (default: equal).
         include_self: With ``pseudo_references=None``, count a candidate against itself.
-        aggregate: Reference aggregation: each candidate scored once against the weighted mean n-gram
-            counts of the pseudo-references, at a cost of N + M instead of N x M; an approximation that
-            usually picks what exact MBR picks (``docs/mbr.md`` measures how often).
-        scorer: As for :func:`pairwise_gleu`; so are ``pad_id`` and ``**settings``.
-        candidate_lengths: For a tensor of candidates, ``[N]`` lengths.
-        reference_lengths: For a tensor of pseudo-references, ``[M]`` lengths.
-
-    Returns:
-        An :class:`MbrResult` ``(index, candidate, expected_scores)``; ``expected_scores`` is a float64
-        numpy array whatever the input (0.0 where every weight of a candidate's mean is 0).
-
-    Raises:
-        TypeError, ValueError: As :func:`pairwise_gleu`; also for no candidates, bad weights, or
-            ``include_self`` with separate pseudo-references.
+        aggregate: Score each candidate once against the weighted mean n-gram counts (N + M, approximate).
+        scorer: As for :func:`pairwise_gleu`; so are ``pad_id``, the lengths and ``**settings``.
 
     Example:
         >>> candidates = [["a", "b", "c"], ["a", "b"], ["x", "y"]]

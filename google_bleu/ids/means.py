@@ -1,7 +1,5 @@
-"""Exact weighted means for MBR (``docs/mbr.md``): integer weights, scores and counts summed exactly in
-float64 "limbs" (limb k of a number is worth ``2**(width * k)``, each small enough that no sum of them
-reaches 2**53), and one correctly rounded ``int / int`` at the end.
-"""
+"""Exact weighted means for MBR: integers summed in float64 "limbs" (limb k worth ``2**(width * k)``, no sum of
+them reaching 2**53), and one correctly rounded ``int / int`` at the end (docs/mbr.md)."""
 
 from __future__ import annotations
 
@@ -48,9 +46,8 @@ def limb_value(limbs: Sequence[float], width: int) -> int:
 
 
 def weighted_means(scores: np.ndarray, weights: list[int], exclude: bool) -> np.ndarray:
-    """Per row ``i`` of the ``N x M`` sentence scores, ``sum_j W[j] * scores[i, j] / sum_j W[j]``
-    over ``j`` (``j != i`` with ``exclude``), exact and rounded once; 0.0 where the weights
-    sum to 0."""
+    """Per row ``i`` of the ``N x M`` scores, ``sum_j W[j] * scores[i, j] / sum_j W[j]`` (``j != i`` with
+    ``exclude``), exact and rounded once; 0.0 where the weights sum to 0."""
     n, m = scores.shape
     x = scores.astype(np.float64, copy=True)
     if exclude:

@@ -1,6 +1,4 @@
-"""Pairwise GLEU, the sentence GLEU of every hypothesis against every reference, for MBR decoding:
-exact counts of distinct sentences, matched by one matrix product (``docs/mbr.md``, "How it is exact
-and fast"; on a GPU, :mod:`google_bleu.ids.device_pairwise`).
+"""Pairwise GLEU, the sentence GLEU of every hypothesis against every reference, for MBR (docs/mbr.md).
 
 Example:
     >>> from google_bleu.ids import pairwise_gleu, mbr_select
@@ -85,8 +83,7 @@ def _distinct(keys: list) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _text_sides(sides: list[list[str]], tokenize: Tokenizer) -> tuple[list[Side], LineStore | None]:
-    """Each side's distinct texts, tokenized through :func:`google_bleu.text.tokenized` (as lines
-    of a :class:`~google_bleu.keys.LineStore` where the tokenizer gives byte spans)."""
+    """Each side's distinct texts, tokenized (as lines of a ``LineStore`` where the tokenizer gives byte spans)."""
     distinct = [_distinct(side) for side in sides]
     texts = [[side[i] for i in first.tolist()] for side, (first, _) in zip(sides, distinct)]
     store = LineStore() if tokenize.spans is not None else None
@@ -146,8 +143,7 @@ def prepare(
     names: tuple[str, str, str, str] = ("hypotheses", "references", "hypothesis_lengths", "reference_lengths"),
     on_device: bool = True,
 ) -> Prepared:
-    """Both sides checked, each as its distinct sentences (texts tokenized, ids read to the
-    host), or, for id tensors on a GPU with ``on_device``, compacted on that device."""
+    """Both sides checked, each as its distinct sentences, or (id tensors on a GPU, ``on_device``) compacted there."""
     hyp_name, ref_name, hyp_lengths_name, ref_lengths_name = names
     pad_id = check_pad_id(pad_id)
     hyp_kind = _kind_of(hyp_name, hypotheses)
@@ -246,32 +242,15 @@ def pairwise_gleu(
     hypotheses: Any, references: Any = None, *, scorer: GLEU | None = None, pad_id: int | None = None,
     hypothesis_lengths: Any = None, reference_lengths: Any = None, **settings: Any,
 ) -> np.ndarray | torch.Tensor:
-    """Sentence GLEU of every hypothesis against every reference: an ``N x M`` matrix whose entry
-    ``[i, j]`` is nltk's ``sentence_gleu([references[j]], hypotheses[i], min_len, max_len)`` (``==``).
+    """float64 ``[N, M]`` sentence GLEU of every hypothesis against every reference, entry ``[i, j]`` ``==``
+    nltk's ``sentence_gleu([references[j]], hypotheses[i])``: numpy, or a tensor on the ids' device.
 
     Args:
-        hypotheses: ``N`` texts (tokenized by the scorer), ``N`` token sequences (of any hashable
-            tokens), or a 2-D integer tensor ``[N, L]`` of padded ids on any device.
-        references: ``M`` of the same kind (a tensor may have another padded length), or None (default)
-            for all pairs within ``hypotheses`` (``M = N``).
-        scorer: A :class:`~google_bleu.GLEU` (default ``GLEU()``): its orders, and for texts its
-            tokenizer and case (token sequences and ids take only orders).
+        hypotheses: ``N`` texts, token sequences, or a 2-D id tensor ``[N, L]`` on any device.
+        references: ``M`` of the same kind, or None (default): all pairs within ``hypotheses``.
+        scorer: A :class:`~google_bleu.GLEU` (or its settings as keywords); ids and tokens take only orders.
         pad_id: For ids: every id equal to it is removed; any other id, ``0`` included, is a token.
-        hypothesis_lengths: For a tensor of hypotheses, ``[N]`` lengths: only the first ``length`` ids
-            of a row count.
-        reference_lengths: The same for a tensor of references.
-        **settings: Or the settings as keywords (``tokenizer=``, ``lowercase=``, ``min_len=``,
-            ``max_len=``), instead of ``scorer``.
-
-    Returns:
-        float64 ``[N, M]``: numpy for texts and token sequences, a torch tensor on the ids' device for
-        tensors. 0.0 where neither sentence has an n-gram of the orders; with ``references=None`` the
-        diagonal is 1.0 (0.0 for such a sentence).
-
-    Raises:
-        TypeError: A wrong kind of input (a bare string, mixed texts and tokens, sides of different
-            kinds, unhashable tokens, non-integer ids).
-        ValueError: Bad orders, shapes or lengths, options that do not apply to the input.
+        hypothesis_lengths: For a tensor, ``[N]``: only the first ``length`` ids of a row count.
 
     Example:
         >>> pairwise_gleu(["the cat sat on the mat"], ["the cat ate the mat", "the cat"]).tolist()
