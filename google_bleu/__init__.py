@@ -29,25 +29,10 @@ if TYPE_CHECKING:
 METRIC_PATH = os.path.dirname(os.path.abspath(__file__))
 
 __all__ = [
-    "GLEU",
-    "GleuScore",
-    "GleuStats",
-    "GoogleBleu",
-    "Explanation",
-    "MAX_ORDER",
-    "METRIC_PATH",
-    "ReferenceLayoutWarning",
-    "SACREBLEU_TOKENIZERS",
-    "Tokenizer",
-    "__version__",
-    "corpus_gleu",
-    "explain",
-    "get_tokenizer",
-    "gleu_stats",
-    "load",
-    "sentence_gleu",
-    "signature",
-]
+    "GLEU", "GleuScore", "GleuStats", "GoogleBleu", "Explanation", "MAX_ORDER", "METRIC_PATH", "ReferenceLayoutWarning",
+    "SACREBLEU_TOKENIZERS", "Tokenizer", "__version__", "corpus_gleu", "explain", "get_tokenizer", "gleu_stats", "load",
+    "sentence_gleu", "signature",
+]  # fmt: skip
 
 _NAMESPACES = ("analysis", "cli", "ids", "integrations", "scale")
 

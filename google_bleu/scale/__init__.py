@@ -1,9 +1,5 @@
-"""Scale-out: the line policy of text files, input files planned into byte ranges, and a
-pool of worker processes that read their own ranges.
-
-:func:`parallel_stats` and :func:`file_stats` take a :class:`~google_bleu.GLEU` and return
-rows identical to one process's.
-"""
+"""Every core of one machine: statistics counted by worker processes that read their own byte ranges,
+``==`` one process's (docs/scale.md)."""
 
 from .files import FileError
 from .lines import LineError, lines_from_bytes, split_lines

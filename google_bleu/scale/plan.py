@@ -1,6 +1,5 @@
-"""The plan over files: :class:`SystemFiles` opens and indexes the inputs with the workers, cuts
-the lines into tasks (:func:`count_ranges`) and puts each system's results together in order:
-docs/design.md, "Worker processes"."""
+"""The plan over files: :class:`SystemFiles` opens and indexes the inputs with the workers, cuts the lines
+into tasks (:func:`count_ranges`), puts each system's results together in order (docs/design.md)."""
 
 from __future__ import annotations
 

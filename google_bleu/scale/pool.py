@@ -1,6 +1,5 @@
-"""Worker processes, a :class:`concurrent.futures.ProcessPoolExecutor`, and the jobs policy:
-docs/design.md, "Worker processes". A task is ``(function, args)``, called as
-``function(scorer, *args)`` in a worker (or here, with one)."""
+"""Worker processes (a :class:`concurrent.futures.ProcessPoolExecutor`) and the jobs policy: docs/design.md,
+"Worker processes". A task is ``(function, args)``, called as ``function(scorer, *args)`` in a worker."""
 
 from __future__ import annotations
 
