@@ -79,6 +79,7 @@ SPECIAL_RUNNERS = {
     "rl-skyrl": "skyrl-gym 0.4 (tests/frameworks/skyrl, make framework-skyrl)",
     "rl-areal": "AReaL 1.0 (tests/frameworks/areal, make framework-areal)",
     "daft-recipe": "Daft 0.7 (tests/frameworks/daft, make framework-daft)",
+    "spark-recipe": "PySpark 4.3 on a local cluster (tests/frameworks/spark, make framework-spark)",
 }
 # evaluate-distributed and torch-distributed run alone as one process of one (their
 # preludes) and as several in tests/integrations/test_distributed.py.
