@@ -140,11 +140,12 @@ bench-scale: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_scale.py
 
 # The command line with --jobs 1 and 2 on 1, 16 and 100 WMT17 systems and one 400,000-line
-# file, and the Ray Data and Daft recipes on that file with every CPU (Daft in its own
-# environment); writes benchmarks/results/jobs.json. About five minutes on 2 cores.
+# file, and the Ray Data, Daft and Spark recipes on that file with every CPU (Daft and Spark in
+# their own environments, Spark on Java: make java); writes benchmarks/results/jobs.json. About
+# seven minutes on 2 cores.
 .PHONY: bench-jobs
-bench-jobs: $(VENV)/.bench-installed .venvs/daft/.installed
-	$(PY) benchmarks/bench_jobs.py --ray --daft
+bench-jobs: $(VENV)/.bench-installed .venvs/daft/.installed .venvs/spark/.installed java
+	$(PY) benchmarks/bench_jobs.py --ray --daft --spark
 
 # The gathered veRL reward against the per-sample one inside veRL 0.9.1's own reward loop (8 and
 # 64 concurrent calls, CPU), after veRL's own tests (make framework-verl); writes
