@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SAMPLE := google_bleu/samples/wmt17_en_de
 
-.PHONY: run test check lint bench clean app browser docs
+.PHONY: run test check lint bench clean app browser java docs
 
 # Every environment is installed by uv (seconds where pip took minutes: it links what its cache
 # holds), itself installed from PyPI into the environment by pip. uv looks for wheels on disk
@@ -79,6 +79,9 @@ UV_INSTALL = $(UV) pip install --quiet --python .venvs/$*/bin/python $(FIND_LINK
 .PHONY: frameworks $(FRAMEWORKS:%=framework-%)
 frameworks: $(FRAMEWORKS:%=framework-%)
 
+# Spark runs on a Java runtime (make java, below).
+framework-spark: java
+
 # Static pattern rules: make skips implicit-rule search for phony targets, so a plain
 # `framework-%:` pattern would never run.
 $(filter-out $(UNCHECKED:%=framework-%),$(FRAMEWORKS:%=framework-%)): framework-%: .venvs/%/.installed
@@ -144,11 +147,12 @@ bench-scale: $(VENV)/.bench-installed
 	$(PY) benchmarks/bench_scale.py
 
 # The command line with --jobs 1 and 2 on 1, 16 and 100 WMT17 systems and one 400,000-line
-# file, and the Ray Data and Daft recipes on that file with every CPU (Daft in its own
-# environment); writes benchmarks/results/jobs.json. About five minutes on 2 cores.
+# file, and the Ray Data, Daft and Spark recipes on that file with every CPU (Daft and Spark in
+# their own environments, Spark on Java: make java); writes benchmarks/results/jobs.json. About
+# seven minutes on 2 cores.
 .PHONY: bench-jobs
-bench-jobs: $(VENV)/.bench-installed .venvs/daft/.installed
-	$(PY) benchmarks/bench_jobs.py --ray --daft
+bench-jobs: $(VENV)/.bench-installed .venvs/daft/.installed .venvs/spark/.installed java
+	$(PY) benchmarks/bench_jobs.py --ray --daft --spark
 
 # The gathered veRL reward against the per-sample one inside veRL 0.9.1's own reward loop (8 and
 # 64 concurrent calls, CPU), after veRL's own tests (make framework-verl); writes
@@ -194,6 +198,20 @@ browser:
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/tmp/google-bleu-chromium.log 2>&1 \
 			|| echo "could not install chromium (see /tmp/google-bleu-chromium.log); the browser test will skip"; \
 	else echo "chromium not found and not root: the browser test will skip"; fi
+
+# Debian's Java runtime for the Spark tests (never a downloaded JDK build). When `java` is missing
+# and make runs as root, openjdk-17-jre-headless is installed with apt-get (a change to the system,
+# announced first); otherwise the Spark tests skip with the reason (and fail under CI=true).
+# `make test JAVA=0` installs nothing (the Spark tests skip where there is no java).
+JAVA ?= 1
+java:
+	@if [ "$(JAVA)" = 0 ]; then echo "JAVA=0: Java is not installed; without java the Spark tests skip"; \
+	elif command -v java >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's Java runtime for the Spark tests: apt-get install openjdk-17-jre-headless, as root (make test JAVA=0 skips it)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless) >/tmp/google-bleu-java.log 2>&1 \
+			|| echo "could not install Java (see /tmp/google-bleu-java.log); the Spark tests will skip"; \
+	else echo "java not found and not root: the Spark tests will skip"; fi
 
 # The documentation site in site/: performance tables regenerated from benchmarks/results,
 # then a strict build (a broken link or reference fails).

@@ -20,7 +20,10 @@ the way wall times do, so the CPU figures can be measured on a busy machine.
 Usage::
 
     python benchmarks/bench_jobs.py [--workers 1 2 4 8 16] [--repeats 3] [--large-lines 400000]
-        [--out benchmarks/results/jobs.json]
+        [--ray] [--daft [PYTHON]] [--spark [PYTHON]] [--out benchmarks/results/jobs.json]
+
+``--ray``, ``--daft`` and ``--spark`` add the recipes of docs/scale.md on the large file, each
+against ``--jobs 1`` a CPU (the notes of the results say how).
 
 For a 2-core figure on a larger machine: ``taskset -c 0,1 python benchmarks/bench_jobs.py
 --workers 1 2 --out ...``. Writes ``benchmarks/results/jobs.json`` by default.
@@ -128,6 +131,32 @@ class Zeros(GleuColumns):
         return pa.StructArray.from_arrays([zeros] * len(COLUMNS) + [pa.array(np.zeros(len(predictions)))], names=[*COLUMNS, SCORE_COLUMN])
 """
 
+#: The CPU time of an engine's script and of every process it started, for its pipeline's
+#: ``cpu_s``: Ray's and Daft's workers and Spark's JVM and Python workers are its descendants.
+#: Linux's ``/proc`` (None elsewhere): the live processes' own time and what they reaped.
+TREE_CPU = """
+import os
+
+def tree_cpu():
+    if not os.path.exists("/proc/self/stat"):
+        return None
+    parents, cpu = {}, {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            parents[int(entry.name)] = int(fields[1])
+            cpu[int(entry.name)] = sum(map(int, fields[11:15])) / os.sysconf("SC_CLK_TCK")
+    tree, new = set(), {os.getpid()}
+    while new:
+        tree |= new
+        new = {pid for pid, parent in parents.items() if parent in new} - tree
+    return sum(cpu.get(pid, 0) for pid in tree)
+"""
+
 #: The Ray Data recipe of docs/scale.md in a fresh process, as a user's script runs it, on a
 #: local cluster of every CPU: Parquet parts in, ``GleuColumns`` on pyarrow batches as tasks
 #: fused with the read, ``GleuColumns.reduce`` summing each block where it lies. ``settings``:
@@ -153,15 +182,16 @@ if settings in ("recipe", "alone"):
 ray.get([ray.remote(lambda: None).remote() for _ in range(cpus)])  # the cluster is up: its workers run
 runs = []
 for _ in range(2):
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), tree_cpu()
     gleu = (Zeros if settings == "alone" else GleuColumns)("prediction", "references", scorer=GLEU("13a"))
     read = ray.data.read_parquet(parquet) if settings == "defaults" else ray.data.read_parquet(parquet, override_num_blocks=cpus)
     totals = gleu.reduce(read.map_batches(gleu, batch_format="pyarrow", batch_size=None)).totals()
     runs.append({"pipeline_s": time.perf_counter() - began, "totals": [int(t) for t in totals]})
+    runs[-1]["cpu_s"] = cpu and tree_cpu() - cpu
     runs[-1]["script_s"] = time.perf_counter() - start
 ray.shutdown()
 print(json.dumps(runs))
-""".replace("\nruns = []", ZEROS + "runs = []", 1)
+""".replace("\nruns = []", ZEROS + TREE_CPU + "runs = []", 1)
 
 #: The Daft recipe of docs/scale.md (``@daft.cls`` around ``GleuColumns.arrow``, Daft's ``sum``)
 #: on the same Parquet files, in Daft's own environment, on its native runner; twice, as Ray.
@@ -188,13 +218,53 @@ class Gleu:
 
 runs = []
 for _ in range(2):
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), tree_cpu()
     gleu = Gleu(GLEU("13a"))
     totals = daft.read_parquet(parquet + "/*.parquet").select(gleu(col("prediction"), col("references"))).sum(*COLUMNS).to_pydict()
     runs.append({"pipeline_s": time.perf_counter() - began, "totals": [int(totals[name][0]) for name in COLUMNS]})
+    runs[-1]["cpu_s"] = cpu and tree_cpu() - cpu
     runs[-1]["script_s"] = time.perf_counter() - start
 print(json.dumps(runs))
-""".replace("\nruns = []", ZEROS + "runs = []", 1)
+""".replace("\nruns = []", ZEROS + TREE_CPU + "runs = []", 1)
+
+
+#: The Spark recipe of docs/scale.md (``mapInArrow`` over ``GleuColumns``, Spark's ``sum``) on the
+#: same Parquet files, in Spark's own environment, with Spark on this machine (``local[CPUs]``: one
+#: JVM, its tasks handing pyarrow batches to a Python worker each); twice, as Ray. "alone":
+#: ``Zeros`` for ``GleuColumns``, as Ray's.
+SPARK_SCRIPT = """
+import json, os, sys, time
+start = time.perf_counter()
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+from google_bleu import GLEU
+from google_bleu.integrations.columns import GleuColumns
+from google_bleu.stats import COLUMNS
+parquet, cpus, settings = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+os.environ.update(PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
+conf = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", "spark.driver.host": "127.0.0.1",
+        "spark.driver.bindAddress": "127.0.0.1", "spark.sql.shuffle.partitions": str(cpus)}
+spark = SparkSession.builder.master(f"local[{cpus}]").config(map=conf).getOrCreate()
+STATS = "n_match bigint, n_hyp bigint, n_ref bigint, n_all bigint, google_bleu double"
+
+def scores(gleu):
+    def score(batches):
+        for batch in batches:
+            yield from gleu(batch).to_batches()
+    return score
+
+runs = []
+for _ in range(2):
+    began, cpu = time.perf_counter(), tree_cpu()
+    gleu = (Zeros if settings == "alone" else GleuColumns)("prediction", "references", scorer=GLEU("13a"))
+    scored = spark.read.parquet(parquet).mapInArrow(scores(gleu), STATS)
+    totals = scored.agg(*[F.sum(name).alias(name) for name in COLUMNS]).first()
+    runs.append({"pipeline_s": time.perf_counter() - began, "totals": [int(totals[name]) for name in COLUMNS]})
+    runs[-1]["cpu_s"] = cpu and tree_cpu() - cpu
+    runs[-1]["script_s"] = time.perf_counter() - start
+spark.stop()
+print(json.dumps(runs))
+""".replace("\nruns = []", ZEROS + TREE_CPU + "runs = []", 1)
 
 
 #: Parquet files the large file is written to: a folder of parts, as a batch-inference job
@@ -229,23 +299,28 @@ def run_script(python: str, script: str, *argv: str) -> list[dict]:
 
 
 def engine_rows(
-    name: str, lines: int, runs: list[list[dict]], cpus: int, base: float, same: float | None, totals: list[int] | None
+    name: str, lines: int, runs: list[list[dict]], cpus: int, base: tuple[float, float], same: float | None,
+    totals: list[int] | None,
 ) -> list[dict]:
     """Two rows of the engines' table, cold and warm, each the fastest of its runs: the rate a
-    CPU against ``--jobs 1``'s (``base`` seconds), and the time against ``--jobs CPUs``'s
-    (``same`` seconds, on the same CPUs, where it ran)."""
+    CPU against ``--jobs 1``'s (``base``: its seconds and CPU seconds), the time against
+    ``--jobs CPUs``'s (``same`` seconds, on the same CPUs, where it ran), and the CPU time of
+    the run of least CPU against ``--jobs 1``'s."""
     rows = []
     for index, label in ((0, "cold"), (1, "warm")):
         best = min((script[index] for script in runs), key=lambda run: run["pipeline_s"])
         rate = lines / best["pipeline_s"] / cpus
+        cpu = min((script[index].get("cpu_s") for script in runs), key=lambda seconds: seconds or 0)
         rows.append({
             "path": f"{name}, {label}",
             "cpus": cpus,
             "pipeline_s": round(best["pipeline_s"], 3),
             "script_s": round(best["script_s"], 3),
             "rows_per_cpu_s": round(rate),
-            "vs_jobs_1": round(rate / (lines / base), 2),
+            "vs_jobs_1": round(rate / (lines / base[0]), 2),
             "vs_jobs_cpus": round(same / best["pipeline_s"], 2) if same else None,
+            "cpu_s": round(cpu, 2) if cpu else None,
+            "cpu_vs_jobs_1": round(base[1] / cpu, 2) if cpu else None,
             "identical": None if totals is None else all(script[index]["totals"] == totals for script in runs),
         })
     return rows
@@ -265,6 +340,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--daft", nargs="?", const=str(REPO / ".venvs" / "daft" / "bin" / "python"), default=None, metavar="PYTHON",
         help="also the Daft recipe on the large file, with this Python (default: .venvs/daft, make framework-daft)",
+    )
+    parser.add_argument(
+        "--spark", nargs="?", const=str(REPO / ".venvs" / "spark" / "bin" / "python"), default=None, metavar="PYTHON",
+        help="also the Spark recipe on the large file, with this Python (default: .venvs/spark, make framework-spark)",
     )
     args = parser.parse_args(argv)
     args.data, args.code = args.data.resolve(), args.code.resolve()  # the command runs in args.code
@@ -314,17 +393,11 @@ def main(argv: list[str] | None = None) -> int:
                     f"(x{cpu / base_cpu:4.2f}, parent {usage['self'] / cpu:6.1%}), parent peak {usage['peak_mb']:.0f} MB",
                     flush=True,
                 )
-            if (args.ray or args.daft) and len(systems) == 1 and name.startswith("1 file"):
+            if (args.ray or args.daft or args.spark) and len(systems) == 1 and name.startswith("1 file"):
                 cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
                 totals = [json.loads(outputs[1])[key] for key in ("n_match", "n_hyp", "n_ref", "n_all")]
-                base = min(times[1])
                 parquet = Path(tmp) / "pairs"
                 write_parquet(reference, systems[0], parquet)
-                engine_table = [{
-                    "path": "--jobs 1", "cpus": 1, "pipeline_s": round(base, 3), "script_s": round(base, 3),
-                    "rows_per_cpu_s": round(lines / base), "vs_jobs_1": 1.0, "identical": True,
-                }]
-                same = min(times[cpus]) if cpus in times else None
                 scripts = []
                 if args.ray:
                     scripts += [("Ray Data, the guide's recipe", sys.executable, RAY_SCRIPT, "recipe")]
@@ -333,13 +406,37 @@ def main(argv: list[str] | None = None) -> int:
                 if args.daft:
                     scripts += [("Daft", args.daft, DAFT_SCRIPT, "recipe")]
                     scripts += [("Daft, the pipeline alone", args.daft, DAFT_SCRIPT, "alone")]
-                for label, python, script, settings in scripts:
-                    runs = [run_script(python, script, str(parquet), str(cpus), settings) for _ in range(args.repeats)]
-                    engine_table += engine_rows(label, lines, runs, cpus, base, same, None if settings == "alone" else totals)
+                if args.spark:
+                    scripts += [("Spark", args.spark, SPARK_SCRIPT, "recipe")]
+                    scripts += [("Spark, the pipeline alone", args.spark, SPARK_SCRIPT, "alone")]
+                runs: dict[str, list[list[dict]]] = {label: [] for label, *_ in scripts}
+                for _ in range(args.repeats):
+                    for label, python, script, settings in scripts:
+                        runs[label].append(run_script(python, script, str(parquet), str(cpus), settings))
+                    # The command again between the engines' runs: its fastest run then saw the
+                    # machine as they did (a shared machine's load drifts).
+                    for jobs in dict.fromkeys([1, cpus]):
+                        if jobs in times:
+                            seconds, output, usage = run_cli(reference, systems, jobs, args.code)
+                            if output != outputs[jobs]:
+                                raise SystemExit(f"{name}: --jobs {jobs} printed different output on a repeat")
+                            times[jobs].append(seconds)
+                            usages[jobs].append(usage)
+                base = min(times[1])
+                base_cpu = min(usage["self"] + usage["children"] for usage in usages[1])
+                same = min(times[cpus]) if cpus in times else None
+                engine_table = [{
+                    "path": "--jobs 1", "cpus": 1, "pipeline_s": round(base, 3), "script_s": round(base, 3),
+                    "rows_per_cpu_s": round(lines / base), "vs_jobs_1": 1.0, "cpu_s": round(base_cpu, 2),
+                    "cpu_vs_jobs_1": 1.0, "identical": True,
+                }]
+                for label, _, _, settings in scripts:
+                    engine_table += engine_rows(label, lines, runs[label], cpus, (base, base_cpu), same, None if settings == "alone" else totals)
                     for row in engine_table[-2:]:
                         print(f"{row['path']:>36}: pipeline {row['pipeline_s']:6.2f} s, script {row['script_s']:6.2f} s, "
                               f"{row['rows_per_cpu_s']:,} rows/s a CPU (x{row['vs_jobs_1']:.2f}, "
-                              f"vs --jobs {cpus} x{row['vs_jobs_cpus']}), same {row['identical']}", flush=True)
+                              f"vs --jobs {cpus} x{row['vs_jobs_cpus']}), CPU {row['cpu_s']} s "
+                              f"(x{row['cpu_vs_jobs_1']} --jobs 1's), same {row['identical']}", flush=True)
     import google_bleu
 
     machine = {
@@ -352,10 +449,11 @@ def main(argv: list[str] | None = None) -> int:
         "numpy": np.__version__,
         "google_bleu": google_bleu.__version__,
     }
-    engines = " and ".join(name for name, wanted in (("Ray Data", args.ray), ("Daft", args.daft)) if wanted)
+    engines = [name for name, wanted in (("Ray Data", args.ray), ("Daft", args.daft), ("Spark", args.spark)) if wanted]
     result = {
         "schema": 1,
-        "title": args.title or "The command line with --jobs" + (f", {engines}" if engines else ""),
+        "title": args.title or "The command line with --jobs" + "".join(f", {name}" for name in engines[:-1])
+        + (f" and {engines[-1]}" if engines else ""),
         "order": 44,
         "date": datetime.date.today().isoformat(),
         "command": shlex.join(["python", "benchmarks/bench_jobs.py", *(sys.argv[1:] if argv is None else argv)]),
@@ -398,33 +496,58 @@ def main(argv: list[str] | None = None) -> int:
             version = subprocess.run([args.daft, "-c", "import daft, pyarrow; print(daft.__version__, pyarrow.__version__)"],
                                      capture_output=True, text=True, check=True).stdout.split()
             machine["daft"], machine["pyarrow (Daft)"] = version
-        result["notes"].append(
-            f"Engines: the recipes of docs/scale.md on the large file written to Parquet (one row a segment, {PARTS} "
-            "files of equal rows, as a batch-inference job leaves its outputs), in a fresh process with every CPU of "
-            "the machine. Ray Data: `map_batches(GleuColumns(...), batch_format=\"pyarrow\", batch_size=None)`, "
+        if args.spark:
+            version = subprocess.run([args.spark, "-c", "import pyspark, pyarrow; print(pyspark.__version__, pyarrow.__version__)"],
+                                     capture_output=True, text=True, check=True).stdout.split()
+            machine["pyspark"], machine["pyarrow (Spark)"] = version
+            java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=True).stderr.split("\n")
+            machine["java"] = java[0].split('"')[1] if '"' in java[0] else java[0]
+        ray_note = (
+            "Ray Data: `map_batches(GleuColumns(...), batch_format=\"pyarrow\", batch_size=None)`, "
             "`GleuColumns.reduce`, on a local cluster, the scoring fused with the read. 'the guide's recipe' sets what "
             "docs/scale.md sets: Ray's previous Parquet reader (`DataContext.use_datasource_v2 = False`) with "
             "`override_num_blocks=CPUs`, a read task a CPU, and no per-operator reservation "
             "(`op_resource_reservation_enabled = False`), so every CPU runs from the start. 'Ray's defaults' reads with "
             "Ray's default reader (files packed into read tasks of up to 128 MiB: one here) and its reservation (a "
-            "task at a time until Ray Data's resource view first answers, about a second). 'the pipeline alone' is "
+            "task at a time until Ray Data's resource view first answers, about a second). "
+        )
+        daft_note = (
+            "Daft: `@daft.cls` around `GleuColumns.arrow`, `max_concurrency=CPUs`, `use_process=True`, batches of "
+            "25,000 rows, Daft's `sum`, native runner. "
+        )
+        spark_note = (
+            "Spark: `mapInArrow` of the guide's function around `GleuColumns` (pyarrow batches of Spark's default "
+            "10,000 rows), Spark's `sum`, with Spark on the machine (`local[CPUs]`: one JVM whose tasks each hand "
+            "their batches to a Python worker); `pipeline` starts with the session up (the JVM answering), the "
+            "Python workers starting in the cold run. "
+        )
+        result["notes"].append(
+            f"Engines: the recipes of docs/scale.md on the large file written to Parquet (one row a segment, {PARTS} "
+            "files of equal rows, as a batch-inference job leaves its outputs), in a fresh process with every CPU of "
+            "the machine. "
+            + (ray_note if args.ray else "") + (daft_note if args.daft else "") + (spark_note if args.spark else "")
+            + "'the pipeline alone' is "
             "the recipe with the scoring left out: a `GleuColumns` whose `arrow` returns zeros of the same columns "
             "without reading the text, so its time is what the engine itself costs (reading, scheduling, moving "
-            "batches, summing), and the difference is the scoring. Daft: `@daft.cls` "
-            "around `GleuColumns.arrow`, `max_concurrency=CPUs`, `use_process=True`, batches of 25,000 rows, Daft's `sum`, "
-            "native runner. Each script runs the pipeline twice: cold (the first, workers importing) and warm (the "
-            "second, same cluster). `pipeline` is from the cluster being up (its workers answering) to the totals; "
-            "`script` from the script's first line to the same totals (Ray's start and imports included, interpreter "
-            "start not; the warm row's includes the cold run). "
+            "batches, summing), and the difference is the scoring. Each script runs the pipeline twice: cold (the "
+            "first, workers importing) and warm (the second, same cluster). `pipeline` is from the cluster being up "
+            "(its workers answering) to the totals; `script` from the script's first line to the same totals (the "
+            "engine's start and imports included, interpreter start not; the warm row's includes the cold run). "
             "Rows per second a CPU is segments / pipeline / CPUs (for `--jobs 1`: segments / whole command time, "
-            "the first table's fastest run); the ratio is against `--jobs 1`'s. 'vs --jobs CPUs' is `--jobs N`'s time, N = "
-            "the CPUs, over the pipeline's: the same CPUs, so a machine shared with other work weighs on both alike. "
+            "its fastest run, of those in the first table and those between the engines' repeats, where the "
+            "command runs again after each round of scripts); the ratio is against `--jobs 1`'s. 'vs --jobs CPUs' "
+            "is `--jobs N`'s time (N = the CPUs, fastest alike) over the pipeline's: the same CPUs, so a machine "
+            "shared with other work weighs on both alike. CPU is the CPU time of the pipeline: the script's "
+            "process and every process it started (the engine's own, its workers), from `/proc`, in the run of least "
+            "CPU; against `--jobs 1`'s (its command and workers, `getrusage`, its run of least CPU) it gives the rows a "
+            "CPU-second against `--jobs 1`'s, which a shared machine's load changes far less than the time. "
             "Fastest of the repeats; "
             "every run's four totals equal `--jobs 1`'s output ('the pipeline alone' sums zeros: '-')."
         )
         result["tables"][0]["caption"] = "`--jobs`"
         result["tables"].append({
-            "caption": f"Rows per second a CPU on the large file ({args.large_lines:,} segments): --jobs 1, Ray Data, Daft",
+            "caption": f"Rows per second a CPU on the large file ({args.large_lines:,} segments): "
+            + ", ".join(["--jobs 1", *engines]),
             "columns": [
                 {"key": "path", "label": "path"},
                 {"key": "cpus", "label": "CPUs"},
@@ -433,6 +556,8 @@ def main(argv: list[str] | None = None) -> int:
                 {"key": "rows_per_cpu_s", "label": "rows/s a CPU", "format": ","},
                 {"key": "vs_jobs_1", "label": "a CPU vs --jobs 1", "format": ".2f", "unit": "x"},
                 {"key": "vs_jobs_cpus", "label": "vs --jobs CPUs", "format": ".2f", "unit": "x"},
+                {"key": "cpu_s", "label": "CPU", "format": ".2f", "unit": " s"},
+                {"key": "cpu_vs_jobs_1", "label": "CPU: --jobs 1's over this", "format": ".2f", "unit": "x"},
                 {"key": "identical", "label": "same totals"},
             ],
             "rows": engine_table,

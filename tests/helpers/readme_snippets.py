@@ -70,6 +70,7 @@ model_name, model_file = "online-B.0", "tests/frameworks/lighteval/wmt17_model.p
     "file-stats": _SCALE_SAMPLE,
     "ray-recipe": _SCALE_SAMPLE,
     "daft-recipe": _SCALE_SAMPLE,
+    "spark-recipe": _SCALE_SAMPLE,
     "datasets-map": _SCALE_SAMPLE,
     "scale-torch-distributed": _SCALE_SAMPLE,
     "trainer": """\

@@ -23,3 +23,16 @@ def wmt17_sample() -> dict:
     assert sorted(path.stem[len("sys_") :] for path in SAMPLE.glob("sys_*.txt")) == sorted(SYSTEMS)
     assert all(len(lines) == len(reference) == 300 for lines in systems.values())
     return {"reference": reference, "systems": systems}
+
+
+def ragged_corpus(sample: dict) -> tuple[list[str], list[list[str]]]:
+    """Every system's lines of :func:`wmt17_sample` against ragged references (the human one and
+    0-2 other systems' lines, by row), every 17th prediction empty."""
+    systems = list(sample["systems"].values())
+    predictions, references = [], []
+    for s, system in enumerate(systems):
+        for i, line in enumerate(system):
+            predictions.append("" if i % 17 == 0 else line)
+            others = [systems[(s + k) % 4][i] for k in range(1, 1 + i % 3)]
+            references.append([sample["reference"][i], *others])
+    return predictions, references

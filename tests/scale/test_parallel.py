@@ -317,8 +317,10 @@ def test_scale_guide_examples_run(capsys):
     assert printed[0] == f"{expected:.4f}"
     assert printed[1] == f"{len(namespace['references'])} True"
     assert printed[2].startswith("google_bleu ")
-    # ray-recipe runs in tests/scale/test_ray.py, daft-recipe in tests/frameworks/daft.
-    assert set(blocks) == {"python-jobs", "file-stats", "ray-recipe", "daft-recipe", "datasets-map", "scale-torch-distributed"}
+    # ray-recipe runs in tests/scale/test_ray.py, daft-recipe and spark-recipe in tests/frameworks.
+    assert set(blocks) == {
+        "python-jobs", "file-stats", "ray-recipe", "daft-recipe", "spark-recipe", "datasets-map", "scale-torch-distributed"
+    }
 
 
 # -- the command line ----------------------------------------------------------------------

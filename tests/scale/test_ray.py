@@ -190,16 +190,23 @@ def test_scale_guide_ray_recipe_runs(cluster, capsys):
     namespace = {"__name__": "__main__"}
     exec(compile(blocks["python-jobs"], "docs/scale.md:python-jobs", "exec"), namespace)
     context = ray.data.DataContext.get_current()
-    saved = {name: getattr(context, name) for name in ("use_datasource_v2", "op_resource_reservation_enabled")}
+    names = ("use_datasource_v2", "op_resource_reservation_enabled", "enable_progress_bars")
+    saved = {name: getattr(context, name) for name in names}
+    level = logging.getLogger("ray.data").level
+    context.enable_progress_bars = True  # as Ray starts: the recipe turns them off
+    logging.getLogger("ray.data").setLevel(logging.DEBUG)  # as Ray Data sets it: the recipe raises it
     try:
         with no_deprecations() as deprecations:
             exec(compile(blocks["ray-recipe"], "docs/scale.md:ray-recipe", "exec"), namespace)
-        # The two settings the recipe names exist in this Ray (a misspelt one would be a new attribute).
+        # The settings the recipe names exist in this Ray (a misspelt one would be a new attribute),
+        # and its logging is kept to warnings.
         assert {name: getattr(context, name) for name in saved} == dict.fromkeys(saved, False)
         assert set(saved) <= {field.name for field in dataclasses.fields(context)}
+        assert logging.getLogger("ray.data").level == logging.WARNING
     finally:
         for name, value in saved.items():
             setattr(context, name, value)
+        logging.getLogger("ray.data").setLevel(level)
     assert deprecations == []
     one = GLEU().stats(namespace["predictions"], namespace["references"])
     assert namespace["corpus"] == one.total()

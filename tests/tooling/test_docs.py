@@ -79,6 +79,7 @@ SPECIAL_RUNNERS = {
     "rl-skyrl": "skyrl-gym 0.4 (tests/frameworks/skyrl, make framework-skyrl)",
     "rl-areal": "AReaL 1.0 (tests/frameworks/areal, make framework-areal)",
     "daft-recipe": "Daft 0.7 (tests/frameworks/daft, make framework-daft)",
+    "spark-recipe": "PySpark 4.3 on a local cluster (tests/frameworks/spark, make framework-spark)",
 }
 # evaluate-distributed and torch-distributed run alone as one process of one (their
 # preludes) and as several in tests/integrations/test_distributed.py.
@@ -145,6 +146,17 @@ def test_a_block_for_a_framework_environment_says_what_to_install():
         before = text[: text.index(f"<!-- test: {name} -->")].rsplit("\n\n", 2)[-2:]
         assert "pip install" in " ".join(before), f"{page.name}: nothing says what the block {name!r} needs installed"
 
+
+def test_the_scale_guide_gives_its_recipes_first_each_after_what_it_needs_installed():
+    # docs/scale.md: a section a tool, opening with its install line, before any figure; the
+    # results tables all under Figures, last.
+    sections = (REPO / "docs" / "scale.md").read_text("utf-8").split("\n## ")[1:]
+    assert [section.split("\n", 1)[0] for section in sections][-1] == "Figures"
+    for section in sections[:-1]:
+        name, first = section.split("\n", 1)[0], section.split("\n\n")[1]
+        assert "<!-- results:" not in section, f"{name}: figures before the recipes end"
+        assert first.startswith("Install: `pip install "), f"{name}: the section does not open with what to install"
+    assert sum("<!-- test:" in section for section in sections[:-1]) == len(sections) - 1
 
 def test_a_block_that_needs_an_earlier_one_fails_alone(tmp_path):
     done = run_alone("scorer = GLEU()\n", tmp_path)

@@ -16,6 +16,7 @@ from google_bleu import GLEU
 from google_bleu.integrations.columns import SCORE_COLUMN, GleuColumns
 from google_bleu.stats import COLUMNS
 from tests.helpers.readme_snippets import python_blocks
+from tests.helpers.wmt17 import ragged_corpus
 
 STATS = DataType.struct({**{name: DataType.int64() for name in COLUMNS}, SCORE_COLUMN: DataType.float64()})
 
@@ -30,21 +31,9 @@ class Gleu:
         return self.columns.arrow(predictions, references)
 
 
-def corpus(wmt17) -> tuple[list[str], list[list[str]]]:
-    """Every system's lines against ragged references (1-3 a row), some predictions empty."""
-    systems = list(wmt17["systems"].values())
-    predictions, references = [], []
-    for s, system in enumerate(systems):
-        for i, line in enumerate(system):
-            predictions.append("" if i % 17 == 0 else line)
-            others = [systems[(s + k) % 4][i] for k in range(1, 1 + i % 3)]
-            references.append([wmt17["reference"][i], *others])
-    return predictions, references
-
-
 @pytest.mark.parametrize("scorer", [GLEU(), GLEU(lowercase=True, min_len=2, max_len=3)], ids=repr)
 def test_rows_and_corpus_equal_one_process(scorer, wmt17):
-    predictions, references = corpus(wmt17)
+    predictions, references = ragged_corpus(wmt17)
     df = daft.from_pydict({"id": list(range(len(predictions))), "hyp": predictions, "refs": references})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no deprecated Daft API on the way
