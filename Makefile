@@ -30,14 +30,19 @@ run: $(VENV)/.run-installed
 	$(PY) -m google_bleu $(SAMPLE)/ref0.txt -i $(SAMPLE)/sys_*.txt
 	@echo "The command is $(VENV)/bin/google-bleu (on the path after: source $(VENV)/bin/activate)." >&2
 
-# Lint, the whole suite in .venv on both cores (then its 20 slowest tests, to see where the time
-# goes), then each framework's tests in its own environment (below), two at a time.
-# See the README for what it installs and how long it takes; `make check` is the fast tier.
+# Lint, then the whole suite in .venv on both cores (its 20 slowest tests after, to see where the
+# time goes) while each framework's tests run in their own environments (below), one at a time
+# beside the suite: the environments' builds and the suite's waits fill each other's idle time.
+# Each part's output is printed when it ends. See the README for what it installs and how long it
+# takes; `make check` is the fast tier.
 TEST_WORKERS ?= 2
 test: $(VENV)/.test-installed browser
 	$(PY) -m ruff check .
+	$(MAKE) -j2 --output-sync=target suite frameworks
+
+.PHONY: suite
+suite: $(VENV)/.test-installed browser
 	GOOGLE_BLEU_BROWSER=$(BROWSER) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
-	$(MAKE) -j$(TEST_WORKERS) --output-sync=target frameworks
 
 # Frameworks whose pins conflict with the main test environment, each tested against the real
 # package in its own virtual environment (.venvs/<name>), built from

@@ -86,8 +86,10 @@ BROWSER_OFF = "the browser test is off (make test BROWSER=0 installs no chromium
 
 
 # `make test` runs the suite on two cores (pytest-xdist, --dist loadgroup): the tests of a group
-# run in one worker, so that one Ray cluster and one Space server serve them.
+# run in one worker, so that one Ray cluster, one Space server and one set of evaluate's
+# distributed processes (a module fixture) serve them.
 GROUPS = {
+    "integrations/test_distributed.py": "distributed",
     "scale/test_ray.py": "ray",
     "scale/test_ray_cluster.py": "ray",
     "surfaces/test_app.py": "space",

@@ -50,6 +50,10 @@ def start(num_cpus: int, **kwargs: Any) -> Any:
 
     with _offline():
         return ray.init(
+            # A cluster of its own: without an address, ray.init joins the one named in
+            # /tmp/ray/ray_current_cluster (which a ray.cluster_utils.Cluster, of this suite or
+            # of another run beside it, writes) instead of starting one.
+            address="local",
             num_cpus=num_cpus,
             include_dashboard=False,
             _node_ip_address="127.0.0.1",

@@ -66,7 +66,7 @@ def test_through_nemo_rls_create_env_and_calculate_rewards():
     fqn = "google_bleu.integrations.nemo_rl.GleuEnvironmentActor"
     register_env("gleu", fqn)
     ACTOR_ENVIRONMENT_REGISTRY[fqn] = PY_EXECUTABLES.SYSTEM
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         env = create_env("gleu", {"reference_key": "refs", "max_len": 3})
         batch = BatchedDataDict({

@@ -299,7 +299,7 @@ def test_reward_loop_manager_scores_through_ray_actors(wmt17, tokenizer_dir):
     samples = wmt17[::4]
     data = rollout_batch(samples, hf_tokenizer(str(tokenizer_dir)))
     expected = expected_rows(samples, GLEU())
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         for name in NAMES:
             config = compose(reward_overrides(printed_path(), name, tokenizer_dir, "reward.num_workers=2"))
