@@ -30,19 +30,15 @@ run: $(VENV)/.run-installed
 	$(PY) -m google_bleu $(SAMPLE)/ref0.txt -i $(SAMPLE)/sys_*.txt
 	@echo "The command is $(VENV)/bin/google-bleu (on the path after: source $(VENV)/bin/activate)." >&2
 
-# Lint, then the whole suite in .venv on both cores (its 20 slowest tests after, to see where the
-# time goes) while each framework's tests run in their own environments (below), one at a time
-# beside the suite: the environments' builds and the suite's waits fill each other's idle time.
-# Each part's output is printed when it ends. See the README for what it installs and how long it
-# takes; `make check` is the fast tier.
+# Lint, the whole suite in .venv on both cores (then its 20 slowest tests, to see where the time
+# goes; tests/conftest.py says how they are shared out), then each framework's tests in its own
+# environment (below), two at a time. See the README for what it installs and how long it takes;
+# `make check` is the fast tier.
 TEST_WORKERS ?= 2
 test: $(VENV)/.test-installed browser
 	$(PY) -m ruff check .
-	$(MAKE) -j2 --output-sync=target suite frameworks
-
-.PHONY: suite
-suite: $(VENV)/.test-installed browser
-	GOOGLE_BLEU_BROWSER=$(BROWSER) $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=20
+	GOOGLE_BLEU_BROWSER=$(BROWSER) $(PY) -m pytest -n $(TEST_WORKERS) --durations=20
+	$(MAKE) -j$(TEST_WORKERS) --output-sync=target frameworks
 
 # Frameworks whose pins conflict with the main test environment, each tested against the real
 # package in its own virtual environment (.venvs/<name>), built from
@@ -81,8 +77,10 @@ UV_INSTALL = $(UV) pip install --quiet --python .venvs/$*/bin/python $(FIND_LINK
 	if [ -f tests/frameworks/$*/no-deps.txt ]; then $(UV_INSTALL) --no-deps -r tests/frameworks/$*/no-deps.txt; fi
 	touch $@
 
+# The longest first (as measured on 2 cores), so that two at a time end together.
+LONGEST_FIRST := verl verifiers openrlhf slime spark areal roll lighteval torchmetrics-oldest
 .PHONY: frameworks $(FRAMEWORKS:%=framework-%)
-frameworks: $(FRAMEWORKS:%=framework-%)
+frameworks: $(patsubst %,framework-%,$(foreach name,$(LONGEST_FIRST),$(filter $(name),$(FRAMEWORKS))) $(filter-out $(LONGEST_FIRST),$(FRAMEWORKS)))
 
 # Spark runs on a Java runtime (make java, below).
 framework-spark: java
@@ -112,7 +110,7 @@ $(CHECK_VENV)/.installed: pyproject.toml
 
 check: $(CHECK_VENV)/.installed
 	$(CHECK_VENV)/bin/python -m ruff check .
-	$(CHECK_VENV)/bin/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not slow" -q
+	$(CHECK_VENV)/bin/python -m pytest -n $(TEST_WORKERS) -m "not slow" -q
 
 # Anchors (nltk, sacrebleu, an HF-equivalent evaluate module) and ours on the same data;
 # writes benchmarks/results/{table.md,results.json,growth.png}; then the batched token-id
