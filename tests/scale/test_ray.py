@@ -110,9 +110,11 @@ def test_reduce_is_exact_int64_and_handles_empty_and_bad_datasets(cluster):
 
 @pytest.mark.parametrize("rows", [NULL_ROWS, [{**NULL_ROWS[1]}]], ids=["one-null", "all-null"])
 def test_a_null_statistic_in_a_ray_dataset_is_refused_as_locally(cluster, rows):
-    # Before, the row's other three columns were summed and the null skipped: (6, 21, 17, 21).
-    with pytest.raises(TypeError, match=NULL_MESSAGE):
-        GleuColumns().reduce(ray.data.from_items(rows))
+    # Before, a block holding the null among integers summed the row's other three columns and
+    # skipped the null: (6, 21, 17, 21); a block of the null alone was refused in other words.
+    for blocks in (1, len(rows)):
+        with pytest.raises(TypeError, match=NULL_MESSAGE):
+            GleuColumns().reduce(ray.data.from_items(rows, override_num_blocks=blocks))
     with pytest.raises(TypeError, match=NULL_MESSAGE):
         GleuColumns().reduce({name: [row[name] for row in rows] for name in rows[0]})
 
