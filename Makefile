@@ -100,7 +100,7 @@ $(UNCHECKED:%=framework-%): framework-%:
 # and the `check` extra's test tools, no torch, gradio, evaluate, ray or trl): lint and every
 # test not marked slow (no browser, Space load test, Ray cluster, process groups, training step,
 # docs build or framework environment). The tests that need an optional package are skipped,
-# each saying which (conftest.py); `make test` runs them all. 1m44s from a fresh clone, install
+# each saying which (conftest.py); `make test` runs them all. 1m39s from a fresh clone, install
 # included, on 2 cores (the README says how it was measured).
 CHECK_VENV := .venv-check
 
