@@ -122,7 +122,7 @@ class GleuColumns:
         """
         pa = import_optional("pyarrow", None, "GleuColumns.arrow", "pip install pyarrow (Ray Data, Daft and datasets bring it)")
 
-        stats = self.scorer.stats(_values(predictions), _references(references, pa))
+        stats = self.scorer.stats(_values(predictions), _references(references, pa), (self.predictions, self.references))
         arrays = [pa.array(stats.rows[:, i], pa.int64()) for i in range(len(COLUMNS))]
         arrays.append(pa.array(stats.sentence_scores(), pa.float64()))
         return pa.StructArray.from_arrays(arrays, names=[*COLUMNS, SCORE_COLUMN])

@@ -67,7 +67,7 @@ def test_spark_sums_bigint_exactly_and_refuses_an_overflow(spark):
 
 def test_a_null_prediction_is_refused_not_skipped(spark):
     df = spark.createDataFrame([("a b", ["a b"]), (None, ["x"])], "hyp string, refs array<string>").coalesce(1)
-    with pytest.raises(Exception, match=r"predictions\[1\] must be a str, got NoneType"):
+    with pytest.raises(Exception, match=r"hyp\[1\] must be a str, got NoneType"):
         df.mapInArrow(scores(GleuColumns("hyp", "refs")), STATS).collect()
 
 
