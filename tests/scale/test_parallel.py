@@ -23,6 +23,7 @@ from google_bleu.scale.lines import lines_from_bytes as decode_lines
 from google_bleu.scale.parallel import SystemFiles, file_stats, files_stats, parallel_stats
 from google_bleu.scale.pool import ONE_THREAD, WORKER_NAME, WorkerPool, available_cores, resolve_jobs
 from tests.helpers.oracles import REPO, SAMPLES, SHARED_DATA, read_lines
+from tests.helpers.processes import alive
 
 WMT17 = SAMPLES / "wmt17_en_de"
 # The shared data beside the checkout (skipped with a reason when absent).
@@ -389,14 +390,6 @@ def children(pid: int) -> set[int]:
         except OSError:
             pass
     return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def semaphores() -> set[str]:

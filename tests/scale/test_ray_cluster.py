@@ -9,8 +9,6 @@ gives the same totals and rows, never a different score.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import time
 
@@ -18,10 +16,9 @@ import pytest
 
 from google_bleu import GLEU
 from google_bleu.integrations.columns import GleuColumns
-from google_bleu.scale.lines import lines_from_bytes
 from google_bleu.stats import COLUMNS
 from tests.helpers import local_ray
-from tests.helpers.oracles import REPO, SAMPLES
+from tests.helpers.wmt17 import command_totals, sample_rows, write_parquet_parts
 
 ray = pytest.importorskip("ray", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
 pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip install 'google-bleu[ray]'")
@@ -29,8 +26,6 @@ pytest.importorskip("ray.data", reason="Ray Data is an optional extra: pip insta
 # Three raylets on a small machine: seconds to start.
 pytestmark = pytest.mark.slow
 
-SAMPLE = SAMPLES / "wmt17_en_de"
-SYSTEMS = sorted(SAMPLE.glob("sys_*.txt"))
 PARTS = 8
 
 
@@ -50,18 +45,11 @@ def inputs(tmp_path_factory):
     """Every system of the bundled sample against its reference, as JSON Lines in PARTS files
     (one read task each), and the command's totals for them with ``--jobs 1``."""
     folder = tmp_path_factory.mktemp("cluster")
-    reference = lines_from_bytes((SAMPLE / "ref0.txt").read_bytes(), "ref0.txt")
-    rows = []
-    for system in SYSTEMS:
-        for line, ref in zip(lines_from_bytes(system.read_bytes(), system.name), reference):
-            rows.append({"id": len(rows), "prediction": line, "references": [ref]})
+    rows = sample_rows()
     for part in range(PARTS):
         with open(folder / f"part-{part}.jsonl", "w", encoding="utf-8") as out:
             out.writelines(json.dumps(row) + "\n" for row in rows[part::PARTS])
-    command = [sys.executable, "-m", "google_bleu", str(SAMPLE / "ref0.txt"), "-i", *map(str, SYSTEMS)]
-    done = subprocess.run([*command, "-f", "json", "-q", "--jobs", "1"], capture_output=True, cwd=REPO, check=True)
-    totals = [tuple(system[name] for name in COLUMNS) for system in json.loads(done.stdout)]
-    return folder, rows, tuple(map(sum, zip(*totals)))
+    return folder, rows, command_totals()
 
 
 def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, inputs, tmp_path):
@@ -83,15 +71,9 @@ def test_recipe_and_actor_pool_use_several_nodes_and_equal_the_command(cluster, 
     assert len({row["node"] for row in scored}) > 1
 
     # The guide's Parquet settings across the nodes: a read task a CPU, every CPU from the start.
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     parquet = tmp_path / "parquet"
     parquet.mkdir()
-    table = pa.Table.from_pylist(rows)
-    for part in range(PARTS):
-        begin, end = part * len(rows) // PARTS, (part + 1) * len(rows) // PARTS
-        pq.write_table(table.slice(begin, end - begin), parquet / f"part-{part}.parquet")
+    write_parquet_parts(rows, parquet, PARTS)
     context = ray.data.DataContext.get_current()
     saved = (context.use_datasource_v2, context.op_resource_reservation_enabled)
     context.use_datasource_v2 = context.op_resource_reservation_enabled = False

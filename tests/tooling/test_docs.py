@@ -158,6 +158,7 @@ def test_the_scale_guide_gives_its_recipes_first_each_after_what_it_needs_instal
         assert first.startswith("Install: `pip install "), f"{name}: the section does not open with what to install"
     assert sum("<!-- test:" in section for section in sections[:-1]) == len(sections) - 1
 
+
 def test_a_block_that_needs_an_earlier_one_fails_alone(tmp_path):
     done = run_alone("scorer = GLEU()\n", tmp_path)
     assert done.returncode == 1 and "NameError: name 'GLEU' is not defined" in done.stderr

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.processes import alive
 from tests.helpers.wmt17 import wmt17_sample
 
 EXECUTORS = 2
@@ -43,16 +44,9 @@ def executors(application: str) -> list[int]:
             argv = path.read_bytes().split(b"\0")
         except OSError:  # ended meanwhile
             continue
-        if b"--app-id" in argv and application.encode() in argv and "Z" not in status(path.parent):
+        if b"--app-id" in argv and application.encode() in argv and alive(int(path.parent.name)):
             found.append(int(path.parent.name))
     return found
-
-
-def status(process: Path) -> str:
-    try:
-        return (process / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return "Z"
 
 
 @pytest.fixture(scope="session")

@@ -5,11 +5,8 @@ on the same files, and the same again when an executor is killed mid-run.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,12 +17,10 @@ import pytest
 from pyspark.sql import functions as F
 
 from google_bleu import GLEU
-from google_bleu.scale.lines import lines_from_bytes
 from google_bleu.stats import COLUMNS
-from tests.helpers.readme_snippets import REPO
-from tests.helpers.wmt17 import SAMPLE
+from tests.helpers.processes import alive
+from tests.helpers.wmt17 import command_totals, sample_rows, write_parquet_parts
 
-SYSTEMS = sorted(SAMPLE.glob("sys_*.txt"))
 PARTS = 8
 STATS = "n_match bigint, n_hyp bigint, n_ref bigint, n_all bigint, google_bleu double"
 
@@ -37,19 +32,9 @@ def inputs(tmp_path_factory):
     """Every system of the bundled sample against its reference, paired by the command's line
     rules, as PARTS Parquet files; and the command's totals for them with ``--jobs 1``."""
     folder = tmp_path_factory.mktemp("outputs")
-    reference = lines_from_bytes((SAMPLE / "ref0.txt").read_bytes(), "ref0.txt")
-    rows = []
-    for system in SYSTEMS:
-        for line, ref in zip(lines_from_bytes(system.read_bytes(), system.name), reference, strict=True):
-            rows.append({"id": len(rows), "prediction": line, "references": [ref]})
-    table = pa.Table.from_pylist(rows)
-    for part in range(PARTS):
-        begin, end = part * len(rows) // PARTS, (part + 1) * len(rows) // PARTS
-        pq.write_table(table.slice(begin, end - begin), folder / f"part-{part}.parquet")
-    command = [sys.executable, "-m", "google_bleu", str(SAMPLE / "ref0.txt"), "-i", *map(str, SYSTEMS)]
-    done = subprocess.run([*command, "-f", "json", "-q", "--jobs", "1"], capture_output=True, cwd=REPO, check=True)
-    totals = [tuple(system[name] for name in COLUMNS) for system in json.loads(done.stdout)]
-    return folder, rows, tuple(map(sum, zip(*totals)))
+    rows = sample_rows()
+    write_parquet_parts(rows, folder, PARTS)
+    return folder, rows, command_totals()
 
 
 def located(marks: Path | None = None):
@@ -125,7 +110,7 @@ def test_an_executor_killed_mid_run_is_retried_with_every_row_counted_once(spark
     assert outcome["done"] > killed
     retries = [mark.name.split("-") for mark in marks.glob("0-*") if mark.name != first[0].name]
     assert retries and all(int(pid) != victim for *_, pid in retries)
-    assert not Path(f"/proc/{victim}").exists() or Path(f"/proc/{victim}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    assert not alive(victim)
     # Every row once, with the rows and the totals of the command.
     written = pq.read_table(tmp_path / "scored").sort_by("id")
     assert written.column("id").to_pylist() == list(range(len(rows)))
