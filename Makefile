@@ -188,33 +188,29 @@ $(VENV)/.app-installed: pyproject.toml
 app: $(VENV)/.app-installed
 	GRADIO_ANALYTICS_ENABLED=False $(PY) app.py
 
-# Debian's chromium for the browser test (never a downloaded browser build). When it is missing
-# and make runs as root, it is installed with apt-get (a change to the system, announced first);
-# otherwise the test skips with the reason (and fails under CI=true). `make test BROWSER=0`
-# installs nothing and skips the browser test, saying so.
+# A Debian package that tests need, never a downloaded build: $(call debian_package,SWITCH,is it
+# there,package,the tests). Where it is missing and make runs as root, it is installed with
+# apt-get (a change to the system, announced first); otherwise the tests skip with the reason
+# (and fail under CI=true). SWITCH=0 installs nothing, and the tests skip, saying so.
+define debian_package
+@if [ "$($(1))" = 0 ]; then echo "$(1)=0: $(3) is not installed and $(4) skipped"; \
+elif $(2); then :; \
+elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	echo "installing Debian's $(3) for $(5): apt-get install $(3), as root (make test $(1)=0 skips it)"; \
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(3)) >/tmp/google-bleu-$(3).log 2>&1 \
+		|| echo "could not install $(3) (see /tmp/google-bleu-$(3).log); $(5) will skip"; \
+else echo "$(3) not found and not root: $(5) will skip"; fi
+endef
+
+# Debian's chromium for the browser test (`make test BROWSER=0`: none, and no browser test).
 BROWSER ?= 1
 browser:
-	@if [ "$(BROWSER)" = 0 ]; then echo "BROWSER=0: chromium is not installed and the browser test is skipped"; \
-	elif [ -x /usr/bin/chromium ]; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing Debian's chromium for the browser test: apt-get install chromium, as root (make test BROWSER=0 skips it)"; \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/tmp/google-bleu-chromium.log 2>&1 \
-			|| echo "could not install chromium (see /tmp/google-bleu-chromium.log); the browser test will skip"; \
-	else echo "chromium not found and not root: the browser test will skip"; fi
+	$(call debian_package,BROWSER,[ -x /usr/bin/chromium ],chromium,the browser test is,the browser test)
 
-# Debian's Java runtime for the Spark tests (never a downloaded JDK build). When `java` is missing
-# and make runs as root, openjdk-17-jre-headless is installed with apt-get (a change to the system,
-# announced first); otherwise the Spark tests skip with the reason (and fail under CI=true).
-# `make test JAVA=0` installs nothing (the Spark tests skip where there is no java).
+# Debian's Java runtime for the Spark tests (`make test JAVA=0`: none; without java they skip).
 JAVA ?= 1
 java:
-	@if [ "$(JAVA)" = 0 ]; then echo "JAVA=0: Java is not installed; without java the Spark tests skip"; \
-	elif command -v java >/dev/null 2>&1; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "installing Debian's Java runtime for the Spark tests: apt-get install openjdk-17-jre-headless, as root (make test JAVA=0 skips it)"; \
-		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jre-headless) >/tmp/google-bleu-java.log 2>&1 \
-			|| echo "could not install Java (see /tmp/google-bleu-java.log); the Spark tests will skip"; \
-	else echo "java not found and not root: the Spark tests will skip"; fi
+	$(call debian_package,JAVA,command -v java >/dev/null 2>&1,openjdk-17-jre-headless,the Spark tests are,the Spark tests)
 
 # The documentation site in site/: performance tables regenerated from benchmarks/results,
 # then a strict build (a broken link or reference fails).
